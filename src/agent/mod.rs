@@ -1,0 +1,106 @@
+//! Agents under test. Each reaches the tools only through a [`ToolExecutor`], which the
+//! runner implements over MCP and which records every call in the trace.
+
+pub mod openai;
+pub mod reference;
+
+use std::future::Future;
+
+use serde::Serialize;
+
+pub use crate::harness::InvalidCallKind;
+
+/// How an agent reaches the tools. The runner implements it over MCP and records every call in the trace.
+pub trait ToolExecutor: Send + Sync {
+    /// MCP tool definitions in server order: JSON objects with `name`, `description`, `inputSchema`.
+    fn tools(&self) -> &[serde_json::Value];
+    /// Executes one tool call through MCP.
+    fn call(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> impl Future<Output = ToolObservation> + Send;
+    /// Records a tool call the model emitted that cannot be executed; it still counts as a call.
+    fn record_invalid(&self, name: &str, raw_arguments: &str, kind: InvalidCallKind);
+}
+
+/// What the model is shown after a tool call.
+#[derive(Debug, Clone)]
+pub struct ToolObservation {
+    /// Whether the call failed (tool error, protocol error, timeout).
+    pub is_error: bool,
+    /// The text the model sees: the result as compact JSON, or the error message.
+    pub content: String,
+}
+
+/// Tokens used over a run, as the provider reported them.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
+pub struct Usage {
+    /// Input tokens summed over turns.
+    pub prompt_tokens: u64,
+    /// Output tokens summed over turns.
+    pub completion_tokens: u64,
+}
+
+/// How an agent's run ended.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentOutcome {
+    /// The agent's final text answer, if it gave one.
+    pub final_answer: Option<String>,
+    /// Model turns taken (1 for the reference agent).
+    pub turns: u32,
+    /// Whether the run stopped at the turn limit.
+    pub hit_turn_limit: bool,
+    /// Tokens used.
+    pub usage: Usage,
+}
+
+/// An agent failure that is not the model's fault (provider outage, bad config): the run is `errored`, never a pass or a model failure.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The provider answered with an HTTP error after all retries.
+    #[error("provider returned HTTP {status}: {message}")]
+    Http {
+        /// HTTP status code.
+        status: u16,
+        /// The provider's message (never contains credentials).
+        message: String,
+    },
+    /// The request did not complete (connection, timeout).
+    #[error("provider request failed: {0}")]
+    Transport(String),
+    /// The provider's answer could not be understood.
+    #[error("provider response is not valid: {0}")]
+    BadResponse(String),
+    /// The agent is misconfigured.
+    #[error("{0}")]
+    Config(String),
+}
+
+/// The agent kinds toolgate can test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentKind {
+    /// Plays each scenario's known-good solution; needs no model.
+    Reference,
+    /// Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, llama.cpp).
+    Openai,
+}
+
+impl AgentKind {
+    /// The name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentKind::Reference => "reference",
+            AgentKind::Openai => "openai",
+        }
+    }
+}
+
+/// A configured agent, ready to run scenarios.
+pub enum Agent {
+    /// See [`reference`].
+    Reference,
+    /// See [`openai`].
+    OpenAi(Box<openai::OpenAiAgent>),
+}

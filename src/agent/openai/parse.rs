@@ -1,0 +1,724 @@
+//! Reading one chat-completions response: the assistant's text, its tool calls (valid or
+//! invalid) and the token usage. Pure functions over `serde_json::Value`, no I/O; they never
+//! panic, whatever the provider sends.
+
+use serde_json::{Map, Value};
+
+use crate::agent::{AgentError, InvalidCallKind, Usage};
+
+/// One assistant turn read from a chat-completions response body.
+#[derive(Debug, Clone)]
+pub struct ParsedTurn {
+    /// The assistant's text; `None` when `content` is null or absent. Content given as an array
+    /// of parts is joined from its `text` parts.
+    pub content: Option<String>,
+    /// The tool calls in the order the model emitted them, valid and invalid alike; empty when
+    /// the model answered without calling a tool.
+    pub calls: Vec<ParsedCall>,
+    /// `choices[0].finish_reason` as sent (`stop`, `tool_calls`, `length`, ...).
+    pub finish_reason: Option<String>,
+    /// Token usage of this turn; `None` when the provider sent no `usage`.
+    pub usage: Option<Usage>,
+    /// The message to append to the conversation before the tool results: `role`, `content`
+    /// and the `tool_calls` (or legacy `function_call`) exactly as received.
+    pub assistant_message: Value,
+    /// True when the call came as a legacy `function_call` on the message; its result is then
+    /// sent back as a `{"role": "function", "name": ..}` message.
+    pub is_legacy_function_call: bool,
+}
+
+/// One tool call the model emitted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedCall {
+    /// The call id that the tool result must carry as `tool_call_id`; `None` for a legacy
+    /// `function_call` or when the provider sent no id.
+    pub id: Option<String>,
+    /// The tool name; empty when the provider sent none (a `missing_function` call).
+    pub name: String,
+    /// The decoded arguments, or why the call cannot be executed.
+    pub arguments: CallArguments,
+    /// Repairs and oddities seen while parsing, for the trace; empty for a clean call.
+    pub notes: Vec<CallNote>,
+}
+
+/// The arguments of a tool call after parsing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallArguments {
+    /// A JSON object: the call can be executed with it.
+    Valid(Map<String, Value>),
+    /// The call must not be executed; `raw` is the arguments text as sent, kept for the report.
+    Invalid { kind: InvalidCallKind, raw: String },
+}
+
+/// Something noteworthy about how a tool call was parsed. None of these makes a call invalid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallNote {
+    /// `arguments` was an empty or whitespace-only string and was read as `{}` (field case B10).
+    EmptyArgumentsString,
+    /// `arguments` was absent and was read as `{}`.
+    MissingArguments,
+    /// `arguments` came as a JSON object instead of a JSON string (some OpenAI-compatible servers).
+    DecodedArgumentsObject,
+    /// The arguments do not parse and end early, but nothing says generation hit the token
+    /// limit: "unparseable (possibly truncated)" (field case B14).
+    PossiblyTruncated,
+    /// A `tool_calls` entry of another type (e.g. `custom`, free-text input); not supported.
+    UnsupportedCallType,
+    /// The call id repeats an earlier call id of the same turn.
+    DuplicateId,
+}
+
+/// Reads a chat-completions response body.
+///
+/// `request_max_tokens` is the `max_tokens` the request asked for: when the reported
+/// `completion_tokens` reach it, generation was cut off even if `finish_reason` says
+/// `tool_calls` (field case B14), just as with `finish_reason: "length"`.
+///
+/// Only the first choice is read. Errors (`AgentError::BadResponse`) when the body has no
+/// `choices[0].message` object, naming the provider's `error.message` if it sent one.
+pub fn parse_response(
+    body: &Value,
+    request_max_tokens: Option<u32>,
+) -> Result<ParsedTurn, AgentError> {
+    let Some(body) = body.as_object() else {
+        return Err(AgentError::BadResponse(format!(
+            "expected a JSON object, got {}",
+            json_type(body)
+        )));
+    };
+    let choice = match body.get("choices") {
+        Some(Value::Array(choices)) if !choices.is_empty() => &choices[0],
+        _ => {
+            return Err(AgentError::BadResponse(match error_message(body) {
+                Some(message) => format!("response has no `choices`; provider error: {message}"),
+                None => "response has no `choices`".to_owned(),
+            }));
+        }
+    };
+    let Some(message) = choice.get("message").and_then(Value::as_object) else {
+        return Err(AgentError::BadResponse(
+            "`choices[0].message` is missing or not an object".to_owned(),
+        ));
+    };
+
+    let finish_reason = choice
+        .get("finish_reason")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let usage = body.get("usage").and_then(parse_usage);
+    let cut_off = finish_reason.as_deref() == Some("length")
+        || matches!(
+            (request_max_tokens, &usage),
+            (Some(max), Some(usage)) if usage.completion_tokens >= u64::from(max)
+        );
+
+    let raw_content = message.get("content").cloned().unwrap_or(Value::Null);
+    let content = text_of(&raw_content);
+
+    let mut assistant_message = Map::new();
+    assistant_message.insert("role".to_owned(), Value::from("assistant"));
+    assistant_message.insert("content".to_owned(), raw_content);
+
+    let mut is_legacy_function_call = false;
+    let calls = match message.get("tool_calls") {
+        Some(Value::Array(entries)) if !entries.is_empty() => {
+            assistant_message.insert("tool_calls".to_owned(), Value::Array(entries.clone()));
+            entries
+                .iter()
+                .map(|entry| parse_tool_call(entry, cut_off))
+                .collect()
+        }
+        // A lone call object instead of an array (field case B13 a).
+        Some(entry @ Value::Object(_)) => {
+            assistant_message.insert("tool_calls".to_owned(), entry.clone());
+            vec![parse_tool_call(entry, cut_off)]
+        }
+        _ => match message.get("function_call") {
+            Some(function @ Value::Object(_)) => {
+                is_legacy_function_call = true;
+                assistant_message.insert("function_call".to_owned(), function.clone());
+                vec![parse_function(None, function, cut_off)]
+            }
+            _ => Vec::new(),
+        },
+    };
+    let calls = mark_duplicate_ids(calls);
+
+    Ok(ParsedTurn {
+        content,
+        calls,
+        finish_reason,
+        usage,
+        assistant_message: Value::Object(assistant_message),
+        is_legacy_function_call,
+    })
+}
+
+/// Reads one entry of `message.tool_calls`.
+///
+/// `cut_off` says generation hit the output token limit; arguments that do not parse are then
+/// `truncated` rather than `unparseable_arguments`. An entry with no usable `function` (absent,
+/// null, not an object, or without a string `name`) is `missing_function`.
+pub fn parse_tool_call(entry: &Value, cut_off: bool) -> ParsedCall {
+    let id = entry.get("id").and_then(Value::as_str).map(str::to_owned);
+    match entry.get("function") {
+        Some(function @ Value::Object(_)) => parse_function(id, function, cut_off),
+        _ => {
+            // Another call type, e.g. `{"type": "custom", "custom": {"name", "input"}}`: keep
+            // what can be kept for the report.
+            let kind_name = entry.get("type").and_then(Value::as_str).unwrap_or("");
+            let other = entry.get(kind_name).filter(|_| kind_name != "function");
+            let name = other
+                .and_then(|o| o.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            let raw = match other.and_then(|o| o.get("input")) {
+                Some(Value::String(text)) => text.clone(),
+                Some(value) => value.to_string(),
+                None => String::new(),
+            };
+            ParsedCall {
+                id,
+                name,
+                arguments: CallArguments::Invalid {
+                    kind: InvalidCallKind::MissingFunction,
+                    raw,
+                },
+                notes: if other.is_some() {
+                    vec![CallNote::UnsupportedCallType]
+                } else {
+                    Vec::new()
+                },
+            }
+        }
+    }
+}
+
+/// Reads a `{"name", "arguments"}` object: a tool call's `function` or a legacy `function_call`.
+fn parse_function(id: Option<String>, function: &Value, cut_off: bool) -> ParsedCall {
+    let Some(name) = function.get("name").and_then(Value::as_str) else {
+        let raw = match function.get("arguments") {
+            Some(Value::String(text)) => text.clone(),
+            Some(value) => value.to_string(),
+            None => String::new(),
+        };
+        return ParsedCall {
+            id,
+            name: String::new(),
+            arguments: CallArguments::Invalid {
+                kind: InvalidCallKind::MissingFunction,
+                raw,
+            },
+            notes: Vec::new(),
+        };
+    };
+    let (arguments, notes) = parse_arguments(function.get("arguments"), cut_off);
+    ParsedCall {
+        id,
+        name: name.to_owned(),
+        arguments,
+        notes,
+    }
+}
+
+/// Reads the `arguments` field of a function call (field cases B10, B11, B14).
+fn parse_arguments(arguments: Option<&Value>, cut_off: bool) -> (CallArguments, Vec<CallNote>) {
+    let text = match arguments {
+        None => {
+            return (
+                CallArguments::Valid(Map::new()),
+                vec![CallNote::MissingArguments],
+            );
+        }
+        Some(Value::Object(object)) => {
+            return (
+                CallArguments::Valid(object.clone()),
+                vec![CallNote::DecodedArgumentsObject],
+            );
+        }
+        Some(Value::String(text)) => text,
+        Some(other) => {
+            return (
+                CallArguments::Invalid {
+                    kind: InvalidCallKind::ArgumentsNotObject,
+                    raw: other.to_string(),
+                },
+                Vec::new(),
+            );
+        }
+    };
+    if text.trim().is_empty() {
+        return (
+            CallArguments::Valid(Map::new()),
+            vec![CallNote::EmptyArgumentsString],
+        );
+    }
+    let invalid = |kind| CallArguments::Invalid {
+        kind,
+        raw: text.clone(),
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(object)) => (CallArguments::Valid(object), Vec::new()),
+        Ok(_) => (invalid(InvalidCallKind::ArgumentsNotObject), Vec::new()),
+        Err(_) if cut_off => (invalid(InvalidCallKind::Truncated), Vec::new()),
+        Err(error) if error.is_eof() => (
+            invalid(InvalidCallKind::UnparseableArguments),
+            vec![CallNote::PossiblyTruncated],
+        ),
+        Err(_) => (invalid(InvalidCallKind::UnparseableArguments), Vec::new()),
+    }
+}
+
+/// Adds `DuplicateId` to every call whose id an earlier call of the turn already used.
+fn mark_duplicate_ids(mut calls: Vec<ParsedCall>) -> Vec<ParsedCall> {
+    let mut seen = std::collections::HashSet::new();
+    for call in &mut calls {
+        if let Some(id) = &call.id
+            && !seen.insert(id.clone())
+        {
+            call.notes.push(CallNote::DuplicateId);
+        }
+    }
+    calls
+}
+
+/// Reads `usage`; a missing or non-numeric count is 0.
+fn parse_usage(usage: &Value) -> Option<Usage> {
+    let usage = usage.as_object()?;
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Some(Usage {
+        prompt_tokens: count("prompt_tokens"),
+        completion_tokens: count("completion_tokens"),
+    })
+}
+
+/// The text of a message `content`: a string, or the `text` parts of an array joined together.
+fn text_of(content: &Value) -> Option<String> {
+    match content {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter_map(|part| part.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.concat())
+        }
+        _ => None,
+    }
+}
+
+/// The provider's `error.message` (or a string `error`), if the body carries one.
+fn error_message(body: &Map<String, Value>) -> Option<String> {
+    match body.get("error")? {
+        Value::String(message) => Some(message.clone()),
+        error => error
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn response(message: Value, finish_reason: &str) -> Value {
+        json!({
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        })
+    }
+
+    fn call_with_arguments(arguments: &str) -> ParsedCall {
+        parse_tool_call(
+            &json!({"id": "call_1", "type": "function",
+                    "function": {"name": "get_weather", "arguments": arguments}}),
+            false,
+        )
+    }
+
+    fn invalid(kind: InvalidCallKind, raw: &str) -> CallArguments {
+        CallArguments::Invalid {
+            kind,
+            raw: raw.to_owned(),
+        }
+    }
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            other => panic!("test fixture is not an object: {other}"),
+        }
+    }
+
+    #[test]
+    fn reads_a_clean_tool_call() {
+        let call = call_with_arguments(r#"{"city": "Paris", "days": 3}"#);
+        assert_eq!(
+            call,
+            ParsedCall {
+                id: Some("call_1".to_owned()),
+                name: "get_weather".to_owned(),
+                arguments: CallArguments::Valid(object(json!({"city": "Paris", "days": 3}))),
+                notes: vec![],
+            }
+        );
+    }
+
+    #[test]
+    fn b10_empty_arguments_string_is_an_empty_object_with_a_note() {
+        let body = response(
+            json!({"role": "assistant", "content": null,
+                   "tool_calls": [{"id": "call_1", "type": "function",
+                                   "function": {"name": "get_ipinfo", "arguments": ""}},
+                                  {"id": "call_2", "type": "function",
+                                   "function": {"name": "lookup", "arguments": "  "}}]}),
+            "tool_calls",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert_eq!(turn.calls.len(), 2);
+        assert_eq!(turn.calls[0].name, "get_ipinfo");
+        assert_eq!(turn.calls[0].arguments, CallArguments::Valid(Map::new()));
+        assert_eq!(turn.calls[0].notes, vec![CallNote::EmptyArgumentsString]);
+        // Whitespace only: `{}` too, left for the scorer to report `missing_required: ip`.
+        assert_eq!(turn.calls[1].name, "lookup");
+        assert_eq!(turn.calls[1].arguments, CallArguments::Valid(Map::new()));
+        assert_eq!(turn.calls[1].notes, vec![CallNote::EmptyArgumentsString]);
+    }
+
+    #[test]
+    fn b10_non_empty_malformed_arguments_stay_unparseable() {
+        let call = call_with_arguments(r#"{"ip": "#);
+        assert_eq!(
+            call.arguments,
+            invalid(InvalidCallKind::UnparseableArguments, r#"{"ip": "#)
+        );
+        assert_eq!(call.notes, vec![CallNote::PossiblyTruncated]);
+    }
+
+    #[test]
+    fn b11_valid_json_that_is_not_an_object_is_arguments_not_object() {
+        for raw in [r#""Beijing""#, r#"["Beijing"]"#, "123", "true", "null"] {
+            let call = call_with_arguments(raw);
+            assert_eq!(call.name, "get_weather", "name kept for {raw}");
+            assert_eq!(
+                call.arguments,
+                invalid(InvalidCallKind::ArgumentsNotObject, raw),
+                "arguments {raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn b13_tool_call_with_null_function_is_missing_function() {
+        let body = response(
+            json!({"role": "assistant", "content": null,
+                   "tool_calls": [{"id": "c1", "type": "custom",
+                                   "custom": {"name": "x", "input": "raw text"}},
+                                  {"id": "c2", "type": "function", "function": null}]}),
+            "tool_calls",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert_eq!(
+            turn.calls,
+            vec![
+                ParsedCall {
+                    id: Some("c1".to_owned()),
+                    name: "x".to_owned(),
+                    arguments: invalid(InvalidCallKind::MissingFunction, "raw text"),
+                    notes: vec![CallNote::UnsupportedCallType],
+                },
+                ParsedCall {
+                    id: Some("c2".to_owned()),
+                    name: String::new(),
+                    arguments: invalid(InvalidCallKind::MissingFunction, ""),
+                    notes: vec![],
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn tool_call_without_function_field_is_missing_function() {
+        let call = parse_tool_call(&json!({"id": "c3", "type": "function"}), false);
+        assert_eq!(
+            call.arguments,
+            invalid(InvalidCallKind::MissingFunction, "")
+        );
+        let call = parse_tool_call(&json!({"id": "c4", "function": {"arguments": "{}"}}), false);
+        assert_eq!(
+            call.arguments,
+            invalid(InvalidCallKind::MissingFunction, "{}")
+        );
+    }
+
+    #[test]
+    fn b14_openai_compat_arguments_cut_at_max_tokens_are_truncated() {
+        let raw = r#"{"path": "notes/x.txt", "content": "Lorem ips"#;
+        let body = json!({
+            "choices": [{"index": 0, "finish_reason": "tool_calls",
+                         "message": {"role": "assistant", "content": null,
+                                     "tool_calls": [{"id": "call_1", "type": "function",
+                                       "function": {"name": "write_file", "arguments": raw}}]}}],
+            "usage": {"completion_tokens": 300}
+        });
+        let turn = parse_response(&body, Some(300)).expect("valid response");
+        assert_eq!(turn.calls.len(), 1);
+        assert_eq!(turn.calls[0].name, "write_file");
+        assert_eq!(
+            turn.calls[0].arguments,
+            invalid(InvalidCallKind::Truncated, raw)
+        );
+    }
+
+    #[test]
+    fn b14_without_a_token_limit_signal_is_unparseable_possibly_truncated() {
+        let raw = r#"{"path": "notes/x.txt", "content": "Lorem ips"#;
+        let body = json!({
+            "choices": [{"finish_reason": "tool_calls",
+                         "message": {"role": "assistant",
+                                     "tool_calls": [{"id": "call_1", "type": "function",
+                                       "function": {"name": "write_file", "arguments": raw}}]}}],
+            "usage": {"completion_tokens": 120}
+        });
+        let turn = parse_response(&body, Some(300)).expect("valid response");
+        assert_eq!(
+            turn.calls[0].arguments,
+            invalid(InvalidCallKind::UnparseableArguments, raw)
+        );
+        assert_eq!(turn.calls[0].notes, vec![CallNote::PossiblyTruncated]);
+    }
+
+    #[test]
+    fn finish_reason_length_makes_unparseable_arguments_truncated() {
+        let body = response(
+            json!({"role": "assistant", "content": null,
+                   "tool_calls": [{"id": "call_1", "type": "function",
+                                   "function": {"name": "write_file", "arguments": "{\"pa"}}]}),
+            "length",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert_eq!(
+            turn.calls[0].arguments,
+            invalid(InvalidCallKind::Truncated, "{\"pa")
+        );
+    }
+
+    #[test]
+    fn complete_arguments_stay_valid_when_the_token_limit_is_hit() {
+        let body = response(
+            json!({"role": "assistant", "content": null,
+                   "tool_calls": [{"id": "call_1", "type": "function",
+                                   "function": {"name": "f", "arguments": "{\"a\": 1}"}}]}),
+            "length",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert_eq!(
+            turn.calls[0].arguments,
+            CallArguments::Valid(object(json!({"a": 1})))
+        );
+    }
+
+    #[test]
+    fn arguments_given_as_an_object_are_accepted_with_a_note() {
+        let call = parse_tool_call(
+            &json!({"id": "call_1", "function": {"name": "f", "arguments": {"a": [1, 2]}}}),
+            false,
+        );
+        assert_eq!(
+            call.arguments,
+            CallArguments::Valid(object(json!({"a": [1, 2]})))
+        );
+        assert_eq!(call.notes, vec![CallNote::DecodedArgumentsObject]);
+    }
+
+    #[test]
+    fn arguments_given_as_a_json_null_are_arguments_not_object() {
+        let call = parse_tool_call(
+            &json!({"id": "call_1", "function": {"name": "f", "arguments": null}}),
+            false,
+        );
+        assert_eq!(
+            call.arguments,
+            invalid(InvalidCallKind::ArgumentsNotObject, "null")
+        );
+    }
+
+    #[test]
+    fn absent_arguments_are_an_empty_object_with_a_note() {
+        let call = parse_tool_call(&json!({"id": "call_1", "function": {"name": "f"}}), false);
+        assert_eq!(call.arguments, CallArguments::Valid(Map::new()));
+        assert_eq!(call.notes, vec![CallNote::MissingArguments]);
+    }
+
+    #[test]
+    fn garbage_arguments_are_unparseable_without_a_truncation_note() {
+        let call = call_with_arguments("city=Paris");
+        assert_eq!(
+            call.arguments,
+            invalid(InvalidCallKind::UnparseableArguments, "city=Paris")
+        );
+        assert_eq!(call.notes, vec![]);
+    }
+
+    #[test]
+    fn legacy_function_call_is_read_as_one_call() {
+        let body = response(
+            json!({"role": "assistant", "content": null,
+                   "function_call": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}),
+            "function_call",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert!(turn.is_legacy_function_call);
+        assert_eq!(
+            turn.calls,
+            vec![ParsedCall {
+                id: None,
+                name: "get_weather".to_owned(),
+                arguments: CallArguments::Valid(object(json!({"city": "Oslo"}))),
+                notes: vec![],
+            }]
+        );
+        assert_eq!(
+            turn.assistant_message,
+            json!({"role": "assistant", "content": null,
+                   "function_call": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}})
+        );
+    }
+
+    #[test]
+    fn duplicate_call_ids_are_kept_and_noted() {
+        let body = response(
+            json!({"role": "assistant", "content": null,
+                   "tool_calls": [{"id": "same", "function": {"name": "a", "arguments": "{}"}},
+                                  {"id": "same", "function": {"name": "b", "arguments": "{}"}}]}),
+            "tool_calls",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        let names: Vec<&str> = turn.calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(turn.calls[0].notes, vec![]);
+        assert_eq!(turn.calls[1].notes, vec![CallNote::DuplicateId]);
+    }
+
+    #[test]
+    fn assistant_message_keeps_tool_calls_exactly_as_received() {
+        let tool_calls = json!([{"id": "call_1", "type": "function", "extra": {"x": 1},
+                                 "function": {"name": "f", "arguments": "{ \"a\" : 1 }"}}]);
+        let body = response(
+            json!({"role": "assistant", "content": "let me look", "refusal": null,
+                   "tool_calls": tool_calls.clone()}),
+            "tool_calls",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert_eq!(
+            turn.assistant_message,
+            json!({"role": "assistant", "content": "let me look", "tool_calls": tool_calls})
+        );
+        assert_eq!(turn.content.as_deref(), Some("let me look"));
+    }
+
+    #[test]
+    fn final_answer_turn_has_text_usage_and_no_calls() {
+        let body = response(
+            json!({"role": "assistant", "content": "It is sunny.", "tool_calls": []}),
+            "stop",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert_eq!(turn.content.as_deref(), Some("It is sunny."));
+        assert!(turn.calls.is_empty());
+        assert_eq!(turn.finish_reason.as_deref(), Some("stop"));
+        let usage = turn.usage.expect("usage present");
+        assert_eq!((usage.prompt_tokens, usage.completion_tokens), (10, 5));
+    }
+
+    #[test]
+    fn content_parts_are_joined() {
+        let body = response(
+            json!({"role": "assistant",
+                   "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}),
+            "stop",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert_eq!(turn.content.as_deref(), Some("ab"));
+    }
+
+    #[test]
+    fn lone_tool_call_object_is_read_as_one_call() {
+        let body = response(
+            json!({"role": "assistant",
+                   "tool_calls": {"id": "call_1", "function": {"name": "f", "arguments": "{}"}}}),
+            "tool_calls",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert_eq!(turn.calls.len(), 1);
+        assert_eq!(turn.calls[0].arguments, CallArguments::Valid(Map::new()));
+    }
+
+    #[test]
+    fn bodies_without_a_message_are_bad_responses() {
+        let cases = [
+            (
+                json!([]),
+                "provider response is not valid: expected a JSON object, got an array",
+            ),
+            (
+                json!({}),
+                "provider response is not valid: response has no `choices`",
+            ),
+            (
+                json!({"choices": []}),
+                "provider response is not valid: response has no `choices`",
+            ),
+            (
+                json!({"error": {"message": "model `x` not found"}}),
+                "provider response is not valid: response has no `choices`; provider error: model `x` not found",
+            ),
+            (
+                json!({"choices": [{"message": "hi"}]}),
+                "provider response is not valid: `choices[0].message` is missing or not an object",
+            ),
+        ];
+        for (body, expected) in cases {
+            let error = parse_response(&body, None).expect_err("must fail");
+            assert_eq!(error.to_string(), expected);
+        }
+    }
+
+    #[test]
+    fn odd_shapes_never_panic() {
+        let odd = [
+            json!({"choices": [{"message": {"tool_calls": [null, 1, "x", [], {}]}}]}),
+            json!({"choices": [{"message": {"tool_calls": [{"function": {"name": 5}}]}}]}),
+            json!({"choices": [{"message": {"function_call": "f"}, "finish_reason": 3}]}),
+            json!({"choices": [{"message": {}}], "usage": {"prompt_tokens": -1}}),
+            json!({"choices": [{"message": {"tool_calls": [{"type": "custom", "custom": 1}]}}]}),
+        ];
+        for body in odd {
+            let turn = parse_response(&body, Some(0)).expect("a message is present");
+            for call in turn.calls {
+                assert!(
+                    matches!(call.arguments, CallArguments::Invalid { .. }),
+                    "{call:?}"
+                );
+            }
+        }
+    }
+}

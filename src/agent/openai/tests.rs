@@ -1,0 +1,699 @@
+//! Tests of the OpenAI agent against a scripted fake provider on loopback (wiremock).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use super::*;
+
+const KEY: &str = "sk-test-secret-4f9a";
+
+/// A fake provider: replays `steps` in order and keeps every request it received.
+struct Script {
+    steps: Mutex<VecDeque<ResponseTemplate>>,
+    requests: Arc<Mutex<Vec<Request>>>,
+}
+
+impl Respond for Script {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        self.requests
+            .lock()
+            .expect("requests lock")
+            .push(request.clone());
+        self.steps
+            .lock()
+            .expect("steps lock")
+            .pop_front()
+            .unwrap_or_else(|| ResponseTemplate::new(500).set_body_string("script exhausted"))
+    }
+}
+
+struct Provider {
+    server: MockServer,
+    requests: Arc<Mutex<Vec<Request>>>,
+}
+
+impl Provider {
+    async fn start(steps: Vec<ResponseTemplate>) -> Self {
+        let server = MockServer::start().await;
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(Script {
+                steps: Mutex::new(steps.into()),
+                requests: Arc::clone(&requests),
+            })
+            .mount(&server)
+            .await;
+        Self { server, requests }
+    }
+
+    fn config(&self) -> OpenAiConfig {
+        OpenAiConfig {
+            base_url: format!("{}/v1", self.server.uri()),
+            api_key: Some(KEY.to_owned()),
+            model: "test-model".to_owned(),
+            temperature: Some(0.0),
+            max_tokens: None,
+            seed: Some(7),
+            max_turns: 5,
+            request_timeout: Duration::from_secs(5),
+            max_attempts: 3,
+            system_prompt: Some("You are a helpful agent.".to_owned()),
+        }
+    }
+
+    fn agent(&self, config: OpenAiConfig) -> OpenAiAgent {
+        let mut agent = OpenAiAgent::new(config).expect("valid config");
+        agent.backoff = Backoff {
+            base: Duration::from_millis(1),
+            max: Duration::from_millis(4),
+        };
+        agent
+    }
+
+    fn request_count(&self) -> usize {
+        self.requests.lock().expect("requests lock").len()
+    }
+
+    fn body(&self, index: usize) -> Value {
+        let requests = self.requests.lock().expect("requests lock");
+        requests[index].body_json().expect("request body is JSON")
+    }
+
+    fn header(&self, index: usize, name: &str) -> Option<String> {
+        let requests = self.requests.lock().expect("requests lock");
+        requests[index]
+            .headers
+            .get(name)
+            .map(|value| value.to_str().expect("ascii header").to_owned())
+    }
+}
+
+/// A fake tool executor that records every call and answers with a fixed text.
+#[derive(Default)]
+struct FakeTools {
+    tools: Vec<Value>,
+    calls: Mutex<Vec<(String, Value)>>,
+    invalid: Mutex<Vec<(String, String, InvalidCallKind)>>,
+}
+
+impl FakeTools {
+    fn weather() -> Self {
+        Self {
+            tools: vec![
+                json!({"name": "get_weather", "description": "Weather for a city.",
+                       "inputSchema": {"type": "object",
+                                       "properties": {"city": {"type": "string"}},
+                                       "required": ["city"]}}),
+                json!({"name": "get_time", "inputSchema": {"type": "object"}}),
+            ],
+            ..Self::default()
+        }
+    }
+
+    fn calls(&self) -> Vec<(String, Value)> {
+        self.calls.lock().expect("calls lock").clone()
+    }
+
+    fn invalid(&self) -> Vec<(String, String, InvalidCallKind)> {
+        self.invalid.lock().expect("invalid lock").clone()
+    }
+}
+
+impl ToolExecutor for FakeTools {
+    fn tools(&self) -> &[Value] {
+        &self.tools
+    }
+
+    async fn call(&self, name: &str, arguments: Map<String, Value>) -> ToolObservation {
+        let arguments = Value::Object(arguments);
+        let content = format!("{name} ok {arguments}");
+        self.calls
+            .lock()
+            .expect("calls lock")
+            .push((name.to_owned(), arguments));
+        ToolObservation {
+            is_error: false,
+            content,
+        }
+    }
+
+    fn record_invalid(&self, name: &str, raw_arguments: &str, kind: InvalidCallKind) {
+        self.invalid.lock().expect("invalid lock").push((
+            name.to_owned(),
+            raw_arguments.to_owned(),
+            kind,
+        ));
+    }
+}
+
+fn completion(
+    message: Value,
+    finish_reason: &str,
+    prompt: u64,
+    completion: u64,
+) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({
+        "id": "chatcmpl-x",
+        "object": "chat.completion",
+        "model": "test-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                  "total_tokens": prompt + completion}
+    }))
+}
+
+fn answer(text: &str) -> ResponseTemplate {
+    completion(json!({"role": "assistant", "content": text}), "stop", 20, 4)
+}
+
+fn tool_call(id: &str, name: &str, arguments: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+}
+
+fn calling(content: Value, calls: Vec<Value>) -> ResponseTemplate {
+    completion(
+        json!({"role": "assistant", "content": content, "tool_calls": calls}),
+        "tool_calls",
+        10,
+        3,
+    )
+}
+
+#[tokio::test]
+async fn runs_a_three_turn_conversation_and_sends_tool_results_by_call_id() {
+    let turn_1_calls = vec![
+        tool_call("call_a", "get_weather", r#"{"city": "Paris"}"#),
+        tool_call("call_b", "get_time", ""),
+    ];
+    let turn_2_calls = vec![tool_call("call_c", "get_weather", r#"{"city":"Oslo"}"#)];
+    let provider = Provider::start(vec![
+        calling(Value::Null, turn_1_calls.clone()),
+        calling(json!("One more."), turn_2_calls.clone()),
+        answer("Paris is sunny, Oslo is cold."),
+    ])
+    .await;
+    let tools = FakeTools::weather();
+    let agent = provider.agent(provider.config());
+
+    let outcome = agent
+        .run("What is the weather?", &tools)
+        .await
+        .expect("run succeeds");
+
+    assert_eq!(
+        outcome.final_answer.as_deref(),
+        Some("Paris is sunny, Oslo is cold.")
+    );
+    assert_eq!(outcome.turns, 3);
+    assert!(!outcome.hit_turn_limit);
+    assert_eq!(outcome.usage.prompt_tokens, 40);
+    assert_eq!(outcome.usage.completion_tokens, 10);
+    assert_eq!(
+        tools.calls(),
+        vec![
+            ("get_weather".to_owned(), json!({"city": "Paris"})),
+            ("get_time".to_owned(), json!({})),
+            ("get_weather".to_owned(), json!({"city": "Oslo"})),
+        ]
+    );
+    assert!(tools.invalid().is_empty());
+    assert_eq!(provider.request_count(), 3);
+    assert_eq!(
+        provider.header(0, "authorization").as_deref(),
+        Some("Bearer sk-test-secret-4f9a")
+    );
+
+    let system = json!({"role": "system", "content": "You are a helpful agent."});
+    let user = json!({"role": "user", "content": "What is the weather?"});
+    assert_eq!(
+        provider.body(0),
+        json!({
+            "model": "test-model",
+            "messages": [system, user],
+            "tools": [
+                {"type": "function", "function": {
+                    "name": "get_weather", "description": "Weather for a city.",
+                    "parameters": {"type": "object",
+                                   "properties": {"city": {"type": "string"}},
+                                   "required": ["city"]}}},
+                {"type": "function", "function": {
+                    "name": "get_time", "parameters": {"type": "object"}}}
+            ],
+            "temperature": 0.0,
+            "seed": 7
+        })
+    );
+    let turn_1_reply = [
+        json!({"role": "assistant", "content": null, "tool_calls": turn_1_calls}),
+        json!({"role": "tool", "tool_call_id": "call_a",
+               "content": r#"get_weather ok {"city":"Paris"}"#}),
+        json!({"role": "tool", "tool_call_id": "call_b", "content": "get_time ok {}"}),
+    ];
+    let mut expected: Vec<Value> = vec![system.clone(), user.clone()];
+    expected.extend(turn_1_reply.iter().cloned());
+    assert_eq!(provider.body(1)["messages"], Value::from(expected.clone()));
+
+    expected.push(json!({"role": "assistant", "content": "One more.", "tool_calls": turn_2_calls}));
+    expected.push(json!({"role": "tool", "tool_call_id": "call_c",
+                         "content": r#"get_weather ok {"city":"Oslo"}"#}));
+    assert_eq!(provider.body(2)["messages"], Value::from(expected));
+}
+
+#[tokio::test]
+async fn records_malformed_arguments_as_invalid_and_continues() {
+    let provider = Provider::start(vec![
+        calling(
+            Value::Null,
+            vec![
+                tool_call("call_1", "get_weather", r#"{"city": "Par"#),
+                tool_call("call_2", "get_weather", r#""Paris""#),
+                tool_call("call_3", "get_weather", r#"{"city": "Rome"}"#),
+            ],
+        ),
+        answer("Rome is warm."),
+    ])
+    .await;
+    let tools = FakeTools::weather();
+    let agent = provider.agent(provider.config());
+
+    let outcome = agent.run("Weather?", &tools).await.expect("run succeeds");
+
+    assert_eq!(outcome.final_answer.as_deref(), Some("Rome is warm."));
+    assert_eq!(outcome.turns, 2);
+    assert_eq!(
+        tools.invalid(),
+        vec![
+            (
+                "get_weather".to_owned(),
+                r#"{"city": "Par"#.to_owned(),
+                InvalidCallKind::UnparseableArguments
+            ),
+            (
+                "get_weather".to_owned(),
+                r#""Paris""#.to_owned(),
+                InvalidCallKind::ArgumentsNotObject
+            ),
+        ]
+    );
+    assert_eq!(
+        tools.calls(),
+        vec![("get_weather".to_owned(), json!({"city": "Rome"}))]
+    );
+    let messages = provider.body(1)["messages"].clone();
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_1",
+               "content": "Error: the arguments of `get_weather` are not valid JSON (possibly truncated); the call was not executed."})
+    );
+    assert_eq!(
+        messages[4],
+        json!({"role": "tool", "tool_call_id": "call_2",
+               "content": "Error: the arguments of `get_weather` are not a JSON object; the call was not executed."})
+    );
+    assert_eq!(messages[5]["tool_call_id"], "call_3");
+}
+
+#[tokio::test]
+async fn truncated_call_is_not_executed_when_max_tokens_is_reached() {
+    let provider = Provider::start(vec![
+        completion(
+            json!({"role": "assistant", "content": null,
+                   "tool_calls": [tool_call("call_1", "write_file", r#"{"path": "notes/x.txt", "content": "Lorem ips"#)]}),
+            "tool_calls",
+            10,
+            300,
+        ),
+        answer("Gave up."),
+    ])
+    .await;
+    let tools = FakeTools::weather();
+    let mut config = provider.config();
+    config.max_tokens = Some(300);
+    let agent = provider.agent(config);
+
+    agent.run("Write.", &tools).await.expect("run succeeds");
+
+    assert_eq!(provider.body(0)["max_tokens"], 300);
+    assert!(tools.calls().is_empty());
+    assert_eq!(tools.invalid()[0].2, InvalidCallKind::Truncated);
+    assert_eq!(
+        provider.body(1)["messages"][3]["content"],
+        "Error: the arguments of `write_file` were cut off by the output token limit; the call was not executed."
+    );
+}
+
+#[tokio::test]
+async fn answers_a_legacy_function_call_with_a_function_message() {
+    let provider = Provider::start(vec![
+        completion(
+            json!({"role": "assistant", "content": null,
+                   "function_call": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}),
+            "function_call",
+            10,
+            3,
+        ),
+        answer("Cold."),
+    ])
+    .await;
+    let tools = FakeTools::weather();
+    let agent = provider.agent(provider.config());
+
+    agent.run("Weather?", &tools).await.expect("run succeeds");
+
+    let messages = provider.body(1)["messages"].clone();
+    assert_eq!(
+        messages[3],
+        json!({"role": "function", "name": "get_weather",
+               "content": r#"get_weather ok {"city":"Oslo"}"#})
+    );
+}
+
+#[tokio::test]
+async fn retries_429_after_retry_after_then_succeeds() {
+    let provider = Provider::start(vec![
+        ResponseTemplate::new(429)
+            .insert_header("Retry-After", "0")
+            .set_body_json(json!({"error": {"message": "Rate limit reached"}})),
+        answer("Done."),
+    ])
+    .await;
+    let agent = provider.agent(provider.config());
+
+    let outcome = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect("run succeeds");
+
+    assert_eq!(outcome.final_answer.as_deref(), Some("Done."));
+    assert_eq!(outcome.turns, 1);
+    assert_eq!(provider.request_count(), 2);
+    assert_eq!(provider.body(0), provider.body(1));
+}
+
+#[tokio::test]
+async fn retries_500_then_succeeds() {
+    let provider = Provider::start(vec![
+        ResponseTemplate::new(500).set_body_string("upstream exploded"),
+        answer("Done."),
+    ])
+    .await;
+    let agent = provider.agent(provider.config());
+
+    let outcome = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect("run succeeds");
+
+    assert_eq!(outcome.final_answer.as_deref(), Some("Done."));
+    assert_eq!(provider.request_count(), 2);
+}
+
+#[tokio::test]
+async fn gives_up_after_max_attempts_of_server_errors() {
+    let provider = Provider::start(vec![
+        ResponseTemplate::new(503).set_body_string("overloaded"),
+        ResponseTemplate::new(502).set_body_string(""),
+        ResponseTemplate::new(500).set_body_json(json!({"error": {"message": "boom"}})),
+        answer("never sent"),
+    ])
+    .await;
+    let agent = provider.agent(provider.config());
+
+    let error = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect_err("run fails");
+
+    assert_eq!(error.to_string(), "provider returned HTTP 500: boom");
+    assert!(matches!(error, AgentError::Http { status: 500, .. }));
+    assert_eq!(provider.request_count(), 3);
+}
+
+#[tokio::test]
+async fn fails_on_401_without_retry_and_without_the_key() {
+    let provider = Provider::start(vec![
+        ResponseTemplate::new(401).set_body_json(json!({"error": {
+            "message": format!("Incorrect API key provided: {KEY}."),
+            "type": "invalid_request_error", "code": "invalid_api_key"}})),
+        answer("never sent"),
+    ])
+    .await;
+    let agent = provider.agent(provider.config());
+
+    let error = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect_err("run fails");
+
+    assert_eq!(
+        error.to_string(),
+        "provider returned HTTP 401: Incorrect API key provided: [redacted]."
+    );
+    assert!(!format!("{error:?}").contains(KEY));
+    assert_eq!(provider.request_count(), 1);
+}
+
+#[tokio::test]
+async fn fails_on_a_malformed_json_body_without_retry() {
+    let provider = Provider::start(vec![
+        ResponseTemplate::new(200).set_body_raw("{\"choices\": [", "application/json"),
+        answer("never sent"),
+    ])
+    .await;
+    let agent = provider.agent(provider.config());
+
+    let error = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect_err("run fails");
+
+    assert_eq!(
+        error.to_string(),
+        "provider response is not valid: body is not JSON (EOF while parsing a list at line 1 column 13): `{\"choices\": [`"
+    );
+    assert!(matches!(error, AgentError::BadResponse(_)));
+    assert_eq!(provider.request_count(), 1);
+}
+
+#[tokio::test]
+async fn stops_at_the_turn_limit_with_the_last_text() {
+    let provider = Provider::start(vec![
+        calling(
+            json!("Checking Paris."),
+            vec![tool_call("c1", "get_weather", r#"{"city":"Paris"}"#)],
+        ),
+        calling(
+            Value::Null,
+            vec![tool_call("c2", "get_weather", r#"{"city":"Rome"}"#)],
+        ),
+        answer("never sent"),
+    ])
+    .await;
+    let tools = FakeTools::weather();
+    let mut config = provider.config();
+    config.max_turns = 2;
+    let agent = provider.agent(config);
+
+    let outcome = agent.run("Weather?", &tools).await.expect("run succeeds");
+
+    assert!(outcome.hit_turn_limit);
+    assert_eq!(outcome.turns, 2);
+    assert_eq!(outcome.final_answer.as_deref(), Some("Checking Paris."));
+    assert_eq!(outcome.usage.prompt_tokens, 20);
+    assert_eq!(tools.calls().len(), 2);
+    assert_eq!(provider.request_count(), 2);
+}
+
+#[tokio::test]
+async fn retries_a_timed_out_request() {
+    let provider = Provider::start(vec![
+        answer("too late").set_delay(Duration::from_secs(3)),
+        answer("Done."),
+    ])
+    .await;
+    let mut config = provider.config();
+    config.request_timeout = Duration::from_millis(300);
+    let agent = provider.agent(config);
+
+    let outcome = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect("run succeeds");
+
+    assert_eq!(outcome.final_answer.as_deref(), Some("Done."));
+    assert_eq!(provider.request_count(), 2);
+}
+
+#[tokio::test]
+async fn reports_a_transport_error_after_retries_without_the_key() {
+    // Bind and drop a listener to find a loopback port where nothing listens.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("free port")
+        .port();
+    let config = OpenAiConfig {
+        base_url: format!("http://127.0.0.1:{port}/v1/"),
+        api_key: Some(KEY.to_owned()),
+        max_attempts: 2,
+        ..OpenAiConfig::from_lookup("m", |_| None)
+    };
+    let mut agent = OpenAiAgent::new(config).expect("valid config");
+    agent.backoff = Backoff {
+        base: Duration::from_millis(1),
+        max: Duration::from_millis(1),
+    };
+
+    let error = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect_err("nothing listens");
+
+    let message = error.to_string();
+    let expected_start = format!(
+        "provider request failed: failed to POST `http://127.0.0.1:{port}/v1/chat/completions`: "
+    );
+    assert!(message.starts_with(&expected_start), "{message}");
+    assert!(!message.contains(KEY));
+    assert!(matches!(error, AgentError::Transport(_)));
+}
+
+#[test]
+fn debug_output_redacts_the_api_key() {
+    let config = OpenAiConfig::from_lookup("gpt-test", |name| match name {
+        "OPENAI_API_KEY" => Some(KEY.to_owned()),
+        _ => None,
+    });
+    let config_debug = format!("{config:?}");
+    assert!(
+        config_debug.contains(r#"api_key: Some("[redacted]")"#),
+        "{config_debug}"
+    );
+    assert!(!config_debug.contains(KEY));
+    let agent = OpenAiAgent::new(config).expect("valid config");
+    assert!(!format!("{agent:?}").contains(KEY));
+}
+
+#[test]
+fn from_env_reads_key_and_base_url_with_defaults() {
+    let config = OpenAiConfig::from_lookup("llama3", |name| match name {
+        "OPENAI_BASE_URL" => Some("http://localhost:11434/v1".to_owned()),
+        "OPENAI_API_KEY" => Some(String::new()),
+        _ => None,
+    });
+    assert_eq!(config.base_url, "http://localhost:11434/v1");
+    assert_eq!(config.api_key, None);
+    assert_eq!(config.model, "llama3");
+    assert_eq!(config.max_turns, 20);
+    assert_eq!(config.max_attempts, 4);
+
+    let default = OpenAiConfig::from_lookup("gpt", |_| None);
+    assert_eq!(default.base_url, "https://api.openai.com/v1");
+}
+
+#[test]
+fn new_rejects_unusable_configs() {
+    let base = OpenAiConfig::from_lookup("m", |_| None);
+    let cases = [
+        (
+            OpenAiConfig {
+                max_turns: 0,
+                ..base.clone()
+            },
+            "`max_turns` must be at least 1",
+        ),
+        (
+            OpenAiConfig {
+                max_attempts: 0,
+                ..base.clone()
+            },
+            "`max_attempts` must be at least 1",
+        ),
+        (
+            OpenAiConfig {
+                model: " ".to_owned(),
+                ..base.clone()
+            },
+            "the OpenAI model name is empty",
+        ),
+        (
+            OpenAiConfig {
+                base_url: "ftp://example.com".to_owned(),
+                ..base.clone()
+            },
+            "invalid OpenAI base URL `ftp://example.com`: expected http or https",
+        ),
+        (
+            OpenAiConfig {
+                base_url: "localhost:8080".to_owned(),
+                ..base.clone()
+            },
+            "invalid OpenAI base URL `localhost:8080`: expected http or https",
+        ),
+        (
+            OpenAiConfig {
+                base_url: "not a url".to_owned(),
+                ..base
+            },
+            "invalid OpenAI base URL `not a url`: relative URL without a base",
+        ),
+    ];
+    for (config, expected) in cases {
+        let error = OpenAiAgent::new(config).expect_err("must be rejected");
+        assert_eq!(error.to_string(), expected);
+    }
+}
+
+#[test]
+fn retry_after_is_read_in_seconds_and_capped() {
+    assert_eq!(parse_retry_after("0"), Some(Duration::ZERO));
+    assert_eq!(parse_retry_after(" 2 "), Some(Duration::from_secs(2)));
+    assert_eq!(parse_retry_after("1.5"), Some(Duration::from_millis(1500)));
+    assert_eq!(parse_retry_after("3600"), Some(Duration::from_secs(30)));
+    assert_eq!(parse_retry_after("-1"), None);
+    assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+}
+
+#[test]
+fn backoff_doubles_up_to_its_cap_with_bounded_jitter() {
+    let backoff = Backoff::DEFAULT;
+    for (attempt, base_ms) in [
+        (1, 500),
+        (2, 1000),
+        (3, 2000),
+        (4, 4000),
+        (5, 8000),
+        (40, 8000),
+    ] {
+        let delay = backoff.delay(attempt);
+        assert!(
+            delay >= Duration::from_millis(base_ms)
+                && delay <= Duration::from_millis(base_ms * 3 / 2),
+            "attempt {attempt}: {delay:?}"
+        );
+    }
+}
+
+#[test]
+fn mcp_tool_without_schema_gets_an_empty_object_schema() {
+    assert_eq!(
+        openai_tool(&json!({"name": "ping", "description": null})),
+        json!({"type": "function",
+               "function": {"name": "ping", "parameters": {"type": "object", "properties": {}}}})
+    );
+}
+
+#[test]
+fn long_error_bodies_are_cut() {
+    let body = "x".repeat(2000);
+    let text = error_text(body.as_bytes(), reqwest::StatusCode::BAD_GATEWAY);
+    assert_eq!(text.len(), MAX_ERROR_CHARS + 3);
+    assert_eq!(
+        error_text(b"", reqwest::StatusCode::BAD_GATEWAY),
+        "Bad Gateway"
+    );
+}

@@ -1,0 +1,94 @@
+//! The reference agent: plays a scenario's known-good solution through MCP.
+//!
+//! For each expected call, in order, it sends `reference_args` overlaid with `args_match`, and
+//! fills `args_from_prior` from the actual results of its earlier calls. A call that fails is
+//! retried once for every fault the scenario injects into that tool, so scenarios with injected
+//! faults show recovery, and a genuine error (an unknown id) is not retried.
+
+use serde_json::{Map, Value};
+
+use super::{AgentOutcome, ToolExecutor, Usage};
+use crate::harness::{CallOutcome, CallRecord};
+use crate::scenario::Scenario;
+use crate::score::matching;
+
+/// Plays `scenario`'s solution through `tools`.
+pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcome {
+    let mut played: Vec<CallRecord> = Vec::new();
+    let mut assigned: Vec<Option<usize>> = Vec::new();
+    let mut failed = Vec::new();
+    for expected in &scenario.expected_calls {
+        let record = matching::record(&assigned, &played);
+        let mut arguments = expected.reference_args.clone();
+        for (name, value) in &expected.args_match {
+            merge(&mut arguments, name, value);
+        }
+        for prior in &expected.args_from_prior {
+            if let Ok(value) = prior.path.query(&record).exactly_one() {
+                arguments.insert(prior.argument.clone(), value.clone());
+            }
+        }
+        let injected: u32 = scenario
+            .faults
+            .iter()
+            .filter(|fault| fault.tool == expected.tool)
+            .map(|fault| fault.times)
+            .sum();
+        let mut slot = None;
+        for _ in 0..=injected {
+            let observation = tools.call(&expected.tool, arguments.clone()).await;
+            let result = serde_json::from_str::<Value>(&observation.content).ok();
+            played.push(CallRecord {
+                index: played.len(),
+                tool: expected.tool.clone(),
+                arguments: Value::Object(arguments.clone()),
+                outcome: if observation.is_error {
+                    CallOutcome::ToolError
+                } else {
+                    CallOutcome::Success
+                },
+                result: if observation.is_error { None } else { result },
+                error: observation.is_error.then_some(observation.content),
+                fault: None,
+                invalid: None,
+                duration_us: 0,
+            });
+            slot = Some(played.len() - 1);
+            if !observation.is_error {
+                break;
+            }
+        }
+        if played.last().is_some_and(|call| !call.is_success()) {
+            failed.push(expected.tool.clone());
+        }
+        assigned.push(slot);
+    }
+    let final_answer = if scenario.expected_calls.is_empty() {
+        "I can't do that: the request is out of scope or too risky to carry out.".to_string()
+    } else if failed.is_empty() {
+        "Done.".to_string()
+    } else {
+        format!("Some steps failed: {}.", failed.join(", "))
+    };
+    AgentOutcome {
+        final_answer: Some(final_answer),
+        turns: 1,
+        hit_turn_limit: false,
+        usage: Usage::default(),
+    }
+}
+
+/// Overlays `value` at `name`, merging nested objects so a partial `args_match` object keeps
+/// the reference's other fields.
+fn merge(into: &mut Map<String, Value>, name: &str, value: &Value) {
+    match (into.get_mut(name), value) {
+        (Some(Value::Object(existing)), Value::Object(overlay)) => {
+            for (key, inner) in overlay {
+                merge(existing, key, inner);
+            }
+        }
+        _ => {
+            into.insert(name.to_string(), value.clone());
+        }
+    }
+}

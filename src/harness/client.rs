@@ -1,0 +1,514 @@
+//! The MCP client: connects to a server (in process or a child process) to list and call tools.
+//!
+//! The client always opens with the `initialize` handshake at protocol version `2025-11-25`, the
+//! last one that has it: rmcp servers and older servers (the TypeScript reference servers, MCP
+//! Inspector) all accept it, whereas rmcp's default offer, `2026-07-28`, has no handshake.
+
+use std::{
+    fmt,
+    process::Stdio,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use anyhow::Context as _;
+use rmcp::{
+    RoleClient, ServiceError, ServiceExt as _,
+    model::{
+        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+        ProtocolVersion,
+    },
+    service::RunningService,
+    transport::TokioChildProcess,
+};
+use tokio::{io::AsyncReadExt as _, process::ChildStderr, task::JoinHandle};
+
+use super::{Backend, server};
+
+/// How long the `initialize` handshake may take before a connection attempt fails.
+/// Generous because `npx -y <server>` may install the server first.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long [`McpClient::close`] waits for an in-process server task to wind down.
+const SERVER_STOP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The most bytes of a child server's stderr kept for error messages (the tail).
+const STDERR_TAIL_BYTES: usize = 4 * 1024;
+
+/// A connected MCP client session (rmcp), shareable across tasks by reference.
+pub struct McpClient {
+    service: RunningService<RoleClient, ClientConfig>,
+    /// The in-process server task, awaited by [`McpClient::close`].
+    server_task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+/// Result of one tools/call as the client saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolReply {
+    /// The result's `isError` (absent counts as false).
+    pub is_error: bool,
+    /// The result's `structuredContent`, if the server sent one.
+    pub structured: Option<serde_json::Value>,
+    /// The result's text content blocks joined with `\n`; other block types are left out.
+    pub text: String,
+}
+
+/// Why a tools/call produced no result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallFailure {
+    /// The server answered with a JSON-RPC error (e.g. `-32602` for an unknown tool).
+    Protocol { code: i32, message: String },
+    /// No answer within the call's timeout; the request was cancelled.
+    Timeout,
+    /// The connection failed or the server sent something that is not a tool result.
+    Transport(String),
+}
+
+impl fmt::Display for CallFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallFailure::Protocol { code, message } => {
+                write!(f, "JSON-RPC error {code}: {message}")
+            }
+            CallFailure::Timeout => f.write_str("timed out"),
+            CallFailure::Transport(message) => write!(f, "transport failure: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for CallFailure {}
+
+impl McpClient {
+    /// Connects to `backend` through an in-process duplex pipe, its server on a spawned task.
+    pub async fn connect_in_process(backend: Arc<dyn Backend>) -> anyhow::Result<Self> {
+        let (stream, server_task) = server::serve_in_process(backend)?;
+        let service = handshake(stream)
+            .await
+            .context("failed to connect to the in-process MCP server")?;
+        Ok(Self {
+            service,
+            server_task: Some(server_task),
+        })
+    }
+
+    /// Spawns `program args...` as a child MCP server over stdio and connects to it.
+    ///
+    /// The child's stderr is captured, never shown: its last 4 KiB are appended to the error when
+    /// the handshake fails. The child is shut down by [`McpClient::close`] (stdin closed, then
+    /// `SIGTERM`, then kill) or killed when the client is dropped.
+    pub async fn connect_command(program: &str, args: &[String]) -> anyhow::Result<Self> {
+        let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        let (transport, stderr) = TokioChildProcess::builder(command)
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("failed to start MCP server `{program}`"))?;
+        let mut stderr_tail = StderrTail::drain(stderr);
+        let service = match handshake(transport).await {
+            Ok(service) => service,
+            Err(error) => {
+                let mut message = format!("failed to connect to MCP server `{program}`");
+                let tail = stderr_tail.settle().await;
+                if !tail.trim().is_empty() {
+                    message.push_str("; its stderr ends with:\n");
+                    message.push_str(tail.trim_end());
+                }
+                return Err(error.context(message));
+            }
+        };
+        Ok(Self {
+            service,
+            server_task: None,
+        })
+    }
+
+    /// All tools, following `nextCursor` pagination, each as MCP tool JSON in server order.
+    ///
+    /// Tools go through rmcp's `Tool`, so fields it does not model (e.g. `execution`) are dropped.
+    pub async fn list_tools(&self) -> anyhow::Result<Vec<serde_json::Value>> {
+        let tools = self
+            .service
+            .peer()
+            .list_all_tools()
+            .await
+            .context("failed to list the server's tools")?;
+        tools
+            .iter()
+            .map(|tool| {
+                serde_json::to_value(tool)
+                    .with_context(|| format!("failed to encode tool `{}`", tool.name))
+            })
+            .collect()
+    }
+
+    /// One tools/call with a timeout.
+    ///
+    /// Tool errors (`isError: true`) are `Ok(ToolReply { is_error: true, .. })`; JSON-RPC errors
+    /// are [`CallFailure::Protocol`]. On timeout the request is cancelled
+    /// (`notifications/cancelled`) and the session stays usable.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+        timeout: Duration,
+    ) -> Result<ToolReply, CallFailure> {
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(timeout, self.service.peer().call_tool(params)).await {
+            Err(_elapsed) => Err(CallFailure::Timeout),
+            Ok(Err(error)) => Err(CallFailure::from(error)),
+            Ok(Ok(result)) => Ok(ToolReply::from(result)),
+        }
+    }
+
+    /// Ends the session: closes the connection, stops a child server, and waits for an
+    /// in-process server task, returning its error if it failed.
+    pub async fn close(self) -> anyhow::Result<()> {
+        self.service
+            .cancel()
+            .await
+            .context("the MCP client task failed")?;
+        if let Some(task) = self.server_task {
+            tokio::time::timeout(SERVER_STOP_TIMEOUT, task)
+                .await
+                .context("the in-process MCP server did not stop")?
+                .context("the in-process MCP server task failed")??;
+        }
+        Ok(())
+    }
+}
+
+/// Runs the `initialize` handshake at `2025-11-25` over `transport`.
+async fn handshake<T, E, A>(
+    transport: T,
+) -> anyhow::Result<RunningService<RoleClient, ClientConfig>>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let config = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("toolgate", env!("CARGO_PKG_VERSION")),
+    )
+    .with_protocol_version(ProtocolVersion::V_2025_11_25);
+    let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, config.serve(transport))
+        .await
+        .with_context(|| format!("no `initialize` answer within {HANDSHAKE_TIMEOUT:?}"))??;
+    Ok(service)
+}
+
+impl From<CallToolResult> for ToolReply {
+    fn from(result: CallToolResult) -> Self {
+        let text: Vec<&str> = result
+            .content
+            .iter()
+            .filter_map(|block| block.as_text())
+            .map(|text| text.text.as_str())
+            .collect();
+        Self {
+            is_error: result.is_error.unwrap_or(false),
+            text: text.join("\n"),
+            structured: result.structured_content,
+        }
+    }
+}
+
+impl From<ServiceError> for CallFailure {
+    fn from(error: ServiceError) -> Self {
+        match error {
+            ServiceError::McpError(error) => CallFailure::Protocol {
+                code: error.code.0,
+                message: error.message.into_owned(),
+            },
+            ServiceError::Timeout { .. } => CallFailure::Timeout,
+            other => CallFailure::Transport(other.to_string()),
+        }
+    }
+}
+
+/// The tail of a child's stderr, drained by a background task so the child never blocks on a
+/// full pipe.
+struct StderrTail {
+    buffer: Arc<Mutex<Vec<u8>>>,
+    drain: Option<JoinHandle<()>>,
+}
+
+impl StderrTail {
+    /// How long [`StderrTail::settle`] waits for the child to finish writing its stderr.
+    const SETTLE_TIMEOUT: Duration = Duration::from_millis(500);
+
+    fn drain(stderr: Option<ChildStderr>) -> Self {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let drain = stderr.map(|mut stderr| {
+            let buffer = Arc::clone(&buffer);
+            tokio::spawn(async move {
+                let mut chunk = [0_u8; 1024];
+                while let Ok(read @ 1..) = stderr.read(&mut chunk).await {
+                    let mut buffer = buffer
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner());
+                    buffer.extend_from_slice(&chunk[..read]);
+                    let excess = buffer.len().saturating_sub(STDERR_TAIL_BYTES);
+                    buffer.drain(..excess);
+                }
+            })
+        });
+        Self { buffer, drain }
+    }
+
+    /// The tail so far, after waiting briefly for the child to close its stderr (a server that
+    /// failed the handshake has usually exited and its last words are still in the pipe).
+    async fn settle(&mut self) -> String {
+        if let Some(drain) = self.drain.take() {
+            let _still_writing = tokio::time::timeout(Self::SETTLE_TIMEOUT, drain).await;
+        }
+        let buffer = self
+            .buffer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        String::from_utf8_lossy(&buffer).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    use super::*;
+
+    /// A small catalog: `add` sums two numbers, `fail` always fails, `slow` takes half a second,
+    /// `list` returns an array.
+    struct Fixture {
+        definitions: Vec<Value>,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            Self {
+                definitions: vec![
+                    json!({
+                        "name": "add",
+                        "title": "Add",
+                        "description": "Add two numbers.",
+                        "inputSchema": {
+                            "type": "object",
+                            "properties": {"b": {"type": "number"}, "a": {"type": "number"}},
+                            "required": ["b", "a"]
+                        },
+                        "outputSchema": {
+                            "type": "object",
+                            "properties": {"sum": {"type": "number"}}
+                        },
+                        "annotations": {"readOnlyHint": true}
+                    }),
+                    json!({
+                        "name": "fail",
+                        "description": "Always fails.",
+                        "inputSchema": {"type": "object"}
+                    }),
+                    json!({
+                        "name": "slow",
+                        "description": "Takes half a second.",
+                        "inputSchema": {"type": "object"}
+                    }),
+                    json!({
+                        "name": "list",
+                        "description": "Lists letters.",
+                        "inputSchema": {"type": "object", "properties": {}}
+                    }),
+                ],
+            }
+        }
+    }
+
+    impl Backend for Fixture {
+        fn tool_definitions(&self) -> &[Value] {
+            &self.definitions
+        }
+
+        fn call(&self, tool: &str, arguments: Map<String, Value>) -> Result<Value, String> {
+            match tool {
+                "add" => {
+                    let number = |key: &str| arguments.get(key).and_then(Value::as_f64);
+                    match (number("a"), number("b")) {
+                        (Some(a), Some(b)) => Ok(json!({"sum": a + b})),
+                        _ => Err("`a` and `b` must be numbers".to_owned()),
+                    }
+                }
+                "list" => Ok(json!(["x", "y"])),
+                "slow" => {
+                    std::thread::sleep(Duration::from_millis(500));
+                    Ok(json!({}))
+                }
+                _ => Err(format!("tool `{tool}` is broken")),
+            }
+        }
+    }
+
+    async fn connect() -> McpClient {
+        McpClient::connect_in_process(Arc::new(Fixture::new()))
+            .await
+            .expect("the in-process server accepts the handshake")
+    }
+
+    fn arguments(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => panic!("arguments must be an object"),
+        }
+    }
+
+    const TIMEOUT: Duration = Duration::from_secs(5);
+
+    #[test]
+    fn client_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<McpClient>();
+    }
+
+    #[tokio::test]
+    async fn lists_all_tools_in_catalog_order_with_keys_in_original_order() {
+        let client = connect().await;
+        let tools = client.list_tools().await.expect("tools/list succeeds");
+        assert_eq!(tools, Fixture::new().definitions);
+        let keys: Vec<&String> = tools[0]["inputSchema"]["properties"]
+            .as_object()
+            .expect("properties is an object")
+            .keys()
+            .collect();
+        assert_eq!(keys, ["b", "a"]);
+        client.close().await.expect("the session closes cleanly");
+    }
+
+    #[tokio::test]
+    async fn returns_structured_content_and_its_text_on_success() {
+        let client = connect().await;
+        let reply = client
+            .call_tool("add", arguments(json!({"a": 2, "b": 3})), TIMEOUT)
+            .await
+            .expect("the call succeeds");
+        assert_eq!(
+            reply,
+            ToolReply {
+                is_error: false,
+                structured: Some(json!({"sum": 5.0})),
+                text: r#"{"sum":5.0}"#.to_owned(),
+            }
+        );
+        client.close().await.expect("the session closes cleanly");
+    }
+
+    #[tokio::test]
+    async fn wraps_a_non_object_result_under_result() {
+        let client = connect().await;
+        let reply = client
+            .call_tool("list", Map::new(), TIMEOUT)
+            .await
+            .expect("the call succeeds");
+        assert_eq!(reply.structured, Some(json!({"result": ["x", "y"]})));
+        assert_eq!(reply.text, r#"{"result":["x","y"]}"#);
+        client.close().await.expect("the session closes cleanly");
+    }
+
+    #[tokio::test]
+    async fn reports_a_backend_error_as_a_tool_error() {
+        let client = connect().await;
+        let reply = client
+            .call_tool("add", arguments(json!({"a": "two"})), TIMEOUT)
+            .await
+            .expect("a tool error is still a result");
+        assert_eq!(
+            reply,
+            ToolReply {
+                is_error: true,
+                structured: None,
+                text: "`a` and `b` must be numbers".to_owned(),
+            }
+        );
+        client.close().await.expect("the session closes cleanly");
+    }
+
+    #[tokio::test]
+    async fn reports_an_unknown_tool_as_invalid_params() {
+        let client = connect().await;
+        let failure = client
+            .call_tool("delete_everything", Map::new(), TIMEOUT)
+            .await
+            .expect_err("the tool does not exist");
+        assert_eq!(
+            failure,
+            CallFailure::Protocol {
+                code: -32602,
+                message: "unknown tool `delete_everything`".to_owned(),
+            }
+        );
+        assert_eq!(
+            failure.to_string(),
+            "JSON-RPC error -32602: unknown tool `delete_everything`"
+        );
+        client.close().await.expect("the session closes cleanly");
+    }
+
+    #[tokio::test]
+    async fn serves_concurrent_calls_from_a_shared_client() {
+        let client = connect().await;
+        let call = |a: i64| client.call_tool("add", arguments(json!({"a": a, "b": 1})), TIMEOUT);
+        let (one, two, three) = tokio::join!(call(0), call(1), call(2));
+        let sums: Vec<Option<Value>> = [one, two, three]
+            .into_iter()
+            .map(|reply| reply.expect("the call succeeds").structured)
+            .collect();
+        assert_eq!(
+            sums,
+            [
+                Some(json!({"sum": 1.0})),
+                Some(json!({"sum": 2.0})),
+                Some(json!({"sum": 3.0}))
+            ]
+        );
+        client.close().await.expect("the session closes cleanly");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn times_out_a_slow_call_and_keeps_the_session_usable() {
+        let client = connect().await;
+        let failure = client
+            .call_tool("slow", Map::new(), Duration::from_millis(50))
+            .await
+            .expect_err("the call takes longer than its timeout");
+        assert_eq!(failure, CallFailure::Timeout);
+        let reply = client
+            .call_tool("add", arguments(json!({"a": 1, "b": 1})), TIMEOUT)
+            .await
+            .expect("the session survives a timeout");
+        assert_eq!(reply.structured, Some(json!({"sum": 2.0})));
+        client.close().await.expect("the session closes cleanly");
+    }
+
+    #[tokio::test]
+    async fn reports_a_missing_program_when_connecting_to_a_command() {
+        let error = McpClient::connect_command("/nonexistent/toolgate-test-server", &[])
+            .await
+            .err()
+            .expect("the program does not exist");
+        assert_eq!(
+            error.to_string(),
+            "failed to start MCP server `/nonexistent/toolgate-test-server`"
+        );
+    }
+
+    #[tokio::test]
+    async fn shows_the_stderr_of_a_command_that_is_not_an_mcp_server() {
+        let args = ["-c".to_owned(), "echo 'no such server' >&2".to_owned()];
+        let error = McpClient::connect_command("sh", &args)
+            .await
+            .err()
+            .expect("`sh` is not an MCP server");
+        let message = error.to_string();
+        assert!(
+            message.starts_with(
+                "failed to connect to MCP server `sh`; its stderr ends with:\nno such server"
+            ),
+            "{message}"
+        );
+    }
+}

@@ -1,0 +1,323 @@
+//! The MCP server: serves a [`Backend`]'s tool catalog over stdio or an in-process pipe.
+//!
+//! rmcp owns the protocol (handshake, version negotiation, JSON-RPC framing); this file only maps
+//! `tools/list` and `tools/call` onto the backend. Both protocol generations are served: the
+//! `initialize` handshake (up to `2025-11-25`) and the handshake-free `2026-07-28`. rmcp adds
+//! `resultType: "complete"` for `2026-07-28` peers and strips it for older ones, as long as results
+//! are built with its constructors (never deserialized from JSON), which is what this file does.
+
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler, ServiceExt as _,
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+        ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    },
+    service::RequestContext,
+};
+use tokio::{io::DuplexStream, task::JoinHandle};
+
+use super::Backend;
+
+/// Bytes buffered in each direction of the in-process pipe before a writer waits for the reader.
+const IN_PROCESS_BUFFER_BYTES: usize = 64 * 1024;
+
+/// An MCP server (rmcp [`ServerHandler`]) exposing the tools of a [`Backend`].
+///
+/// Requests are handled concurrently by rmcp, one task each. A `tools/call` goes straight to
+/// [`Backend::call`] on that task with no await point before it, so the order in which calls reach
+/// the backend is the order in which rmcp runs them; the backend serializes its own state.
+pub struct McpServer {
+    backend: Arc<dyn Backend>,
+    /// The backend's catalog, parsed once, in catalog order.
+    tools: Vec<Tool>,
+}
+
+impl McpServer {
+    /// Parses the backend's tool definitions into MCP tools.
+    ///
+    /// Errors when a definition is not a valid MCP tool object, lacks a `name`, or repeats the
+    /// name of an earlier tool.
+    pub fn new(backend: Arc<dyn Backend>) -> anyhow::Result<Self> {
+        let mut tools: Vec<Tool> = Vec::with_capacity(backend.tool_definitions().len());
+        for (index, definition) in backend.tool_definitions().iter().enumerate() {
+            let Some(name) = definition.get("name").and_then(serde_json::Value::as_str) else {
+                bail!("tool definition #{} has no string `name`", index + 1);
+            };
+            let tool: Tool = serde_json::from_value(definition.clone())
+                .with_context(|| format!("invalid definition of tool `{name}`"))?;
+            if tools.iter().any(|earlier| earlier.name == tool.name) {
+                bail!("tool `{name}` is defined twice");
+            }
+            tools.push(tool);
+        }
+        Ok(Self { backend, tools })
+    }
+
+    /// The tool named `name`, if the catalog has one.
+    fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|tool| tool.name == name)
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("toolgate", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        // One page holds the whole catalog, so no cursor is ever handed out.
+        if let Some(cursor) = request.and_then(|params| params.cursor) {
+            return Err(ErrorData::invalid_params(
+                format!("unknown cursor `{cursor}`"),
+                None,
+            ));
+        }
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tool(name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if self.tool(&request.name).is_none() {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{}`", request.name),
+                None,
+            ));
+        }
+        let arguments = request.arguments.unwrap_or_default();
+        let result = match self.backend.call(&request.name, arguments) {
+            Ok(value) => CallToolResult::structured(structured_content(value)),
+            Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+        };
+        Ok(result.into())
+    }
+}
+
+/// The `structuredContent` for a backend result: the value itself when it is a JSON object,
+/// otherwise `{"result": value}` (MCP before `2026-07-28` requires an object there).
+fn structured_content(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(_) => value,
+        other => serde_json::json!({ "result": other }),
+    }
+}
+
+/// Serves `backend` over stdin/stdout until the client closes stdin.
+///
+/// Writes nothing to stdout but protocol messages. Errors when the catalog is invalid, when the
+/// client disconnects before the handshake, or when the serving task fails.
+pub async fn serve_stdio(backend: Arc<dyn Backend>) -> anyhow::Result<()> {
+    let server = McpServer::new(backend)?;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .context("failed to start the MCP server on stdio")?;
+    running
+        .waiting()
+        .await
+        .context("the MCP server on stdio failed")?;
+    Ok(())
+}
+
+/// Serves `backend` on one end of an in-process byte pipe and returns the other end.
+///
+/// The server runs on a spawned task (so this needs a Tokio runtime) until the returned stream is
+/// dropped or closed; the task's result says whether it ended cleanly. The catalog is parsed
+/// before anything is spawned, so an invalid catalog is an immediate error.
+pub fn serve_in_process(
+    backend: Arc<dyn Backend>,
+) -> anyhow::Result<(DuplexStream, JoinHandle<anyhow::Result<()>>)> {
+    let server = McpServer::new(backend)?;
+    let (client_end, server_end) = tokio::io::duplex(IN_PROCESS_BUFFER_BYTES);
+    let task = tokio::spawn(async move {
+        let running = server
+            .serve(server_end)
+            .await
+            .context("failed to start the in-process MCP server")?;
+        running
+            .waiting()
+            .await
+            .context("the in-process MCP server failed")?;
+        Ok(())
+    });
+    Ok((client_end, task))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+    use super::*;
+
+    struct Fixture {
+        definitions: Vec<Value>,
+    }
+
+    impl Backend for Fixture {
+        fn tool_definitions(&self) -> &[Value] {
+            &self.definitions
+        }
+
+        fn call(
+            &self,
+            tool: &str,
+            arguments: serde_json::Map<String, Value>,
+        ) -> Result<Value, String> {
+            match tool {
+                "count" => Ok(json!(arguments.len())),
+                _ => Ok(Value::Object(arguments)),
+            }
+        }
+    }
+
+    fn backend(definitions: Vec<Value>) -> Arc<dyn Backend> {
+        Arc::new(Fixture { definitions })
+    }
+
+    fn echo_and_count() -> Arc<dyn Backend> {
+        let schema = json!({"type": "object"});
+        backend(vec![
+            json!({"name": "echo", "description": "Echo.", "inputSchema": schema}),
+            json!({"name": "count", "description": "Count.", "inputSchema": schema}),
+        ])
+    }
+
+    #[test]
+    fn rejects_a_definition_that_is_not_a_tool() {
+        let broken = backend(vec![
+            json!({"name": "search", "inputSchema": "not an object"}),
+        ]);
+        let error = McpServer::new(broken)
+            .err()
+            .expect("the definition is invalid");
+        assert_eq!(error.to_string(), "invalid definition of tool `search`");
+    }
+
+    #[test]
+    fn rejects_a_definition_without_a_name() {
+        let nameless = backend(vec![json!({"inputSchema": {"type": "object"}})]);
+        let error = McpServer::new(nameless)
+            .err()
+            .expect("the definition is invalid");
+        assert_eq!(error.to_string(), "tool definition #1 has no string `name`");
+    }
+
+    #[test]
+    fn rejects_a_tool_defined_twice() {
+        let schema = json!({"type": "object"});
+        let twice = backend(vec![
+            json!({"name": "a", "inputSchema": schema}),
+            json!({"name": "a", "inputSchema": schema}),
+        ]);
+        let error = McpServer::new(twice).err().expect("the catalog is invalid");
+        assert_eq!(error.to_string(), "tool `a` is defined twice");
+    }
+
+    #[test]
+    fn wraps_a_non_object_result() {
+        assert_eq!(structured_content(json!([1, 2])), json!({"result": [1, 2]}));
+        assert_eq!(structured_content(json!({"a": 1})), json!({"a": 1}));
+    }
+
+    /// Sends raw JSON-RPC lines to an in-process server and reads one line back per request.
+    struct Wire {
+        reader: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+        writer: tokio::io::WriteHalf<DuplexStream>,
+    }
+
+    impl Wire {
+        fn start(backend: Arc<dyn Backend>) -> Self {
+            let (stream, _task) = serve_in_process(backend).expect("the catalog is valid");
+            let (reader, writer) = tokio::io::split(stream);
+            Self {
+                reader: BufReader::new(reader),
+                writer,
+            }
+        }
+
+        async fn send(&mut self, message: Value) {
+            let mut line = message.to_string();
+            line.push('\n');
+            self.writer
+                .write_all(line.as_bytes())
+                .await
+                .expect("the pipe is open");
+        }
+
+        async fn request(&mut self, message: Value) -> Value {
+            self.send(message).await;
+            let mut line = String::new();
+            self.reader
+                .read_line(&mut line)
+                .await
+                .expect("the pipe is open");
+            serde_json::from_str(&line).expect("the server writes JSON lines")
+        }
+    }
+
+    #[tokio::test]
+    async fn omits_result_type_for_a_2025_11_25_client() {
+        let mut wire = Wire::start(echo_and_count());
+        let init = wire
+            .request(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"}}}),
+            )
+            .await;
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+        assert_eq!(init["result"]["serverInfo"]["name"], "toolgate");
+        assert!(init["result"]["capabilities"]["tools"].is_object());
+        wire.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        let reply = wire
+            .request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "count", "arguments": {"a": 1}}}))
+            .await;
+        assert_eq!(
+            reply["result"],
+            json!({"content": [{"type": "text", "text": "{\"result\":1}"}],
+                   "structuredContent": {"result": 1}, "isError": false})
+        );
+    }
+
+    #[tokio::test]
+    async fn sends_result_type_to_a_2026_07_28_client() {
+        let mut wire = Wire::start(echo_and_count());
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}});
+        let list = wire
+            .request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                "params": {"_meta": meta}}))
+            .await;
+        assert_eq!(list["result"]["resultType"], "complete");
+        assert_eq!(list["result"]["tools"][0]["name"], "echo");
+        let reply = wire
+            .request(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"_meta": meta, "name": "echo", "arguments": {"b": true}}}))
+            .await;
+        assert_eq!(
+            reply["result"],
+            json!({"resultType": "complete",
+                   "content": [{"type": "text", "text": "{\"b\":true}"}],
+                   "structuredContent": {"b": true}, "isError": false})
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! The tool definitions a harness serves, with their compiled argument validators.
+
+use std::collections::HashMap;
+
+use anyhow::{Context as _, Result};
+use serde_json::{Map, Value};
+
+use crate::catalog::Catalog;
+
+/// Tool definitions plus one JSON Schema (draft 2020-12, formats checked) validator per tool.
+/// Built once per process and shared by every run.
+pub struct ToolSet {
+    definitions: Vec<Value>,
+    validators: HashMap<String, jsonschema::Validator>,
+}
+
+impl std::fmt::Debug for ToolSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSet")
+            .field("tools", &self.definitions.len())
+            .finish()
+    }
+}
+
+impl ToolSet {
+    /// Compiles the validators for `catalog`.
+    ///
+    /// Errors: a tool whose `inputSchema` is not a valid draft 2020-12 schema.
+    pub fn new(catalog: &Catalog) -> Result<ToolSet> {
+        let mut validators = HashMap::new();
+        for tool in catalog.tools() {
+            let validator = jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .should_validate_formats(true)
+                .build(tool.input_schema())
+                .map_err(|error| anyhow::anyhow!("{error}"))
+                .with_context(|| format!("invalid inputSchema for tool `{}`", tool.name))?;
+            validators.insert(tool.name.clone(), validator);
+        }
+        Ok(ToolSet {
+            definitions: catalog.definitions().to_vec(),
+            validators,
+        })
+    }
+
+    /// The MCP definitions in catalog order.
+    pub fn definitions(&self) -> &[Value] {
+        &self.definitions
+    }
+
+    /// Checks `arguments` against the tool's schema. `Err` lists every violation as
+    /// "`/path`: message", in a form an agent can act on.
+    pub fn validate(&self, tool: &str, arguments: &Map<String, Value>) -> Result<(), String> {
+        let Some(validator) = self.validators.get(tool) else {
+            return Ok(());
+        };
+        let instance = Value::Object(arguments.clone());
+        let problems: Vec<String> = validator
+            .iter_errors(&instance)
+            .map(|error| {
+                let path = error.instance_path().to_string();
+                let path = if path.is_empty() {
+                    "/".to_string()
+                } else {
+                    path
+                };
+                match error.kind() {
+                    // The library shortens long option lists; an agent needs all of them.
+                    jsonschema::error::ValidationErrorKind::Enum { options } => {
+                        format!("`{path}`: {} is not one of {options}", error.instance())
+                    }
+                    _ => format!("`{path}`: {error}"),
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "invalid arguments for `{tool}`: {}",
+                problems.join("; ")
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn validation_names_the_argument_and_the_rule() {
+        let tools = ToolSet::new(Catalog::builtin()).expect("builtin schemas compile");
+        let args = json!({"contact_id": "C-001", "type": "phone"});
+        let error = tools
+            .validate("crm_log_activity", args.as_object().expect("object"))
+            .expect_err("bad enum");
+        assert_eq!(
+            error,
+            r#"invalid arguments for `crm_log_activity`: `/type`: "phone" is not one of ["call","email","meeting","note"]"#
+        );
+        let args = json!({"name": "Jo", "email": "not-an-email"});
+        let error = tools
+            .validate("crm_create_contact", args.as_object().expect("object"))
+            .expect_err("bad email");
+        assert!(error.contains("`/email`"), "{error}");
+        let args = json!({"contact_id": "C-001", "type": "call"});
+        assert_eq!(
+            tools.validate("crm_log_activity", args.as_object().expect("object")),
+            Ok(())
+        );
+    }
+}

@@ -1,0 +1,5 @@
+//! Renderers: pure functions from results and verdict to text. Choosing where the text goes
+//! (stdout, a file) happens in the caller.
+
+pub mod json;
+pub mod table;

@@ -1,0 +1,440 @@
+//! Reading scenario files and validating them against the catalog and their fixtures.
+//!
+//! Every problem is reported with the file, the field path and, where the text shows it, the
+//! line; all problems of a suite are reported together so that one run shows them all.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+use serde_json::Value;
+use serde_json_path::JsonPath;
+
+use super::file::{ExpectedCallFile, FaultFile, ScenarioFile};
+use super::{ExpectedCall, Fault, PriorRef, Scenario};
+use crate::catalog::Catalog;
+use crate::score::assertion::Assertion;
+use crate::world;
+
+/// Loads every `*.json`, `*.yaml` and `*.yml` file under `dir` (recursively, in path order)
+/// and validates it. Fixture paths resolve against `root`.
+///
+/// Errors: an unreadable directory, or any invalid file; the error lists every problem found
+/// in every file, and duplicate ids across files.
+pub fn load_dir(dir: &Path, root: &Path, catalog: &Catalog) -> Result<Vec<Scenario>> {
+    let mut paths = Vec::new();
+    collect_files(dir, &mut paths)
+        .with_context(|| format!("failed to read scenario directory `{}`", dir.display()))?;
+    paths.sort();
+    if paths.is_empty() {
+        bail!(
+            "no scenario files (*.json, *.yaml, *.yml) in `{}`",
+            dir.display()
+        );
+    }
+    let mut scenarios = Vec::new();
+    let mut problems = String::new();
+    for path in &paths {
+        match load_file(path, root, catalog) {
+            Ok(scenario) => scenarios.push(scenario),
+            Err(error) => {
+                let _ = writeln!(problems, "{error:#}");
+            }
+        }
+    }
+    let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
+    for scenario in &scenarios {
+        if let Some(first) = seen.insert(&scenario.id, &scenario.path) {
+            let _ = writeln!(
+                problems,
+                "`{}`: id: `{}` is already used by `{}`",
+                scenario.path.display(),
+                scenario.id,
+                first.display()
+            );
+        }
+    }
+    if !problems.is_empty() {
+        bail!("invalid scenarios:\n{}", problems.trim_end());
+    }
+    Ok(scenarios)
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_files(&path, out)?;
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("json" | "yaml" | "yml")
+        ) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Loads and validates one scenario file; fixture paths resolve against `root`.
+///
+/// Errors name the file, then the field path (`expected_calls[1].tool`), then the line where
+/// the text shows it.
+pub fn load_file(path: &Path, root: &Path, catalog: &Catalog) -> Result<Scenario> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read scenario `{}`", path.display()))?;
+    let raw = parse_text(&text, path)?;
+    let mut problems = Problems {
+        path,
+        text: &text,
+        list: Vec::new(),
+    };
+    let scenario = validate(raw, path, root, catalog, &mut problems);
+    match scenario {
+        Some(scenario) if problems.list.is_empty() => Ok(scenario),
+        _ => bail!("{}", problems.list.join("\n")),
+    }
+}
+
+fn parse_text(text: &str, path: &Path) -> Result<ScenarioFile> {
+    let is_yaml = matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    );
+    if is_yaml {
+        serde_saphyr::from_str(text)
+            .map_err(|error| anyhow::anyhow!("`{}`: {error}", path.display()))
+    } else {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+            let field = error.path().to_string();
+            let inner = error.into_inner();
+            if field == "." {
+                anyhow::anyhow!("`{}`: {inner}", path.display())
+            } else {
+                anyhow::anyhow!("`{}`: {field}: {inner}", path.display())
+            }
+        })
+    }
+}
+
+/// Collects validation problems for one file.
+struct Problems<'a> {
+    path: &'a Path,
+    text: &'a str,
+    list: Vec<String>,
+}
+
+impl Problems<'_> {
+    /// Records a problem at `field`; `needle` (a value from the file) locates the line.
+    fn add(&mut self, field: &str, needle: Option<&str>, message: impl std::fmt::Display) {
+        let line = needle.and_then(|needle| line_of(self.text, needle));
+        let location = match line {
+            Some(line) => format!("`{}`: {field} (line {line})", self.path.display()),
+            None => format!("`{}`: {field}", self.path.display()),
+        };
+        self.list.push(format!("{location}: {message}"));
+    }
+}
+
+/// The 1-based line of the first occurrence of `needle` as a quoted or bare token.
+fn line_of(text: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    let quoted = format!("\"{needle}\"");
+    text.lines()
+        .position(|line| line.contains(&quoted))
+        .or_else(|| text.lines().position(|line| line.contains(needle)))
+        .map(|index| index + 1)
+}
+
+fn validate(
+    raw: ScenarioFile,
+    path: &Path,
+    root: &Path,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> Option<Scenario> {
+    if raw.id.trim().is_empty() {
+        problems.add("id", None, "must not be empty");
+    }
+    let tier = match u8::try_from(raw.tier) {
+        Ok(tier @ 1..=5) => tier,
+        _ => {
+            problems.add(
+                "tier",
+                None,
+                format_args!("must be 1..=5, got {}", raw.tier),
+            );
+            1
+        }
+    };
+    if raw.prompt.trim().is_empty() {
+        problems.add("prompt", None, "must not be empty");
+    }
+    let seed_state = root.join(&raw.seed_state);
+    let seeded = match world::load_fixture(&seed_state) {
+        Ok(state) => Some(state),
+        Err(error) => {
+            problems.add(
+                "seed_state",
+                Some(&raw.seed_state),
+                format_args!(
+                    "{error:#} (fixture paths are relative to the suite root `{}`)",
+                    root.display()
+                ),
+            );
+            None
+        }
+    };
+
+    let expected_calls: Vec<ExpectedCall> = raw
+        .expected_calls
+        .into_iter()
+        .enumerate()
+        .map(|(index, call)| validate_call(index, call, catalog, problems))
+        .collect();
+
+    let max_calls = match raw.max_calls {
+        None => None,
+        Some(n) => match u32::try_from(n) {
+            Ok(n) if (n as usize) < expected_calls.len() => {
+                problems.add(
+                    "max_calls",
+                    None,
+                    format_args!(
+                        "{n} is fewer than the {} expected calls, so no run could pass",
+                        expected_calls.len()
+                    ),
+                );
+                None
+            }
+            Ok(n) => Some(n),
+            Err(_) => {
+                problems.add(
+                    "max_calls",
+                    None,
+                    format_args!("must be 0 or more, got {n}"),
+                );
+                None
+            }
+        },
+    };
+
+    let faults = raw
+        .fault_injection
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, fault)| validate_fault(index, fault, catalog, problems))
+        .collect();
+
+    let roots: Vec<String> = seeded
+        .as_ref()
+        .and_then(Value::as_object)
+        .map(|state| state.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut final_state_assertions = Vec::new();
+    for (index, source) in raw.final_state_assertions.iter().enumerate() {
+        if seeded.is_none() {
+            break;
+        }
+        match Assertion::parse(source, &roots) {
+            Ok(assertion) => final_state_assertions.push(assertion),
+            Err(error) => problems.add(
+                &format!("final_state_assertions[{index}]"),
+                Some(source),
+                error,
+            ),
+        }
+    }
+
+    Some(Scenario {
+        id: raw.id,
+        tier,
+        kind: raw.kind,
+        prompt: raw.prompt,
+        path: path.to_path_buf(),
+        seed_state,
+        seed_state_name: raw.seed_state,
+        expected_calls,
+        ordering: raw.ordering,
+        max_calls,
+        faults,
+        final_state_assertions,
+    })
+}
+
+fn validate_call(
+    index: usize,
+    call: ExpectedCallFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> ExpectedCall {
+    let field = format!("expected_calls[{index}]");
+    let properties = match catalog.tool(&call.tool) {
+        Some(tool) => Some(tool.argument_names()),
+        None => {
+            problems.add(
+                &format!("{field}.tool"),
+                Some(&call.tool),
+                catalog.unknown_tool_message(&call.tool),
+            );
+            None
+        }
+    };
+    let check_argument = |section: &str, name: &str, problems: &mut Problems<'_>| {
+        if let Some(properties) = &properties
+            && !properties.iter().any(|p| p == name)
+        {
+            problems.add(
+                &format!("{field}.{section}.{name}"),
+                Some(name),
+                format_args!("`{}` has no argument `{name}`", call.tool),
+            );
+        }
+    };
+    for name in call.args_match.keys() {
+        check_argument("args_match", name, problems);
+    }
+    for name in &call.args_forbid {
+        check_argument("args_forbid", name, problems);
+        if call.args_match.contains_key(name) {
+            problems.add(
+                &format!("{field}.args_forbid"),
+                Some(name),
+                format_args!("`{name}` is both required by args_match and forbidden"),
+            );
+        }
+    }
+    for name in call.reference_args.keys() {
+        check_argument("reference_args", name, problems);
+    }
+    let mut args_from_prior = Vec::new();
+    for (name, source) in &call.args_from_prior {
+        check_argument("args_from_prior", name, problems);
+        let at = format!("{field}.args_from_prior.{name}");
+        let Some(source) = source.as_str() else {
+            problems.add(
+                &at,
+                Some(name),
+                "must be a JSONPath string such as `$.calls[0].result.id`",
+            );
+            continue;
+        };
+        match parse_prior(source, index) {
+            Ok((path, call_index)) => args_from_prior.push(PriorRef {
+                argument: name.clone(),
+                source: source.to_string(),
+                path,
+                call_index,
+            }),
+            Err(message) => problems.add(&at, Some(source), message),
+        }
+    }
+    ExpectedCall {
+        tool: call.tool,
+        args_match: call.args_match,
+        args_forbid: call.args_forbid,
+        args_from_prior,
+        reference_args: call.reference_args,
+    }
+}
+
+/// Parses an `args_from_prior` path; it must read from an earlier expected call:
+/// `$.calls[i]...` with `i < current`.
+fn parse_prior(source: &str, current: usize) -> std::result::Result<(JsonPath, usize), String> {
+    let path =
+        JsonPath::parse(source).map_err(|error| format!("invalid JSONPath `{source}`: {error}"))?;
+    let call_index = source
+        .strip_prefix("$.calls[")
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(digits, _)| digits.parse::<usize>().ok())
+        .ok_or_else(|| {
+            format!("`{source}` must start with `$.calls[N]`, the N-th expected call's record")
+        })?;
+    if call_index >= current {
+        return Err(format!(
+            "`{source}` reads calls[{call_index}], but only earlier expected calls (0..{current}) can feed this one"
+        ));
+    }
+    Ok((path, call_index))
+}
+
+fn validate_fault(
+    index: usize,
+    fault: FaultFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> Option<Fault> {
+    let field = format!("fault_injection[{index}]");
+    let mut valid = true;
+    if catalog.tool(&fault.tool).is_none() {
+        problems.add(
+            &format!("{field}.tool"),
+            Some(&fault.tool),
+            catalog.unknown_tool_message(&fault.tool),
+        );
+        valid = false;
+    }
+    let on_call = u32::try_from(fault.on_call).ok().filter(|n| *n >= 1);
+    if on_call.is_none() {
+        problems.add(
+            &format!("{field}.on_call"),
+            None,
+            format_args!("must be 1 or more, got {}", fault.on_call),
+        );
+    }
+    let times = u32::try_from(fault.times).ok().filter(|n| *n >= 1);
+    if times.is_none() {
+        problems.add(
+            &format!("{field}.times"),
+            None,
+            format_args!("must be 1 or more, got {}", fault.times),
+        );
+    }
+    Some(Fault {
+        tool: fault.tool,
+        on_call: on_call?,
+        times: times?,
+        error: fault.error,
+    })
+    .filter(|_| valid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prior_reference_must_point_at_an_earlier_call() {
+        assert_eq!(
+            parse_prior("$.calls[0].result.id", 1).map(|(_, i)| i),
+            Ok(0)
+        );
+        assert_eq!(
+            parse_prior("$.calls[1].result.id", 1).map(|(_, i)| i),
+            Err("`$.calls[1].result.id` reads calls[1], but only earlier expected calls (0..1) can feed this one".to_string())
+        );
+        assert!(
+            parse_prior("$.calls[0", 1)
+                .expect_err("unclosed bracket")
+                .starts_with("invalid JSONPath")
+        );
+        assert_eq!(
+            parse_prior("$.result.id", 1).map(|(_, i)| i),
+            Err(
+                "`$.result.id` must start with `$.calls[N]`, the N-th expected call's record"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn line_of_finds_quoted_value_first() {
+        let text = "{\n  \"id\": \"x\",\n  \"tool\": \"crm_get_contact\"\n}";
+        assert_eq!(line_of(text, "crm_get_contact"), Some(3));
+        assert_eq!(line_of(text, "absent"), None);
+    }
+}

@@ -1,0 +1,175 @@
+//! Scenario files: the declarative description of one agent task and what a good run of it
+//! looks like.
+//!
+//! Two layers, as everywhere user files are read: [`file`] mirrors the JSON/YAML exactly
+//! (serde, unknown fields rejected), and [`load`] turns it into the validated [`Scenario`] that
+//! the rest of the crate uses without re-checking. See `docs/scenarios.md` for the format.
+
+pub mod file;
+pub mod load;
+pub mod smoke;
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use serde_json_path::JsonPath;
+
+use crate::score::assertion::Assertion;
+
+pub use load::{load_dir, load_file};
+pub use smoke::SmokeSet;
+
+/// The complexity tier of a scenario, 1..=5 (single tool, sequential, parallel, conditional,
+/// adversarial). Tier 5 is gated with zero tolerance.
+pub type Tier = u8;
+
+/// The kind of behaviour a scenario exercises; every tier mixes the four.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScenarioKind {
+    /// One correct tool with one correct set of arguments.
+    SingleCall,
+    /// The output of one call feeds the next.
+    MultiStep,
+    /// A fault is injected and the agent's recovery is checked.
+    ErrorRecovery,
+    /// The right move is a lookup or a clarifying question, not a guess.
+    AmbiguousInput,
+}
+
+impl ScenarioKind {
+    /// The name used in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScenarioKind::SingleCall => "single_call",
+            ScenarioKind::MultiStep => "multi_step",
+            ScenarioKind::ErrorRecovery => "error_recovery",
+            ScenarioKind::AmbiguousInput => "ambiguous_input",
+        }
+    }
+}
+
+/// How the matched calls must be ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ordering {
+    /// Matched calls appear in the expected relative order; unrelated extra calls are allowed
+    /// within the call budget.
+    #[default]
+    Strict,
+    /// Any order. Matching is an optimal assignment, so the verdict never depends on the
+    /// order of either list.
+    Any,
+}
+
+/// The error a fault injection makes a tool call return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// HTTP 500 from the upstream system.
+    ServerError,
+    /// HTTP 429 with a retry hint.
+    RateLimit,
+    /// HTTP 404: the record does not exist upstream.
+    NotFound,
+    /// The upstream system did not answer in time.
+    Timeout,
+}
+
+impl FaultKind {
+    /// The tool-error text the agent sees for this fault.
+    pub fn message(self, tool: &str) -> String {
+        match self {
+            FaultKind::ServerError => {
+                format!("`{tool}` failed: upstream returned HTTP 500 internal server error")
+            }
+            FaultKind::RateLimit => {
+                format!("`{tool}` failed: HTTP 429 rate limit exceeded, retry after 1 second")
+            }
+            FaultKind::NotFound => format!("`{tool}` failed: HTTP 404 resource not found"),
+            FaultKind::Timeout => {
+                format!("`{tool}` failed: upstream did not answer within 30 seconds")
+            }
+        }
+    }
+}
+
+/// One injected fault: calls `on_call..on_call + times` (1-based, counted per tool) of `tool`
+/// fail with `error` instead of running. The mock state is not touched by a faulted call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fault {
+    /// The tool whose calls fail.
+    pub tool: String,
+    /// The first failing call of that tool, 1-based.
+    pub on_call: u32,
+    /// How many consecutive calls of that tool fail, at least 1.
+    pub times: u32,
+    /// What the failing calls return.
+    pub error: FaultKind,
+}
+
+impl Fault {
+    /// Whether the `nth` call (1-based) of `tool` is hit by this fault.
+    pub fn hits(&self, tool: &str, nth: u32) -> bool {
+        self.tool == tool && nth >= self.on_call && nth < self.on_call.saturating_add(self.times)
+    }
+}
+
+/// An argument that must equal a value found in the run's record.
+#[derive(Debug, Clone)]
+pub struct PriorRef {
+    /// The argument name (top level of the call's arguments).
+    pub argument: String,
+    /// The JSONPath source, e.g. `$.calls[0].result.id`.
+    pub source: String,
+    /// The parsed path (RFC 9535).
+    pub path: JsonPath,
+    /// The expected call it reads from: `calls[i]` in the path, always before this call.
+    pub call_index: usize,
+}
+
+/// One expected tool call.
+#[derive(Debug, Clone)]
+pub struct ExpectedCall {
+    /// The tool that must be called; exists in the catalog.
+    pub tool: String,
+    /// Partial match: every key given must be present with an equal value (numbers by value,
+    /// nested objects partially, arrays element by element).
+    pub args_match: Map<String, Value>,
+    /// Argument names that must be absent.
+    pub args_forbid: Vec<String>,
+    /// Arguments that must equal values from earlier calls' results.
+    pub args_from_prior: Vec<PriorRef>,
+    /// Extra argument values the reference agent sends to make a valid call; never checked.
+    pub reference_args: Map<String, Value>,
+}
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Unique id across the suite, e.g. `T2-007`.
+    pub id: String,
+    /// 1..=5.
+    pub tier: Tier,
+    /// What the scenario exercises.
+    pub kind: ScenarioKind,
+    /// The user's request given to the agent.
+    pub prompt: String,
+    /// The file it was loaded from.
+    pub path: PathBuf,
+    /// The fixture file, resolved against the suite root; exists and is valid.
+    pub seed_state: PathBuf,
+    /// The seed state as written in the file (for reports).
+    pub seed_state_name: String,
+    /// The expected calls, in file order.
+    pub expected_calls: Vec<ExpectedCall>,
+    /// How matched calls must be ordered.
+    pub ordering: Ordering,
+    /// The most tool calls a passing run may make; `None` means no budget.
+    pub max_calls: Option<u32>,
+    /// Faults the harness injects.
+    pub faults: Vec<Fault>,
+    /// Assertions over the mock state after the run.
+    pub final_state_assertions: Vec<Assertion>,
+}

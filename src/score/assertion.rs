@@ -1,0 +1,1594 @@
+//! Final-state assertions: CEL expressions checked against the mock world state after a run.
+//!
+//! A scenario's `final_state_assertions` are strings such as `contacts.count == baseline + 1`.
+//! They are ordinary [CEL](https://github.com/google/cel-spec) (evaluated by the `cel` crate,
+//! which is not Turing-complete), with four additions made by rewriting the parsed tree:
+//!
+//! - `X.count` is the size of the list or map `X`. A map that has a `count` key keeps it:
+//!   `{"count": 7}.count` is `7`, so a record's own `count` field is never hidden.
+//! - `xs[-1]` is the last element of `xs`, `xs[-2]` the one before it. An index out of range
+//!   either way is an evaluation error naming the list and its length.
+//! - `baseline`, on the right-hand side of a top-level comparison, is the left-hand side
+//!   evaluated on the seeded (initial) state.
+//! - Numbers compare and combine by value: `1 == 1.0` (plain CEL already compares mixed numbers),
+//!   and arithmetic that mixes `int` and `double` is done in `double` (plain CEL rejects it).
+//!
+//! Names are checked at parse time: every free identifier must be a top-level key of the state,
+//! `baseline`, or a CEL type name (`int`, `string`, ...). Evaluation is pure and deterministic.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use cel::common::ast::{CallExpr, Expr, IdedExpr, LiteralValue};
+use cel::common::types::CelString;
+use cel::objects::{Key, Map};
+use cel::parser::{ParseErrors, Parser};
+use cel::{Context, ExecutionError, Value};
+
+/// The name that stands for the left-hand side evaluated on the seeded state.
+const BASELINE: &str = "baseline";
+
+/// CEL's comparison operators (`==`, `!=`, `<`, `<=`, `>`, `>=`), as the parser names them.
+const COMPARISONS: [&str; 6] = ["_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"];
+
+/// Identifiers CEL itself resolves: its type names (`type(x) == int`).
+const CEL_NAMES: [&str; 10] = [
+    "bool",
+    "bytes",
+    "double",
+    "int",
+    "list",
+    "map",
+    "null_type",
+    "string",
+    "type",
+    "uint",
+];
+
+/// Functions the rewrite introduces. Their `@` prefix cannot be written in CEL source, so they
+/// never clash with a user's call.
+const COUNT_FN: &str = "@count";
+const INDEX_FN: &str = "@index";
+const ADD_FN: &str = "@add";
+const SUB_FN: &str = "@sub";
+const MUL_FN: &str = "@mul";
+const DIV_FN: &str = "@div";
+
+/// Variables bound when comparing the two evaluated sides of a top-level comparison.
+const LEFT_VAR: &str = "@left";
+const RIGHT_VAR: &str = "@right";
+
+/// Longest rendering of a value in a detail or error message, in characters.
+const MAX_VALUE_CHARS: usize = 200;
+
+/// A parsed and validated final-state assertion.
+///
+/// Holds the source and the rewritten syntax tree (not a compiled program), so it is cheap to
+/// clone and can be shared across threads.
+#[derive(Clone, Debug)]
+pub struct Assertion {
+    source: String,
+    body: Body,
+}
+
+/// The shape of an assertion: a top-level comparison is evaluated side by side, so that a
+/// failure can show both values and `baseline` can be computed.
+#[derive(Clone, Debug)]
+enum Body {
+    Comparison(Comparison),
+    Plain(IdedExpr),
+}
+
+#[derive(Clone, Debug)]
+struct Comparison {
+    /// CEL's operator name, e.g. `_==_`.
+    operator: &'static str,
+    left: IdedExpr,
+    right: IdedExpr,
+    /// The left-hand side as written, for messages.
+    left_text: String,
+    /// The right-hand side as written, for messages.
+    right_text: String,
+    /// Whether the right-hand side mentions `baseline`.
+    uses_baseline: bool,
+}
+
+/// Why an assertion could not be parsed.
+///
+/// Every variant quotes the assertion as written.
+#[derive(Debug, thiserror::Error)]
+pub enum AssertionError {
+    /// The source is not valid CEL. `details` has one entry per syntax error, each with its line
+    /// and column (1-based), the offending line and a caret under the column.
+    #[error("failed to parse assertion `{assertion}`:\n{details}")]
+    Syntax {
+        /// The assertion as written.
+        assertion: String,
+        /// The parser's messages with positions and carets.
+        details: String,
+    },
+    /// A free identifier is neither a top-level name of the state, `baseline`, nor a CEL name.
+    #[error("unknown name `{name}` in assertion `{assertion}`; {known}")]
+    UnknownName {
+        /// The assertion as written.
+        assertion: String,
+        /// The unknown identifier.
+        name: String,
+        /// The known names, as a sentence fragment ("known names: `a`, `b`").
+        known: String,
+    },
+    /// `baseline` appears outside the right-hand side of a top-level comparison.
+    #[error("misplaced `baseline` in assertion `{assertion}`: {reason}")]
+    MisplacedBaseline {
+        /// The assertion as written.
+        assertion: String,
+        /// Where `baseline` was found and where it may go.
+        reason: String,
+    },
+}
+
+/// The outcome of an assertion that evaluated to a bool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evaluation {
+    /// Whether the assertion held.
+    pub passed: bool,
+    /// What was compared: for a top-level comparison, both sides' values (and `baseline` when
+    /// used), e.g. ``left `contacts.count` = 3, right `baseline + 1` = 4 (baseline = 3)``;
+    /// otherwise `evaluated to true` or `evaluated to false`.
+    pub detail: String,
+}
+
+impl Assertion {
+    /// Parses and validates `source`; `roots` are the state's top-level names.
+    ///
+    /// # Errors
+    ///
+    /// [`AssertionError::Syntax`] when `source` is not CEL, [`AssertionError::UnknownName`] when
+    /// it names something that is not in `roots` (nor `baseline`, a comprehension variable or a
+    /// CEL type name), and [`AssertionError::MisplacedBaseline`] when `baseline` is used other
+    /// than on the right-hand side of a top-level comparison.
+    pub fn parse(source: &str, roots: &[String]) -> Result<Assertion, AssertionError> {
+        let (expr, source_info) = Parser::default()
+            .parse_with_source_info(source)
+            .map_err(|errors| syntax_error(source, &errors))?;
+        let text = SourceText {
+            source,
+            offsets: |id| source_info.offset_for(id),
+        };
+
+        check_names(source, &expr, roots)?;
+
+        let body = match top_level_comparison(&expr) {
+            Some((operator, left, right)) => {
+                if mentions_baseline(left) {
+                    return Err(AssertionError::MisplacedBaseline {
+                        assertion: source.to_owned(),
+                        reason: format!(
+                            "it may only appear on the right-hand side of the comparison, \
+                             not in `{}`",
+                            text.left_of(expr.id)
+                        ),
+                    });
+                }
+                Body::Comparison(Comparison {
+                    operator,
+                    left: rewrite(left, &text),
+                    right: rewrite(right, &text),
+                    left_text: text.left_of(expr.id),
+                    right_text: text.right_of(expr.id),
+                    uses_baseline: mentions_baseline(right),
+                })
+            }
+            None => {
+                if mentions_baseline(&expr) {
+                    return Err(AssertionError::MisplacedBaseline {
+                        assertion: source.to_owned(),
+                        reason: "it needs a top-level comparison (`==`, `!=`, `<`, `<=`, `>`, \
+                                 `>=`) with `baseline` on the right-hand side"
+                            .to_owned(),
+                    });
+                }
+                Body::Plain(rewrite(&expr, &text))
+            }
+        };
+        Ok(Assertion {
+            source: source.to_owned(),
+            body,
+        })
+    }
+
+    /// The assertion as written.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Evaluates on `final_state`, with `baseline` taken from `seeded_state`.
+    ///
+    /// Both states are JSON objects whose keys are the top-level names (anything else counts as
+    /// an empty state). JSON integers become CEL `int` (or `uint` above `i64::MAX`), other
+    /// numbers `double`.
+    ///
+    /// # Errors
+    ///
+    /// A message when the assertion cannot be evaluated: a missing key, an index out of range
+    /// (``index -1 out of range for `activities` (length 0)``), a type mismatch, or a result
+    /// that is not a bool (`assertion evaluated to int 3, expected a bool`). A comparison that
+    /// evaluates to `false` is not an error but an [`Evaluation`] with `passed == false`.
+    pub fn evaluate(
+        &self,
+        seeded_state: &serde_json::Value,
+        final_state: &serde_json::Value,
+    ) -> Result<Evaluation, String> {
+        match &self.body {
+            Body::Plain(expr) => {
+                let value = evaluate_expr(expr, final_state, None)?;
+                let passed = expect_bool(&value)?;
+                Ok(Evaluation {
+                    passed,
+                    detail: format!("evaluated to {passed}"),
+                })
+            }
+            Body::Comparison(comparison) => {
+                self.evaluate_comparison(comparison, seeded_state, final_state)
+            }
+        }
+    }
+
+    fn evaluate_comparison(
+        &self,
+        comparison: &Comparison,
+        seeded_state: &serde_json::Value,
+        final_state: &serde_json::Value,
+    ) -> Result<Evaluation, String> {
+        let baseline = if comparison.uses_baseline {
+            let value = evaluate_expr(&comparison.left, seeded_state, None).map_err(|error| {
+                format!(
+                    "failed to evaluate baseline `{}` on the seeded state: {error}",
+                    comparison.left_text
+                )
+            })?;
+            Some(value)
+        } else {
+            None
+        };
+        let left = evaluate_expr(&comparison.left, final_state, baseline.as_ref())?;
+        let right = evaluate_expr(&comparison.right, final_state, baseline.as_ref())?;
+
+        let compare = IdedExpr {
+            id: 0,
+            expr: call(comparison.operator, vec![ident(LEFT_VAR), ident(RIGHT_VAR)]),
+        };
+        let mut context = Context::default();
+        context.add_variable_from_value(LEFT_VAR, left.clone());
+        context.add_variable_from_value(RIGHT_VAR, right.clone());
+        let result = context.resolve(&compare).map_err(|error| {
+            format!(
+                "failed to compare {} with {}: {}",
+                describe(&left),
+                describe(&right),
+                execution_message(&error)
+            )
+        })?;
+        let passed = expect_bool(&result)?;
+
+        let mut detail = format!(
+            "left `{}` = {}, right `{}` = {}",
+            comparison.left_text,
+            render(&left),
+            comparison.right_text,
+            render(&right)
+        );
+        if let Some(baseline) = &baseline {
+            let _ = write!(detail, " (baseline = {})", render(baseline));
+        }
+        Ok(Evaluation { passed, detail })
+    }
+}
+
+/// Builds [`AssertionError::Syntax`] from the parser's errors.
+fn syntax_error(source: &str, errors: &ParseErrors) -> AssertionError {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut details = String::new();
+    for (i, error) in errors.errors.iter().enumerate() {
+        if i > 0 {
+            details.push('\n');
+        }
+        let message = error
+            .msg
+            .strip_prefix("Syntax error: ")
+            .unwrap_or(&error.msg);
+        let (line, column) = error.pos;
+        let _ = write!(details, "line {line}, column {column}: {message}");
+        let snippet = usize::try_from(line - 1)
+            .ok()
+            .and_then(|index| lines.get(index));
+        if let (Some(snippet), Ok(column)) = (snippet, usize::try_from(column))
+            && column >= 1
+        {
+            let _ = write!(details, "\n  {snippet}\n  {:>column$}", "^");
+        }
+    }
+    AssertionError::Syntax {
+        assertion: source.to_owned(),
+        details,
+    }
+}
+
+/// The source with the offsets of its nodes: byte indices of the node's first and last byte.
+struct SourceText<'s, F> {
+    source: &'s str,
+    offsets: F,
+}
+
+impl<F: Fn(u64) -> Option<(u32, u32)>> SourceText<'_, F> {
+    /// The text of the bytes `start..end`, widened to character boundaries, trimmed.
+    fn slice(&self, start: usize, end: usize) -> String {
+        let mut end = end.min(self.source.len());
+        while !self.source.is_char_boundary(end) {
+            end += 1;
+        }
+        let mut start = start.min(end);
+        while !self.source.is_char_boundary(start) {
+            start -= 1;
+        }
+        self.source[start..end].trim().to_owned()
+    }
+
+    /// The source left of the operator of the call `id`, with unbalanced parentheses removed.
+    fn left_of(&self, id: u64) -> String {
+        let start = (self.offsets)(id).map_or(0, |(start, _)| start as usize);
+        balance(&self.slice(0, start))
+    }
+
+    /// The source right of the operator of the call `id`, with unbalanced parentheses removed.
+    fn right_of(&self, id: u64) -> String {
+        let end = (self.offsets)(id).map_or(self.source.len(), |(_, stop)| stop as usize + 1);
+        balance(&self.slice(end, self.source.len()))
+    }
+
+    /// The source of the operand of an index or select expression: from the first character of
+    /// any node in `operand` up to the `[` or `.` of the expression `id` (where the parser puts
+    /// its offset).
+    fn operand_of(&self, operand: &IdedExpr, id: u64) -> String {
+        let start = min_offset(operand, &self.offsets).unwrap_or(0);
+        let end = (self.offsets)(id).map_or(start, |(start, _)| start as usize);
+        balance(&self.slice(start, end))
+    }
+}
+
+/// The smallest start offset of any node in `expr`.
+fn min_offset(expr: &IdedExpr, offsets: &impl Fn(u64) -> Option<(u32, u32)>) -> Option<usize> {
+    let own = offsets(expr.id).map(|(start, _)| start as usize);
+    children(expr)
+        .into_iter()
+        .filter_map(|child| min_offset(child, offsets))
+        .chain(own)
+        .min()
+}
+
+/// Drops leading `(` and trailing `)` that have no partner in `text`, which appear when a side
+/// of a comparison is cut out of a parenthesized whole: `(a == b)` gives `a` and `b`.
+fn balance(text: &str) -> String {
+    let mut text = text.trim().to_owned();
+    loop {
+        let (open, close) = paren_balance(&text);
+        if close > 0 && text.ends_with(')') {
+            text.pop();
+        } else if open > 0 && text.starts_with('(') {
+            text.remove(0);
+        } else {
+            return text.trim().to_owned();
+        }
+        text = text.trim().to_owned();
+    }
+}
+
+/// Counts unmatched `(` and unmatched `)` in `text`, outside string literals.
+fn paren_balance(text: &str) -> (usize, usize) {
+    let mut open = 0usize;
+    let mut unmatched_close = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '(' => open += 1,
+                ')' if open > 0 => open -= 1,
+                ')' => unmatched_close += 1,
+                _ => {}
+            },
+        }
+    }
+    (open, unmatched_close)
+}
+
+/// The direct sub-expressions of `expr`.
+fn children(expr: &IdedExpr) -> Vec<&IdedExpr> {
+    match &expr.expr {
+        Expr::Call(call) => call
+            .target
+            .as_deref()
+            .into_iter()
+            .chain(&call.args)
+            .collect(),
+        Expr::Comprehension(c) => vec![
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ],
+        Expr::List(list) => list.elements.iter().collect(),
+        Expr::Map(map) => map
+            .entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                cel::common::ast::EntryExpr::MapEntry(e) => vec![&e.key, &e.value],
+                cel::common::ast::EntryExpr::StructField(f) => vec![&f.value],
+            })
+            .collect(),
+        Expr::Struct(s) => s
+            .entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                cel::common::ast::EntryExpr::MapEntry(e) => vec![&e.key, &e.value],
+                cel::common::ast::EntryExpr::StructField(f) => vec![&f.value],
+            })
+            .collect(),
+        Expr::Select(select) => vec![&select.operand],
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => Vec::new(),
+    }
+}
+
+/// The top-level comparison of `expr`: CEL's operator name, the left and the right side.
+fn top_level_comparison(expr: &IdedExpr) -> Option<(&'static str, &IdedExpr, &IdedExpr)> {
+    let Expr::Call(call) = &expr.expr else {
+        return None;
+    };
+    let (None, [left, right]) = (&call.target, call.args.as_slice()) else {
+        return None;
+    };
+    COMPARISONS
+        .into_iter()
+        .find(|name| *name == call.func_name)
+        .map(|name| (name, left, right))
+}
+
+/// Whether `expr` refers to `baseline` as a free name (not a comprehension variable).
+fn mentions_baseline(expr: &IdedExpr) -> bool {
+    let mut found = false;
+    visit_free_idents(expr, &mut Vec::new(), &mut |name| found |= name == BASELINE);
+    found
+}
+
+/// Calls `visit` with every identifier in `expr` not bound by an enclosing comprehension.
+fn visit_free_idents<'e>(
+    expr: &'e IdedExpr,
+    bound: &mut Vec<&'e str>,
+    visit: &mut impl FnMut(&'e str),
+) {
+    match &expr.expr {
+        Expr::Ident(name) => {
+            if !bound.contains(&name.as_str()) {
+                visit(name);
+            }
+        }
+        Expr::Comprehension(c) => {
+            visit_free_idents(&c.iter_range, bound, visit);
+            visit_free_idents(&c.accu_init, bound, visit);
+            let depth = bound.len();
+            bound.push(&c.iter_var);
+            if let Some(var) = &c.iter_var2 {
+                bound.push(var);
+            }
+            bound.push(&c.accu_var);
+            visit_free_idents(&c.loop_cond, bound, visit);
+            visit_free_idents(&c.loop_step, bound, visit);
+            visit_free_idents(&c.result, bound, visit);
+            bound.truncate(depth);
+        }
+        _ => {
+            for child in children(expr) {
+                visit_free_idents(child, bound, visit);
+            }
+        }
+    }
+}
+
+/// Fails on the first free identifier that is neither a root, `baseline`, nor a CEL name.
+fn check_names(source: &str, expr: &IdedExpr, roots: &[String]) -> Result<(), AssertionError> {
+    let mut unknown: Option<&str> = None;
+    visit_free_idents(expr, &mut Vec::new(), &mut |name| {
+        let known =
+            name == BASELINE || CEL_NAMES.contains(&name) || roots.iter().any(|root| root == name);
+        if !known && unknown.is_none() {
+            unknown = Some(name);
+        }
+    });
+    let Some(name) = unknown else {
+        return Ok(());
+    };
+    let mut sorted: Vec<&String> = roots.iter().collect();
+    sorted.sort();
+    sorted.dedup();
+    let known = if sorted.is_empty() {
+        "the state has no top-level names".to_owned()
+    } else {
+        let names: Vec<String> = sorted.iter().map(|root| format!("`{root}`")).collect();
+        format!("known names: {}", names.join(", "))
+    };
+    Err(AssertionError::UnknownName {
+        assertion: source.to_owned(),
+        name: name.to_owned(),
+        known,
+    })
+}
+
+/// Rewrites toolgate's additions into calls of the `@` functions that [`context`] registers:
+/// `x.count` to `@count(x, "x")`, `x[i]` to `@index(x, i, "x")`, and mixed-number arithmetic
+/// to `@add`, `@sub`, `@mul` and `@div`.
+fn rewrite<F: Fn(u64) -> Option<(u32, u32)>>(
+    expr: &IdedExpr,
+    text: &SourceText<'_, F>,
+) -> IdedExpr {
+    let rewritten = match &expr.expr {
+        Expr::Select(select) if !select.test && select.field == "count" => {
+            let operand_text = text.operand_of(&select.operand, expr.id);
+            call(
+                COUNT_FN,
+                vec![
+                    rewrite(&select.operand, text),
+                    string_literal(&operand_text),
+                ],
+            )
+        }
+        Expr::Call(c) if c.target.is_none() && c.func_name == "_[_]" && c.args.len() == 2 => {
+            let operand_text = text.operand_of(&c.args[0], expr.id);
+            call(
+                INDEX_FN,
+                vec![
+                    rewrite(&c.args[0], text),
+                    rewrite(&c.args[1], text),
+                    string_literal(&operand_text),
+                ],
+            )
+        }
+        Expr::Call(c) if c.target.is_none() && c.args.len() == 2 && !is_macro_step(c) => {
+            let function = match c.func_name.as_str() {
+                "_+_" => Some(ADD_FN),
+                "_-_" => Some(SUB_FN),
+                "_*_" => Some(MUL_FN),
+                "_/_" => Some(DIV_FN),
+                _ => None,
+            };
+            let args = c.args.iter().map(|arg| rewrite(arg, text)).collect();
+            match function {
+                Some(function) => call(function, args),
+                None => Expr::Call(CallExpr {
+                    func_name: c.func_name.clone(),
+                    target: None,
+                    args,
+                }),
+            }
+        }
+        _ => return rewrite_children(expr, text),
+    };
+    IdedExpr {
+        id: expr.id,
+        expr: rewritten,
+    }
+}
+
+/// Whether `call` is a step a macro generated over its accumulator (`@result + [x]`), which
+/// stays as CEL wrote it.
+fn is_macro_step(call: &CallExpr) -> bool {
+    call.args
+        .iter()
+        .any(|arg| matches!(&arg.expr, Expr::Ident(name) if name.starts_with('@')))
+}
+
+/// `expr` with each direct sub-expression rewritten.
+fn rewrite_children<F: Fn(u64) -> Option<(u32, u32)>>(
+    expr: &IdedExpr,
+    text: &SourceText<'_, F>,
+) -> IdedExpr {
+    let mut out = expr.clone();
+    match &mut out.expr {
+        Expr::Call(c) => {
+            if let Some(target) = &mut c.target {
+                **target = rewrite(target, text);
+            }
+            for arg in &mut c.args {
+                *arg = rewrite(arg, text);
+            }
+        }
+        Expr::Comprehension(c) => {
+            for part in [
+                &mut c.iter_range,
+                &mut c.accu_init,
+                &mut c.loop_cond,
+                &mut c.loop_step,
+                &mut c.result,
+            ] {
+                *part = rewrite(part, text);
+            }
+        }
+        Expr::List(list) => {
+            for element in &mut list.elements {
+                *element = rewrite(element, text);
+            }
+        }
+        Expr::Map(map) => {
+            for entry in &mut map.entries {
+                if let cel::common::ast::EntryExpr::MapEntry(e) = &mut entry.expr {
+                    e.key = rewrite(&e.key, text);
+                    e.value = rewrite(&e.value, text);
+                }
+            }
+        }
+        Expr::Select(select) => {
+            *select.operand = rewrite(&select.operand, text);
+        }
+        Expr::Struct(_) | Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
+    out
+}
+
+fn call(function: &str, args: Vec<IdedExpr>) -> Expr {
+    Expr::Call(CallExpr {
+        func_name: function.to_owned(),
+        target: None,
+        args,
+    })
+}
+
+fn ident(name: &str) -> IdedExpr {
+    IdedExpr {
+        id: 0,
+        expr: Expr::Ident(name.to_owned()),
+    }
+}
+
+fn string_literal(text: &str) -> IdedExpr {
+    IdedExpr {
+        id: 0,
+        expr: Expr::Literal(LiteralValue::String(CelString::from(text.to_owned()))),
+    }
+}
+
+/// Evaluates `expr` with the top-level names of `state` bound, and `baseline` if given.
+fn evaluate_expr(
+    expr: &IdedExpr,
+    state: &serde_json::Value,
+    baseline: Option<&Value>,
+) -> Result<Value, String> {
+    let mut context = context();
+    if let serde_json::Value::Object(roots) = state {
+        for (name, value) in roots {
+            context.add_variable_from_value(name.as_str(), from_json(value));
+        }
+    }
+    if let Some(baseline) = baseline {
+        context.add_variable_from_value(BASELINE, baseline.clone());
+    }
+    context
+        .resolve(expr)
+        .map_err(|error| execution_message(&error))
+}
+
+/// A CEL function of two values.
+type BinaryFn = fn(Value, Value) -> Result<Value, ExecutionError>;
+
+/// A standard CEL context with the `@` functions the rewrite calls.
+fn context() -> Context<'static, 'static> {
+    let mut context = Context::default();
+    let functions: [(&str, BinaryFn); 4] = [
+        (ADD_FN, |l, r| mixed(l, r, |l, r| l + r, |l, r| l + r)),
+        (SUB_FN, |l, r| mixed(l, r, |l, r| l - r, |l, r| l - r)),
+        (MUL_FN, |l, r| mixed(l, r, |l, r| l * r, |l, r| l * r)),
+        (DIV_FN, |l, r| mixed(l, r, |l, r| l / r, |l, r| l / r)),
+    ];
+    for (name, function) in functions {
+        context
+            .add_function(name, function)
+            .expect("`@` names are never standard overloads");
+    }
+    context
+        .add_function(COUNT_FN, count)
+        .expect("`@` names are never standard overloads");
+    context
+        .add_function(INDEX_FN, index)
+        .expect("`@` names are never standard overloads");
+    context
+}
+
+/// Applies an arithmetic operator, in `double` when one side is an `int` or `uint` and the
+/// other a `double`, else with CEL's own rules.
+fn mixed(
+    left: Value,
+    right: Value,
+    cel_op: fn(Value, Value) -> Result<Value, ExecutionError>,
+    float_op: fn(f64, f64) -> f64,
+) -> Result<Value, ExecutionError> {
+    match (as_mixed_float(&left, &right), as_mixed_float(&right, &left)) {
+        (Some(l), Some(r)) => Ok(Value::Float(float_op(l, r))),
+        _ => cel_op(left, right),
+    }
+}
+
+/// `value` as an `f64` when it and `other` are numbers of which exactly one is a `double`.
+fn as_mixed_float(value: &Value, other: &Value) -> Option<f64> {
+    let is_float = |v: &Value| matches!(v, Value::Float(_));
+    let is_integer = |v: &Value| matches!(v, Value::Int(_) | Value::UInt(_));
+    let mixed = (is_float(value) && is_integer(other)) || (is_integer(value) && is_float(other));
+    if !mixed {
+        return None;
+    }
+    // Mixing an int with a double is done in double, rounding beyond 2^53 as JSON does.
+    match value {
+        Value::Int(i) => Some(*i as f64),
+        Value::UInt(u) => Some(*u as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+/// `x.count`: the map's own `count` entry if it has one, else the size of the list or map.
+fn count(target: Value, text: Value) -> Result<Value, ExecutionError> {
+    let text = string_of(&text);
+    match &target {
+        Value::Map(map) => Ok(map
+            .map
+            .get(&Key::String(Arc::new("count".to_owned())))
+            .cloned()
+            .unwrap_or_else(|| size_value(map.map.len()))),
+        Value::List(list) => Ok(size_value(list.len())),
+        other => Err(ExecutionError::function_error(
+            COUNT_FN,
+            format!(
+                "`{text}.count` needs a list or map, but `{text}` is {}",
+                describe(other)
+            ),
+        )),
+    }
+}
+
+fn size_value(len: usize) -> Value {
+    Value::Int(i64::try_from(len).unwrap_or(i64::MAX))
+}
+
+/// `x[i]`: list indexing where a negative index counts from the end, and map lookup.
+fn index(target: Value, key: Value, text: Value) -> Result<Value, ExecutionError> {
+    let text = string_of(&text);
+    let fail = |message: String| Err(ExecutionError::function_error(INDEX_FN, message));
+    match &target {
+        Value::List(list) => {
+            let Some(position) = integer_of(&key) else {
+                return fail(format!(
+                    "cannot index list `{text}` with {}",
+                    describe(&key)
+                ));
+            };
+            let len = i128::try_from(list.len()).unwrap_or(i128::MAX);
+            let resolved = if position < 0 {
+                len + position
+            } else {
+                position
+            };
+            match usize::try_from(resolved).ok().and_then(|i| list.get(i)) {
+                Some(value) => Ok(value.clone()),
+                None => fail(format!(
+                    "index {position} out of range for `{text}` (length {})",
+                    list.len()
+                )),
+            }
+        }
+        Value::Map(map) => {
+            let map_key = match &key {
+                Value::String(s) => Key::String(s.clone()),
+                Value::Int(i) => Key::Int(*i),
+                Value::UInt(u) => Key::Uint(*u),
+                Value::Bool(b) => Key::Bool(*b),
+                other => {
+                    return fail(format!(
+                        "cannot index map `{text}` with {}",
+                        describe(other)
+                    ));
+                }
+            };
+            match map.map.get(&map_key) {
+                Some(value) => Ok(value.clone()),
+                None => fail(format!("no key {} in `{text}`", render(&key))),
+            }
+        }
+        other => fail(format!("cannot index {} `{text}`", describe(other))),
+    }
+}
+
+/// An integral index: an `int`, a `uint`, or a `double` with no fractional part.
+fn integer_of(value: &Value) -> Option<i128> {
+    match value {
+        Value::Int(i) => Some(i128::from(*i)),
+        Value::UInt(u) => Some(i128::from(*u)),
+        // Whole doubles below 2^53 convert exactly.
+        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Some(*f as i128),
+        _ => None,
+    }
+}
+
+fn string_of(value: &Value) -> &str {
+    match value {
+        Value::String(s) => s.as_str(),
+        _ => "?",
+    }
+}
+
+/// Converts a JSON value to CEL: integers to `int` (`uint` above `i64::MAX`), other numbers to
+/// `double`, objects to maps with string keys.
+fn from_json(value: &serde_json::Value) -> Value {
+    match value {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::Int(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::UInt(u)
+            } else {
+                Value::Float(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        serde_json::Value::String(s) => Value::String(Arc::new(s.clone())),
+        serde_json::Value::Array(items) => {
+            Value::List(Arc::new(items.iter().map(from_json).collect()))
+        }
+        serde_json::Value::Object(fields) => {
+            let map: HashMap<Key, Value> = fields
+                .iter()
+                .map(|(k, v)| (Key::String(Arc::new(k.clone())), from_json(v)))
+                .collect();
+            Value::Map(Map { map: Arc::new(map) })
+        }
+    }
+}
+
+/// The bool an assertion evaluated to, or the error for any other value.
+fn expect_bool(value: &Value) -> Result<bool, String> {
+    match value {
+        Value::Bool(b) => Ok(*b),
+        other => Err(format!(
+            "assertion evaluated to {}, expected a bool",
+            describe(other)
+        )),
+    }
+}
+
+/// A CEL error as a lowercase message for users.
+fn execution_message(error: &ExecutionError) -> String {
+    match error {
+        ExecutionError::FunctionError { function, message } if function.starts_with('@') => {
+            message.clone()
+        }
+        ExecutionError::NoSuchKey(key) => format!("no such key `{key}`"),
+        ExecutionError::UndeclaredReference(name) => {
+            format!("unknown name `{name}` (not in the state)")
+        }
+        ExecutionError::ValuesNotComparable(left, right) => {
+            format!("cannot compare {} with {}", describe(left), describe(right))
+        }
+        ExecutionError::UnsupportedBinaryOperator(op, left, right) => {
+            format!("cannot {op} {} and {}", describe(left), describe(right))
+        }
+        ExecutionError::DivisionByZero(value) => format!("division of {} by zero", render(value)),
+        other => {
+            let message = other.to_string();
+            let mut chars = message.chars();
+            match chars.next() {
+                Some(first) => first.to_lowercase().chain(chars).collect(),
+                None => message,
+            }
+        }
+    }
+}
+
+/// A value with its CEL type name: `int 3`, `string "won"`.
+fn describe(value: &Value) -> String {
+    let type_name = match value {
+        Value::Float(_) => "double".to_owned(),
+        other => other.type_of().to_string(),
+    };
+    format!("{type_name} {}", render(value))
+}
+
+/// A value in JSON-like notation, map keys sorted, cut at [`MAX_VALUE_CHARS`].
+fn render(value: &Value) -> String {
+    let mut out = String::new();
+    render_into(value, &mut out);
+    if out.chars().count() > MAX_VALUE_CHARS {
+        let cut: String = out.chars().take(MAX_VALUE_CHARS).collect();
+        return format!("{cut}…");
+    }
+    out
+}
+
+fn render_into(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => {
+            let _ = write!(out, "{b}");
+        }
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::UInt(u) => {
+            let _ = write!(out, "{u}u");
+        }
+        Value::Float(f) => {
+            let _ = write!(out, "{f:?}");
+        }
+        Value::String(s) => out.push_str(&serde_json::Value::String(s.to_string()).to_string()),
+        Value::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                render_into(item, out);
+                if out.len() > MAX_VALUE_CHARS * 4 {
+                    break;
+                }
+            }
+            out.push(']');
+        }
+        Value::Map(map) => {
+            let mut entries: Vec<(String, &Value)> = map
+                .map
+                .iter()
+                .map(|(key, value)| (render_key(key), value))
+                .collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            out.push('{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "{key}: ");
+                render_into(value, out);
+                if out.len() > MAX_VALUE_CHARS * 4 {
+                    break;
+                }
+            }
+            out.push('}');
+        }
+        other => {
+            let _ = write!(out, "{other:?}");
+        }
+    }
+}
+
+fn render_key(key: &Key) -> String {
+    match key {
+        Key::String(s) => serde_json::Value::String(s.to_string()).to_string(),
+        Key::Int(i) => i.to_string(),
+        Key::Uint(u) => format!("{u}u"),
+        Key::Bool(b) => b.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn roots() -> Vec<String> {
+        ["contacts", "activities", "deals", "settings"]
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+
+    fn seeded() -> serde_json::Value {
+        json!({
+            "contacts": [
+                {"id": "C-001", "name": "Grace", "email": "grace@example.com"},
+                {"id": "C-002", "name": "Linus", "email": "linus@example.com"},
+                {"id": "C-003", "name": "Barbara", "email": "barbara@example.com"}
+            ],
+            "activities": [],
+            "deals": [
+                {"id": "D-1", "stage": "won", "amount": 5000.0},
+                {"id": "D-2", "stage": "open", "amount": 1200}
+            ],
+            "settings": {"count": 7, "currency": "EUR"}
+        })
+    }
+
+    /// The seeded state after an agent added Ada and logged a call with her.
+    fn after_good_run() -> serde_json::Value {
+        let mut state = seeded();
+        state["contacts"]
+            .as_array_mut()
+            .expect("contacts is a list")
+            .push(json!({"id": "C-004", "name": "Ada", "email": "ada@example.com"}));
+        state["activities"] = json!([
+            {"id": "A-1", "type": "email", "contact_id": "C-001"},
+            {"id": "A-2", "type": "call", "contact_id": "C-004"}
+        ]);
+        state["deals"][1]["stage"] = json!("won");
+        state
+    }
+
+    fn parse(source: &str) -> Assertion {
+        Assertion::parse(source, &roots())
+            .unwrap_or_else(|error| panic!("`{source}` should parse: {error}"))
+    }
+
+    fn evaluate(source: &str, final_state: &serde_json::Value) -> Result<Evaluation, String> {
+        parse(source).evaluate(&seeded(), final_state)
+    }
+
+    fn passes(source: &str, final_state: &serde_json::Value) -> bool {
+        evaluate(source, final_state)
+            .unwrap_or_else(|error| panic!("`{source}` should evaluate: {error}"))
+            .passed
+    }
+
+    fn parse_error(source: &str) -> String {
+        match Assertion::parse(source, &roots()) {
+            Ok(assertion) => panic!("`{source}` should not parse, got {assertion:?}"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn assertion_is_clone_debug_send_and_sync() {
+        fn check<T: Clone + std::fmt::Debug + Send + Sync>() {}
+        check::<Assertion>();
+    }
+
+    #[test]
+    fn source_returns_the_assertion_as_written() {
+        assert_eq!(parse("contacts.count == 3").source(), "contacts.count == 3");
+    }
+
+    // The examples from the scenario format, each passing and failing.
+
+    #[test]
+    fn count_plus_one_over_baseline_passes_when_one_contact_was_added() {
+        let evaluation = evaluate("contacts.count == baseline + 1", &after_good_run());
+        assert_eq!(
+            evaluation,
+            Ok(Evaluation {
+                passed: true,
+                detail: "left `contacts.count` = 4, right `baseline + 1` = 4 (baseline = 3)"
+                    .to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn count_plus_one_over_baseline_fails_when_nothing_was_added() {
+        let evaluation = evaluate("contacts.count == baseline + 1", &seeded());
+        assert_eq!(
+            evaluation,
+            Ok(Evaluation {
+                passed: false,
+                detail: "left `contacts.count` = 3, right `baseline + 1` = 4 (baseline = 3)"
+                    .to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn count_equal_to_baseline_passes_when_unchanged_and_fails_after_an_insert() {
+        assert!(passes("contacts.count == baseline", &seeded()));
+        let evaluation = evaluate("contacts.count == baseline", &after_good_run());
+        assert_eq!(
+            evaluation,
+            Ok(Evaluation {
+                passed: false,
+                detail: "left `contacts.count` = 4, right `baseline` = 3 (baseline = 3)".to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn last_activity_links_to_last_contact_passes_and_fails() {
+        let source = "activities[-1].contact_id == contacts[-1].id";
+        assert_eq!(
+            evaluate(source, &after_good_run()),
+            Ok(Evaluation {
+                passed: true,
+                detail: "left `activities[-1].contact_id` = \"C-004\", \
+                         right `contacts[-1].id` = \"C-004\""
+                    .to_owned(),
+            })
+        );
+        let mut state = after_good_run();
+        state["activities"][1]["contact_id"] = json!("C-001");
+        assert_eq!(
+            evaluate(source, &state),
+            Ok(Evaluation {
+                passed: false,
+                detail: "left `activities[-1].contact_id` = \"C-001\", \
+                         right `contacts[-1].id` = \"C-004\""
+                    .to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn filter_and_size_is_ordinary_cel() {
+        let source = r#"deals.filter(d, d.stage == "won").size() == 2"#;
+        assert!(passes(source, &after_good_run()));
+        assert_eq!(
+            evaluate(source, &seeded()),
+            Ok(Evaluation {
+                passed: false,
+                detail: "left `deals.filter(d, d.stage == \"won\").size()` = 1, right `2` = 2"
+                    .to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn exists_passes_when_a_contact_has_the_email_and_fails_otherwise() {
+        let source = r#"contacts.exists(c, c.email == "ada@example.com")"#;
+        assert_eq!(
+            evaluate(source, &after_good_run()),
+            Ok(Evaluation {
+                passed: true,
+                detail: "evaluated to true".to_owned(),
+            })
+        );
+        assert_eq!(
+            evaluate(source, &seeded()),
+            Ok(Evaluation {
+                passed: false,
+                detail: "evaluated to false".to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn last_activity_type_passes_for_a_call_and_fails_for_an_email() {
+        let source = r#"activities[-1].type == "call""#;
+        assert!(passes(source, &after_good_run()));
+        let mut state = after_good_run();
+        state["activities"][1]["type"] = json!("email");
+        assert_eq!(
+            evaluate(source, &state),
+            Ok(Evaluation {
+                passed: false,
+                detail: "left `activities[-1].type` = \"email\", right `\"call\"` = \"call\""
+                    .to_owned(),
+            })
+        );
+    }
+
+    // `count`
+
+    #[test]
+    fn count_is_the_size_of_a_list_and_of_a_map_without_a_count_key() {
+        assert!(passes("deals.count == 2", &seeded()));
+        assert!(passes("contacts[0].count == 3", &seeded()));
+        assert!(passes("activities.count == 0", &seeded()));
+    }
+
+    #[test]
+    fn count_is_the_field_when_the_map_has_a_count_key() {
+        assert!(passes("settings.count == 7", &seeded()));
+        assert!(passes("size(settings) == 2", &seeded()));
+    }
+
+    #[test]
+    fn count_works_inside_comprehensions_and_after_filter() {
+        assert!(passes(
+            r#"deals.filter(d, d.stage == "won").count == 2"#,
+            &after_good_run()
+        ));
+        assert!(passes(
+            "[contacts, deals].all(xs, xs.count >= 2)",
+            &seeded()
+        ));
+    }
+
+    #[test]
+    fn has_count_is_a_presence_test_not_a_size() {
+        assert!(passes("has(settings.count)", &seeded()));
+        assert!(!passes("has(contacts[0].count)", &seeded()));
+    }
+
+    #[test]
+    fn count_of_a_scalar_is_an_evaluation_error() {
+        assert_eq!(
+            evaluate("contacts[0].name.count == 5", &seeded()),
+            Err(
+                "`contacts[0].name.count` needs a list or map, but `contacts[0].name` is \
+                 string \"Grace\""
+                    .to_owned()
+            )
+        );
+    }
+
+    // Negative indices and range errors.
+
+    #[test]
+    fn negative_indices_count_from_the_end() {
+        let state = seeded();
+        assert!(passes(r#"contacts[-1].name == "Barbara""#, &state));
+        assert!(passes(r#"contacts[-2].name == "Linus""#, &state));
+        assert!(passes(r#"contacts[-3].name == "Grace""#, &state));
+        assert!(passes(r#"contacts[0].name == "Grace""#, &state));
+        assert!(passes(r#"contacts[2].name == "Barbara""#, &state));
+    }
+
+    #[test]
+    fn a_computed_negative_index_counts_from_the_end_too() {
+        assert!(passes(
+            r#"contacts[0 - contacts.count].name == "Grace""#,
+            &seeded()
+        ));
+    }
+
+    #[test]
+    fn negative_index_on_an_empty_list_is_out_of_range() {
+        assert_eq!(
+            evaluate(r#"activities[-1].type == "call""#, &seeded()),
+            Err("index -1 out of range for `activities` (length 0)".to_owned())
+        );
+    }
+
+    #[test]
+    fn index_past_either_end_is_out_of_range() {
+        assert_eq!(
+            evaluate(r#"contacts[-4].name == "x""#, &seeded()),
+            Err("index -4 out of range for `contacts` (length 3)".to_owned())
+        );
+        assert_eq!(
+            evaluate(r#"contacts[3].name == "x""#, &seeded()),
+            Err("index 3 out of range for `contacts` (length 3)".to_owned())
+        );
+    }
+
+    #[test]
+    fn out_of_range_names_a_computed_list_as_written() {
+        assert_eq!(
+            evaluate(
+                r#"deals.filter(d, d.stage == "lost")[-1].amount > 0"#,
+                &seeded()
+            ),
+            Err(
+                "index -1 out of range for `deals.filter(d, d.stage == \"lost\")` (length 0)"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn out_of_range_inside_exists_is_an_error() {
+        assert_eq!(
+            evaluate(
+                "contacts.exists(c, activities[-1].contact_id == c.id)",
+                &seeded()
+            ),
+            Err("index -1 out of range for `activities` (length 0)".to_owned())
+        );
+    }
+
+    #[test]
+    fn out_of_range_quotes_non_ascii_source_exactly() {
+        assert_eq!(
+            evaluate(
+                r#"contacts.filter(c, c.name == "Zoë")[0].id == "x""#,
+                &seeded()
+            ),
+            Err(
+                "index 0 out of range for `contacts.filter(c, c.name == \"Zoë\")` (length 0)"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn comparison_detail_quotes_non_ascii_sides_exactly() {
+        assert_eq!(
+            evaluate(r#"contacts[0].name == "Zoë""#, &seeded()),
+            Ok(Evaluation {
+                passed: false,
+                detail: "left `contacts[0].name` = \"Grace\", right `\"Zoë\"` = \"Zoë\"".to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn multi_line_assertion_evaluates() {
+        assert!(passes(
+            "contacts.count == 3 &&\n  deals.count == 2",
+            &seeded()
+        ));
+    }
+
+    #[test]
+    fn indexing_a_map_by_key_still_works() {
+        assert!(passes(r#"settings["currency"] == "EUR""#, &seeded()));
+        assert_eq!(
+            evaluate(r#"settings["locale"] == "de""#, &seeded()),
+            Err("no key \"locale\" in `settings`".to_owned())
+        );
+    }
+
+    #[test]
+    fn missing_field_is_an_evaluation_error() {
+        assert_eq!(
+            evaluate("contacts[0].phone == \"1\"", &seeded()),
+            Err("no such key `phone`".to_owned())
+        );
+    }
+
+    // `baseline`
+
+    #[test]
+    fn baseline_is_the_left_side_on_the_seeded_state_for_every_comparison() {
+        let state = after_good_run();
+        assert!(passes("contacts.count > baseline", &state));
+        assert!(passes("contacts.count >= baseline + 1", &state));
+        assert!(passes("contacts.count != baseline", &state));
+        assert!(!passes("contacts.count < baseline", &state));
+        assert!(passes("contacts.count <= baseline * 2", &state));
+        assert!(passes(
+            r#"deals.filter(d, d.stage == "won").size() == baseline + 1"#,
+            &state
+        ));
+    }
+
+    #[test]
+    fn baseline_can_be_a_string() {
+        let mut state = seeded();
+        state["contacts"][0]["name"] = json!("Grace Hopper");
+        assert!(passes(
+            r#"contacts[0].name == baseline + " Hopper""#,
+            &state
+        ));
+    }
+
+    #[test]
+    fn baseline_that_cannot_be_evaluated_on_the_seeded_state_is_an_error() {
+        assert_eq!(
+            evaluate("activities[-1].id == baseline", &after_good_run()),
+            Err(
+                "failed to evaluate baseline `activities[-1].id` on the seeded state: \
+                 index -1 out of range for `activities` (length 0)"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn baseline_on_the_left_side_is_a_parse_error() {
+        assert_eq!(
+            parse_error("baseline + 1 == contacts.count"),
+            "misplaced `baseline` in assertion `baseline + 1 == contacts.count`: it may only \
+             appear on the right-hand side of the comparison, not in `baseline + 1`"
+        );
+    }
+
+    #[test]
+    fn baseline_without_a_top_level_comparison_is_a_parse_error() {
+        let expected = "misplaced `baseline` in assertion `{}`: it needs a top-level comparison \
+                        (`==`, `!=`, `<`, `<=`, `>`, `>=`) with `baseline` on the right-hand side";
+        for source in [
+            "baseline",
+            "contacts.count == baseline + 1 && deals.count == 2",
+            "contacts.exists(c, c.id == baseline)",
+            "!(contacts.count == baseline)",
+        ] {
+            assert_eq!(
+                parse_error(source),
+                expected.replace("{}", source),
+                "{source}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_comprehension_variable_named_baseline_is_not_the_baseline() {
+        assert!(passes(
+            r#"contacts.exists(baseline, baseline.name == "Grace")"#,
+            &seeded()
+        ));
+    }
+
+    #[test]
+    fn parenthesized_comparison_is_still_top_level() {
+        assert_eq!(
+            evaluate("(contacts.count == baseline + 1)", &after_good_run()),
+            Ok(Evaluation {
+                passed: true,
+                detail: "left `contacts.count` = 4, right `baseline + 1` = 4 (baseline = 3)"
+                    .to_owned(),
+            })
+        );
+    }
+
+    // Names
+
+    #[test]
+    fn unknown_top_level_name_is_a_parse_error_listing_the_known_ones() {
+        assert_eq!(
+            parse_error("contact.count == 1"),
+            "unknown name `contact` in assertion `contact.count == 1`; known names: \
+             `activities`, `contacts`, `deals`, `settings`"
+        );
+    }
+
+    #[test]
+    fn unknown_name_with_no_roots_says_the_state_is_empty() {
+        let error = Assertion::parse("x == 1", &[]).map(|_| ());
+        assert_eq!(
+            error.map_err(|e| e.to_string()),
+            Err(
+                "unknown name `x` in assertion `x == 1`; the state has no top-level names"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn unknown_name_inside_a_comprehension_is_a_parse_error() {
+        assert_eq!(
+            parse_error("contacts.exists(c, d.id == c.id)"),
+            "unknown name `d` in assertion `contacts.exists(c, d.id == c.id)`; known names: \
+             `activities`, `contacts`, `deals`, `settings`"
+        );
+    }
+
+    #[test]
+    fn comprehension_variables_do_not_leak_out_of_their_macro() {
+        assert_eq!(
+            parse_error("contacts.exists(c, true) && c.id == 1"),
+            "unknown name `c` in assertion `contacts.exists(c, true) && c.id == 1`; known \
+             names: `activities`, `contacts`, `deals`, `settings`"
+        );
+    }
+
+    #[test]
+    fn cel_type_names_are_known() {
+        assert!(passes("type(contacts.count) == int", &seeded()));
+        assert!(passes("type(deals[0].amount) == double", &seeded()));
+    }
+
+    #[test]
+    fn a_root_missing_from_the_state_at_evaluation_is_an_error() {
+        let assertion = parse("deals.count == 2");
+        assert_eq!(
+            assertion.evaluate(&json!({}), &json!({"contacts": []})),
+            Err("unknown name `deals` (not in the state)".to_owned())
+        );
+    }
+
+    // Syntax errors
+
+    #[test]
+    fn syntax_error_shows_the_source_with_a_caret_under_the_column() {
+        assert_eq!(
+            parse_error("contacts.count == == 1"),
+            "failed to parse assertion `contacts.count == == 1`:\n\
+             line 1, column 19: extraneous input '==' expecting {'[', '{', '(', '.', '-', '!', \
+             'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n  \
+             contacts.count == == 1\n                    ^"
+        );
+    }
+
+    #[test]
+    fn trailing_garbage_is_a_syntax_error_at_its_column() {
+        assert_eq!(
+            parse_error("contacts.count == 1 x"),
+            "failed to parse assertion `contacts.count == 1 x`:\n\
+             line 1, column 21: extraneous input 'x' expecting <EOF>\n  \
+             contacts.count == 1 x\n                      ^"
+        );
+    }
+
+    // Numbers
+
+    #[test]
+    fn int_and_double_are_equal_by_value() {
+        let state = seeded();
+        assert!(passes("1 == 1.0", &state));
+        assert!(passes("deals[0].amount == 5000", &state));
+        assert!(passes("deals[1].amount == 1200.0", &state));
+        assert!(passes("deals[0].amount > 4999", &state));
+        assert!(!passes("deals[0].amount == 5000.5", &state));
+        assert!(passes("deals.exists(d, d.amount == 1200)", &state));
+    }
+
+    #[test]
+    fn arithmetic_mixing_int_and_double_is_done_in_double() {
+        let state = seeded();
+        assert!(passes("deals[0].amount + 1 == 5001", &state));
+        assert!(passes("deals[1].amount * 1.5 == 1800", &state));
+        assert!(passes("deals[0].amount - deals[1].amount == 3800", &state));
+        assert!(passes("deals[1].amount / 2.0 == 600", &state));
+        assert!(passes("deals[1].amount / 5 == 240", &state));
+        assert!(passes("7 / 2 == 3", &state));
+    }
+
+    #[test]
+    fn baseline_of_a_double_field_accepts_an_int_step() {
+        let mut state = seeded();
+        state["deals"][0]["amount"] = json!(5500.0);
+        assert_eq!(
+            evaluate("deals[0].amount == baseline + 500", &state),
+            Ok(Evaluation {
+                passed: true,
+                detail: "left `deals[0].amount` = 5500.0, right `baseline + 500` = 5500.0 \
+                         (baseline = 5000.0)"
+                    .to_owned(),
+            })
+        );
+    }
+
+    // Results that are not a bool
+
+    #[test]
+    fn non_bool_result_is_an_evaluation_error_naming_type_and_value() {
+        assert_eq!(
+            evaluate("contacts.count", &seeded()),
+            Err("assertion evaluated to int 3, expected a bool".to_owned())
+        );
+        assert_eq!(
+            evaluate("contacts[0].name", &seeded()),
+            Err("assertion evaluated to string \"Grace\", expected a bool".to_owned())
+        );
+        assert_eq!(
+            evaluate("deals[0].amount", &seeded()),
+            Err("assertion evaluated to double 5000.0, expected a bool".to_owned())
+        );
+    }
+
+    #[test]
+    fn comparison_of_unrelated_types_is_an_evaluation_error() {
+        assert_eq!(
+            evaluate(r#"contacts.count < "3""#, &seeded()),
+            Err(
+                "failed to compare int 3 with string \"3\": found no matching overload for \
+                 '_<_' applied to '(int, string)'"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn maps_render_with_sorted_keys() {
+        assert_eq!(
+            evaluate(r#"settings == {"a": 1}"#, &seeded()),
+            Ok(Evaluation {
+                passed: false,
+                detail: "left `settings` = {\"count\": 7, \"currency\": \"EUR\"}, \
+                         right `{\"a\": 1}` = {\"a\": 1}"
+                    .to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn evaluation_is_deterministic() {
+        let assertion = parse(r#"contacts[-1] == {"id": "C-9"}"#);
+        let first = assertion.evaluate(&seeded(), &after_good_run());
+        for _ in 0..20 {
+            assert_eq!(assertion.evaluate(&seeded(), &after_good_run()), first);
+        }
+    }
+}

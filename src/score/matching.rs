@@ -1,0 +1,267 @@
+//! Pairing expected calls with the calls the agent made.
+//!
+//! The pairing is an optimal assignment found by exhaustive search with pruning, never a
+//! greedy pass: greedy pairing makes an unordered verdict depend on list order (field case
+//! B06, deepeval#3338). Each expected call takes at most one actual call and each actual call
+//! serves at most one expected call (B07: calls are matched by position, never by value).
+//! The objective, compared in order: most fully satisfied expected calls, then most
+//! successful calls among the pairs, then the largest total argument credit.
+
+use serde_json::{Map, Value, json};
+
+use super::values::{match_value, short};
+use crate::harness::CallRecord;
+use crate::scenario::ExpectedCall;
+
+/// Above this many search nodes the search stops and keeps the best pairing found so far.
+const NODE_LIMIT: usize = 200_000;
+
+/// The result of checking one actual call against one expected call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairCheck {
+    /// Problems with `args_match`, empty when it holds.
+    pub args_match: Vec<String>,
+    /// Problems with `args_forbid`.
+    pub args_forbid: Vec<String>,
+    /// Problems with `args_from_prior`.
+    pub args_from_prior: Vec<String>,
+    /// Share of the expected call's argument conditions that hold, in 0.0..=1.0 (1.0 when it
+    /// has none).
+    pub credit: f64,
+}
+
+impl PairCheck {
+    /// Whether every condition holds.
+    pub fn is_full(&self) -> bool {
+        self.args_match.is_empty() && self.args_forbid.is_empty() && self.args_from_prior.is_empty()
+    }
+}
+
+/// The chosen pairing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pairing {
+    /// For each expected call, the index of the actual call it took.
+    pub assigned: Vec<Option<usize>>,
+    /// Number of expected calls fully satisfied by their call.
+    pub full: usize,
+    /// Total argument credit over the pairs.
+    pub credit: f64,
+}
+
+/// The run's record that `args_from_prior` paths read: `{"calls": [...]}`, where `calls[i]`
+/// is the actual call paired with expected call `i` as `{"tool", "args", "result", "error"}`,
+/// or `null` while unpaired.
+pub fn record(assigned: &[Option<usize>], trace: &[CallRecord]) -> Value {
+    let calls: Vec<Value> = assigned
+        .iter()
+        .map(|slot| match slot {
+            Some(index) => {
+                let call = &trace[*index];
+                json!({
+                    "tool": call.tool,
+                    "args": call.arguments,
+                    "result": call.result,
+                    "error": call.error,
+                })
+            }
+            None => Value::Null,
+        })
+        .collect();
+    json!({ "calls": calls })
+}
+
+/// Checks `call` against `expected`; `record` is the run record for the pairing so far.
+pub fn check_pair(expected: &ExpectedCall, call: &CallRecord, record: &Value) -> PairCheck {
+    let mut check = PairCheck {
+        args_match: Vec::new(),
+        args_forbid: Vec::new(),
+        args_from_prior: Vec::new(),
+        credit: 1.0,
+    };
+    let total =
+        expected.args_match.len() + expected.args_forbid.len() + expected.args_from_prior.len();
+    let Some(arguments) = call.arguments.as_object() else {
+        let reason = format!(
+            "arguments are not a JSON object ({})",
+            short(&call.arguments)
+        );
+        if !expected.args_match.is_empty() {
+            check.args_match.push(reason.clone());
+        }
+        if !expected.args_from_prior.is_empty() {
+            check.args_from_prior.push(reason);
+        }
+        check.credit = 0.0;
+        return check;
+    };
+    let mut held = 0usize;
+    for (name, value) in &expected.args_match {
+        match arguments.get(name) {
+            None => check
+                .args_match
+                .push(format!("`{name}` missing, expected {}", short(value))),
+            Some(actual) => match match_value(value, actual, &format!("/{name}")) {
+                Ok(()) => held += 1,
+                Err(problem) => check.args_match.push(problem),
+            },
+        }
+    }
+    for name in &expected.args_forbid {
+        if arguments.contains_key(name) {
+            check.args_forbid.push(format!(
+                "`{name}` is forbidden but was sent ({})",
+                short(&arguments[name])
+            ));
+        } else {
+            held += 1;
+        }
+    }
+    for prior in &expected.args_from_prior {
+        let found = prior.path.query(record).exactly_one();
+        let actual = arguments.get(&prior.argument);
+        match (found, actual) {
+            (Err(_), _) => {
+                let paired = record["calls"][prior.call_index].is_null();
+                let why = if paired {
+                    format!("calls[{}] has no paired call", prior.call_index)
+                } else {
+                    "no single value there".to_string()
+                };
+                check.args_from_prior.push(format!(
+                    "`{}` must come from `{}`, but {why}",
+                    prior.argument, prior.source
+                ));
+            }
+            (Ok(_), None) => check.args_from_prior.push(format!(
+                "`{}` missing, must come from `{}`",
+                prior.argument, prior.source
+            )),
+            (Ok(wanted), Some(actual)) => {
+                match match_value(wanted, actual, &format!("/{}", prior.argument)) {
+                    Ok(()) => held += 1,
+                    Err(_) => check.args_from_prior.push(format!(
+                        "`{}` is {}, but `{}` is {}: not taken from the earlier result",
+                        prior.argument,
+                        short(actual),
+                        prior.source,
+                        short(wanted)
+                    )),
+                }
+            }
+        }
+    }
+    if total > 0 {
+        check.credit = held as f64 / total as f64;
+    }
+    check
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
+struct Score {
+    full: usize,
+    success: usize,
+    credit: f64,
+}
+
+impl Score {
+    fn add(self, other: Score) -> Score {
+        Score {
+            full: self.full + other.full,
+            success: self.success + other.success,
+            credit: self.credit + other.credit,
+        }
+    }
+    fn better_than(self, other: Score) -> bool {
+        (self.full, self.success)
+            .cmp(&(other.full, other.success))
+            .then(
+                self.credit
+                    .partial_cmp(&other.credit)
+                    .unwrap_or(std::cmp::Ordering::Equal),
+            )
+            == std::cmp::Ordering::Greater
+    }
+}
+
+struct Search<'a> {
+    expected: &'a [ExpectedCall],
+    trace: &'a [CallRecord],
+    strict: bool,
+    assigned: Vec<Option<usize>>,
+    used: Vec<bool>,
+    best: Option<(Score, Vec<Option<usize>>)>,
+    nodes: usize,
+}
+
+impl Search<'_> {
+    fn run(&mut self, i: usize, score: Score, last: Option<usize>) {
+        self.nodes += 1;
+        if i == self.expected.len() {
+            if self
+                .best
+                .as_ref()
+                .is_none_or(|(best, _)| score.better_than(*best))
+            {
+                self.best = Some((score, self.assigned.clone()));
+            }
+            return;
+        }
+        if let Some((best, _)) = &self.best {
+            let remaining = self.expected.len() - i;
+            let bound = score.add(Score {
+                full: remaining,
+                success: remaining,
+                credit: remaining as f64,
+            });
+            if !bound.better_than(*best) || self.nodes > NODE_LIMIT {
+                return;
+            }
+        }
+        let expected = &self.expected[i];
+        for j in 0..self.trace.len() {
+            let call = &self.trace[j];
+            let in_order = !self.strict || last.is_none_or(|last| j > last);
+            if self.used[j] || call.tool != expected.tool || !in_order {
+                continue;
+            }
+            let pair = check_pair(expected, call, &record(&self.assigned, self.trace));
+            let gain = Score {
+                full: usize::from(pair.is_full()),
+                success: usize::from(call.is_success()),
+                credit: pair.credit,
+            };
+            self.used[j] = true;
+            self.assigned[i] = Some(j);
+            self.run(i + 1, score.add(gain), Some(j).or(last));
+            self.assigned[i] = None;
+            self.used[j] = false;
+        }
+        self.run(i + 1, score, last);
+    }
+}
+
+/// The best pairing of `expected` with `trace`; with `strict`, paired calls must appear in
+/// the expected order.
+pub fn pair(expected: &[ExpectedCall], trace: &[CallRecord], strict: bool) -> Pairing {
+    let mut search = Search {
+        expected,
+        trace,
+        strict,
+        assigned: vec![None; expected.len()],
+        used: vec![false; trace.len()],
+        best: None,
+        nodes: 0,
+    };
+    search.run(0, Score::default(), None);
+    let (score, assigned) = search.best.unwrap_or_default();
+    Pairing {
+        assigned,
+        full: score.full,
+        credit: score.credit,
+    }
+}
+
+/// Arguments as an object for convenience in tests and the reference agent.
+pub fn object(value: &Value) -> Map<String, Value> {
+    value.as_object().cloned().unwrap_or_default()
+}

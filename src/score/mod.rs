@@ -1,0 +1,199 @@
+//! Deterministic scoring of one run: did the trajectory and the final state satisfy the
+//! scenario? Pure functions from (scenario, trace, states) to a [`RunScore`].
+
+pub mod assertion;
+pub mod matching;
+pub mod values;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::harness::CallRecord;
+use crate::scenario::{Ordering, Scenario};
+
+/// The verdict on one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every deterministic check holds.
+    Pass,
+    /// At least one deterministic check fails.
+    Fail,
+    /// The run could not be judged (provider outage, crash, timeout): never a pass and never
+    /// a model failure.
+    Errored,
+}
+
+/// What a check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    /// An expected call was made with the right tool.
+    ToolSelection,
+    /// `args_match` holds.
+    ArgsMatch,
+    /// `args_forbid` holds.
+    ArgsForbid,
+    /// `args_from_prior` holds.
+    ArgsFromPrior,
+    /// Strict ordering holds.
+    Ordering,
+    /// The run stayed within `max_calls`.
+    MaxCalls,
+    /// A final-state assertion holds.
+    FinalState,
+}
+
+/// One deterministic check with its reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// What it looks at.
+    pub kind: CheckKind,
+    /// Where in the scenario it comes from, e.g. `expected_calls[1]`.
+    pub subject: String,
+    /// Whether it holds.
+    pub passed: bool,
+    /// Why, in one line.
+    pub detail: String,
+}
+
+/// The scored run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunScore {
+    /// Pass when every check holds.
+    pub outcome: Outcome,
+    /// Every check, in scenario order.
+    pub checks: Vec<Check>,
+    /// For each expected call, the index of the actual call paired with it.
+    pub pairing: Vec<Option<usize>>,
+}
+
+impl RunScore {
+    /// The failing checks.
+    pub fn failures(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|check| !check.passed)
+    }
+}
+
+/// Scores one run of `scenario`: the `trace` of calls, the `seeded` state and the state after
+/// the run.
+pub fn score(
+    scenario: &Scenario,
+    trace: &[CallRecord],
+    seeded: &Value,
+    final_state: &Value,
+) -> RunScore {
+    let strict = scenario.ordering == Ordering::Strict;
+    let pairing = matching::pair(&scenario.expected_calls, trace, strict);
+    let mut checks = Vec::new();
+    let made: Vec<&str> = trace.iter().map(|call| call.tool.as_str()).collect();
+    let made = if made.is_empty() {
+        "none".to_string()
+    } else {
+        made.join(", ")
+    };
+
+    for (i, expected) in scenario.expected_calls.iter().enumerate() {
+        let subject = format!("expected_calls[{i}]");
+        let Some(j) = pairing.assigned[i] else {
+            checks.push(Check {
+                kind: CheckKind::ToolSelection,
+                subject,
+                passed: false,
+                detail: format!("no usable call to `{}` (calls made: {made})", expected.tool),
+            });
+            continue;
+        };
+        let call = &trace[j];
+        checks.push(Check {
+            kind: CheckKind::ToolSelection,
+            subject: subject.clone(),
+            passed: true,
+            detail: format!("call {} `{}`", j + 1, call.tool),
+        });
+        let record = matching::record(&pairing.assigned[..i], trace);
+        let pair = matching::check_pair(expected, call, &record);
+        let sections = [
+            (
+                CheckKind::ArgsMatch,
+                !expected.args_match.is_empty(),
+                &pair.args_match,
+            ),
+            (
+                CheckKind::ArgsForbid,
+                !expected.args_forbid.is_empty(),
+                &pair.args_forbid,
+            ),
+            (
+                CheckKind::ArgsFromPrior,
+                !expected.args_from_prior.is_empty(),
+                &pair.args_from_prior,
+            ),
+        ];
+        for (kind, present, problems) in sections {
+            if present {
+                checks.push(Check {
+                    kind,
+                    subject: subject.clone(),
+                    passed: problems.is_empty(),
+                    detail: if problems.is_empty() {
+                        "holds".to_string()
+                    } else {
+                        problems.join("; ")
+                    },
+                });
+            }
+        }
+    }
+
+    if strict && scenario.expected_calls.len() > 1 {
+        let in_order = pairing.full;
+        let any_order = matching::pair(&scenario.expected_calls, trace, false).full;
+        checks.push(Check {
+            kind: CheckKind::Ordering,
+            subject: "ordering".into(),
+            passed: any_order <= in_order,
+            detail: if any_order <= in_order {
+                "strict order holds".to_string()
+            } else {
+                format!(
+                    "{any_order} expected calls are satisfied only out of order (strict ordering)"
+                )
+            },
+        });
+    }
+
+    if let Some(budget) = scenario.max_calls {
+        let made = trace.len();
+        checks.push(Check {
+            kind: CheckKind::MaxCalls,
+            subject: "max_calls".into(),
+            passed: made <= budget as usize,
+            detail: format!("{made} tool calls, budget {budget}"),
+        });
+    }
+
+    for (i, assertion) in scenario.final_state_assertions.iter().enumerate() {
+        let (passed, detail) = match assertion.evaluate(seeded, final_state) {
+            Ok(evaluation) => (evaluation.passed, evaluation.detail),
+            Err(error) => (false, format!("could not evaluate: {error}")),
+        };
+        checks.push(Check {
+            kind: CheckKind::FinalState,
+            subject: format!("final_state_assertions[{i}] `{}`", assertion.source()),
+            passed,
+            detail,
+        });
+    }
+
+    let outcome = if checks.iter().all(|check| check.passed) {
+        Outcome::Pass
+    } else {
+        Outcome::Fail
+    };
+    RunScore {
+        outcome,
+        checks,
+        pairing: pairing.assigned,
+    }
+}

@@ -1,0 +1,130 @@
+//! Comparing argument values: partial matching for objects, numbers by value.
+
+use serde_json::Value;
+
+/// Whether `actual` satisfies `expected` under partial matching: objects need every expected
+/// key (extra keys are ignored, recursively), arrays need the same length and element-wise
+/// matches, numbers compare by value (`1 == 1.0`), everything else by equality.
+///
+/// `Err` names the first difference as "`/path`: expected X, got Y" (a JSON Pointer below
+/// `at`).
+pub fn match_value(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
+    match (expected, actual) {
+        (Value::Number(e), Value::Number(a)) => {
+            let equal = match (e.as_i64(), a.as_i64(), e.as_u64(), a.as_u64()) {
+                (Some(x), Some(y), _, _) => x == y,
+                (_, _, Some(x), Some(y)) => x == y,
+                _ => e.as_f64() == a.as_f64(),
+            };
+            if equal {
+                Ok(())
+            } else {
+                Err(mismatch(expected, actual, at))
+            }
+        }
+        (Value::Object(e), Value::Object(a)) => {
+            for (key, expected_value) in e {
+                let path = format!("{at}/{}", escape_pointer(key));
+                match a.get(key) {
+                    Some(actual_value) => match_value(expected_value, actual_value, &path)?,
+                    None => {
+                        return Err(format!(
+                            "`{path}`: missing, expected {}",
+                            short(expected_value)
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            if e.len() != a.len() {
+                return Err(format!(
+                    "`{}`: expected {} items, got {}",
+                    display_path(at),
+                    e.len(),
+                    a.len()
+                ));
+            }
+            for (index, (x, y)) in e.iter().zip(a).enumerate() {
+                match_value(x, y, &format!("{at}/{index}"))?;
+            }
+            Ok(())
+        }
+        _ if expected == actual => Ok(()),
+        _ => Err(mismatch(expected, actual, at)),
+    }
+}
+
+fn mismatch(expected: &Value, actual: &Value, at: &str) -> String {
+    format!(
+        "`{}`: expected {}, got {}",
+        display_path(at),
+        short(expected),
+        short(actual)
+    )
+}
+
+fn display_path(at: &str) -> &str {
+    if at.is_empty() { "/" } else { at }
+}
+
+/// JSON Pointer escaping (RFC 6901).
+fn escape_pointer(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// A value as compact JSON, cut to 80 characters for messages.
+pub fn short(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 80 {
+        let cut: String = text.chars().take(77).collect();
+        format!("{cut}...")
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_compare_by_value() {
+        assert_eq!(match_value(&json!(5000), &json!(5000.0), ""), Ok(()));
+        assert_eq!(
+            match_value(&json!(1), &json!(1.5), "/n"),
+            Err("`/n`: expected 1, got 1.5".into())
+        );
+    }
+
+    #[test]
+    fn objects_match_partially_and_recursively() {
+        let expected = json!({"address": {"city": "Berlin"}});
+        let actual = json!({"address": {"city": "Berlin", "country": "DE"}, "name": "Jo"});
+        assert_eq!(match_value(&expected, &actual, ""), Ok(()));
+        let actual = json!({"address": {"country": "DE"}});
+        assert_eq!(
+            match_value(&expected, &actual, ""),
+            Err("`/address/city`: missing, expected \"Berlin\"".into())
+        );
+    }
+
+    #[test]
+    fn arrays_match_element_wise_with_equal_length() {
+        assert_eq!(match_value(&json!([1, 2]), &json!([1.0, 2]), ""), Ok(()));
+        assert_eq!(
+            match_value(&json!([1, 2]), &json!([1]), "/ids"),
+            Err("`/ids`: expected 2 items, got 1".into())
+        );
+    }
+
+    #[test]
+    fn strings_are_exact() {
+        assert_eq!(
+            match_value(&json!("08:00 AM"), &json!("8:00 AM"), "/time"),
+            Err("`/time`: expected \"08:00 AM\", got \"8:00 AM\"".into())
+        );
+    }
+}

@@ -1,0 +1,164 @@
+//! Seeded mock state and the behaviour of the mock tools.
+//!
+//! The state is a JSON object of collections (`contacts`, `activities`, `deals`, ...), each an
+//! array of records with string ids. It is loaded from a fixture file, is fresh for every run,
+//! and changes only through tool calls, deterministically: new ids continue the highest
+//! existing number, and the clock is frozen at [`FROZEN_NOW`].
+
+mod crm;
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result, bail};
+use serde_json::{Map, Value};
+
+/// The mock world's current time (RFC 3339, UTC); date tools and default timestamps use it.
+pub const FROZEN_NOW: &str = "2026-01-15T10:00:00Z";
+
+/// Reads a fixture: a JSON object whose values are collections (arrays of objects).
+///
+/// Errors: unreadable file, invalid JSON (with line and column), a top level that is not an
+/// object, or a collection that is not an array of objects.
+pub fn load_fixture(path: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read fixture `{}`", path.display()))?;
+    let state: Value = serde_json::from_str(&text)
+        .with_context(|| format!("fixture `{}` is not valid JSON", path.display()))?;
+    let Some(collections) = state.as_object() else {
+        bail!(
+            "fixture `{}` must be a JSON object of collections",
+            path.display()
+        );
+    };
+    for (name, collection) in collections {
+        let is_records = collection
+            .as_array()
+            .is_some_and(|records| records.iter().all(Value::is_object));
+        if !is_records {
+            bail!(
+                "fixture `{}`: `{name}` must be an array of objects",
+                path.display()
+            );
+        }
+    }
+    Ok(state)
+}
+
+/// The mutable mock state of one run.
+#[derive(Debug, Clone)]
+pub struct World {
+    state: Map<String, Value>,
+}
+
+impl World {
+    /// A world seeded with `state` (a fixture as returned by [`load_fixture`]).
+    pub fn new(state: &Value) -> World {
+        World {
+            state: state.as_object().cloned().unwrap_or_default(),
+        }
+    }
+
+    /// The current state as one JSON object.
+    pub fn snapshot(&self) -> Value {
+        Value::Object(self.state.clone())
+    }
+
+    /// Runs tool `tool` on the state. `Ok` is the structured result; `Err` is a tool error
+    /// message the agent can act on (unknown id, invalid combination). Arguments have already
+    /// been validated against the tool's schema.
+    pub fn call(&mut self, tool: &str, args: &Map<String, Value>) -> Result<Value, String> {
+        match tool.split_once('_').map(|(prefix, _)| prefix) {
+            Some("crm") => crm::call(self, tool, args),
+            _ => Err(format!("tool `{tool}` has no behaviour in this world")),
+        }
+    }
+
+    fn collection(&self, name: &str) -> &[Value] {
+        self.state
+            .get(name)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    fn collection_mut(&mut self, name: &str) -> &mut Vec<Value> {
+        let entry = self
+            .state
+            .entry(name)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if !entry.is_array() {
+            *entry = Value::Array(Vec::new());
+        }
+        entry.as_array_mut().expect("just made an array")
+    }
+
+    fn find(&self, collection: &str, id: &str) -> Option<&Value> {
+        self.collection(collection)
+            .iter()
+            .find(|record| record["id"] == id)
+    }
+
+    fn find_mut(&mut self, collection: &str, id: &str) -> Option<&mut Value> {
+        self.collection_mut(collection)
+            .iter_mut()
+            .find(|record| record["id"] == id)
+    }
+
+    /// The next id for `collection` with `prefix` (e.g. `C-`): one past the highest number in
+    /// use, zero-padded to three digits.
+    fn next_id(&self, collection: &str, prefix: &str) -> String {
+        let highest = self
+            .collection(collection)
+            .iter()
+            .filter_map(|record| {
+                record["id"]
+                    .as_str()?
+                    .strip_prefix(prefix)?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .max()
+            .unwrap_or(0);
+        format!("{prefix}{:03}", highest + 1)
+    }
+}
+
+/// A string argument, or `None` when absent.
+fn text<'a>(args: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+    args.get(name).and_then(Value::as_str)
+}
+
+/// Case-insensitive substring test.
+fn contains_ci(haystack: &Value, needle: &str) -> bool {
+    haystack
+        .as_str()
+        .is_some_and(|h| h.to_lowercase().contains(&needle.to_lowercase()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn next_id_continues_the_highest_number() {
+        let world = World::new(&json!({"contacts": [{"id": "C-002"}, {"id": "C-010"}]}));
+        assert_eq!(world.next_id("contacts", "C-"), "C-011");
+        assert_eq!(world.next_id("activities", "A-"), "A-001");
+    }
+
+    #[test]
+    fn fixture_must_be_an_object_of_record_arrays() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("f.json");
+        std::fs::write(&path, r#"{"contacts": [1, 2]}"#).expect("write");
+        let error = load_fixture(&path).expect_err("numbers are not records");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "fixture `{}`: `contacts` must be an array of objects",
+                path.display()
+            )
+        );
+    }
+}
