@@ -110,6 +110,8 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
     let runs = runtime()?.block_on(runner::run_suite(&selected, &agent, &tools, &options));
 
     let report = RunReport::new(args.agent.as_str(), args.model.clone(), &selected, &runs);
+    // Compare only scenarios both runs have, so a smoke run can be held against a full one.
+    let baseline = baseline.map(|baseline| baseline.restricted_to(&report));
     let verdict = gate::decide(
         &report,
         baseline.as_ref(),

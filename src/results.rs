@@ -182,6 +182,22 @@ impl RunReport {
         })
     }
 
+    /// The same report limited to the scenarios that `other` also ran, with its summary
+    /// recomputed: a baseline is compared only on common ground.
+    pub fn restricted_to(&self, other: &RunReport) -> RunReport {
+        let scenarios: Vec<ScenarioResult> = self
+            .scenarios
+            .iter()
+            .filter(|result| other.scenario(&result.id).is_some())
+            .cloned()
+            .collect();
+        RunReport {
+            summary: Summary::of(&scenarios),
+            scenarios,
+            ..self.clone()
+        }
+    }
+
     /// The result for scenario `id`.
     pub fn scenario(&self, id: &str) -> Option<&ScenarioResult> {
         self.scenarios.iter().find(|result| result.id == id)
