@@ -7,7 +7,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = toolgate::cli::Cli::parse();
-    match toolgate::run_cli(cli, &mut std::io::stdout().lock()) {
+    match toolgate::run_cli(cli, &mut std::io::stdout()) {
         Ok(code) => code.into(),
         Err(error) => {
             eprintln!("error: {error:#}");

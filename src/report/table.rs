@@ -110,3 +110,62 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::{Policy, decide};
+    use crate::results::{ScenarioResult, Summary};
+    use crate::scenario::ScenarioKind;
+    use crate::score::{Check, CheckKind};
+
+    fn result(id: &str, tier: u8, outcome: Outcome, checks: Vec<Check>) -> ScenarioResult {
+        ScenarioResult {
+            id: id.into(),
+            tier,
+            kind: ScenarioKind::MultiStep,
+            outcome,
+            error: (outcome == Outcome::Errored)
+                .then(|| "provider returned HTTP 503: overloaded".into()),
+            calls: 2,
+            checks,
+            final_answer: None,
+            duration_ms: 12,
+        }
+    }
+
+    fn report(scenarios: Vec<ScenarioResult>) -> RunReport {
+        RunReport {
+            schema_version: 1,
+            toolgate_version: "0.1.0".into(),
+            agent: "openai".into(),
+            model: Some("m".into()),
+            summary: Summary::of(&scenarios),
+            scenarios,
+        }
+    }
+
+    #[test]
+    fn summary_shows_tiers_failures_and_verdict() {
+        let failed = Check {
+            kind: CheckKind::ArgsFromPrior,
+            subject: "expected_calls[1]".into(),
+            passed: false,
+            detail: "`contact_id` is \"C-1\", but `$.calls[0].result.id` is \"C-013\": not taken from the earlier result".into(),
+        };
+        let baseline = report(vec![
+            result("T1-001", 1, Outcome::Pass, vec![]),
+            result("T2-007", 2, Outcome::Pass, vec![]),
+            result("T2-008", 2, Outcome::Pass, vec![]),
+            result("T5-001", 5, Outcome::Pass, vec![]),
+        ]);
+        let current = report(vec![
+            result("T1-001", 1, Outcome::Pass, vec![]),
+            result("T2-007", 2, Outcome::Fail, vec![failed]),
+            result("T2-008", 2, Outcome::Errored, vec![]),
+            result("T5-001", 5, Outcome::Pass, vec![]),
+        ]);
+        let verdict = decide(&current, Some(&baseline), Policy::default());
+        insta::assert_snapshot!(render(&current, Some(&baseline), &verdict));
+    }
+}

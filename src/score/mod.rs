@@ -197,3 +197,6 @@ pub fn score(
         pairing: pairing.assigned,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,340 @@
+//! Tests of the deterministic checks: each check passing and failing with its reason, and
+//! the pairing field cases (B06, B07, B31).
+
+use serde_json::{Value, json};
+
+use super::matching::{self, object};
+use super::*;
+use crate::catalog::Catalog;
+use crate::harness::{CallOutcome, CallRecord};
+use crate::scenario::{self, Scenario};
+
+/// A scenario from JSON text, validated against the built-in catalog and the repo fixtures.
+fn scenario(text: &str) -> Scenario {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("s.json");
+    std::fs::write(&path, text).expect("write scenario");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    scenario::load_file(&path, root, Catalog::builtin()).expect("valid scenario")
+}
+
+fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> CallRecord {
+    CallRecord {
+        index,
+        tool: tool.to_string(),
+        arguments,
+        outcome: if result.is_some() {
+            CallOutcome::Success
+        } else {
+            CallOutcome::ToolError
+        },
+        error: result.is_none().then(|| "failed".to_string()),
+        result,
+        fault: None,
+        invalid: None,
+        duration_us: 0,
+    }
+}
+
+fn t2_007() -> Scenario {
+    scenario(include_str!("../../scenarios/tier2/T2-007.json"))
+}
+
+fn seeded() -> Value {
+    json!({"contacts": [{"id": "C-001"}], "activities": []})
+}
+
+fn after_good_run() -> Value {
+    json!({
+        "contacts": [{"id": "C-001"}, {"id": "C-013", "name": "John Smith", "company": "Acme"}],
+        "activities": [{"id": "A-001", "contact_id": "C-013", "type": "call"}]
+    })
+}
+
+fn good_trace() -> Vec<CallRecord> {
+    vec![
+        call(
+            0,
+            "crm_create_contact",
+            json!({"name": "John Smith", "company": "Acme"}),
+            Some(json!({"id": "C-013"})),
+        ),
+        call(
+            1,
+            "crm_log_activity",
+            json!({"contact_id": "C-013", "type": "call"}),
+            Some(json!({"id": "A-001"})),
+        ),
+    ]
+}
+
+fn failing(score: &RunScore) -> Vec<(CheckKind, String, String)> {
+    score
+        .failures()
+        .map(|c| (c.kind, c.subject.clone(), c.detail.clone()))
+        .collect()
+}
+
+#[test]
+fn t2_007_passes_when_every_check_holds() {
+    let score = score(&t2_007(), &good_trace(), &seeded(), &after_good_run());
+    assert_eq!(score.outcome, Outcome::Pass, "{:?}", failing(&score));
+    assert_eq!(score.pairing, vec![Some(0), Some(1)]);
+    let kinds: Vec<CheckKind> = score.checks.iter().map(|c| c.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            CheckKind::ToolSelection,
+            CheckKind::ArgsMatch,
+            CheckKind::ArgsForbid,
+            CheckKind::ToolSelection,
+            CheckKind::ArgsMatch,
+            CheckKind::ArgsFromPrior,
+            CheckKind::Ordering,
+            CheckKind::MaxCalls,
+            CheckKind::FinalState,
+            CheckKind::FinalState,
+        ]
+    );
+}
+
+#[test]
+fn invented_id_fails_args_from_prior_naming_both_values() {
+    let mut trace = good_trace();
+    trace[1].arguments = json!({"contact_id": "contact_12345", "type": "call"});
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    assert_eq!(
+        failing(&score),
+        vec![(
+            CheckKind::ArgsFromPrior,
+            "expected_calls[1]".to_string(),
+            "`contact_id` is \"contact_12345\", but `$.calls[0].result.id` is \"C-013\": not taken from the earlier result".to_string()
+        )]
+    );
+}
+
+#[test]
+fn wrong_tool_fails_tool_selection_listing_the_calls_made() {
+    let mut trace = good_trace();
+    trace[1].tool = "crm_update_contact".to_string();
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    assert_eq!(
+        failing(&score),
+        vec![(
+            CheckKind::ToolSelection,
+            "expected_calls[1]".to_string(),
+            "no usable call to `crm_log_activity` (calls made: crm_create_contact, crm_update_contact)".to_string()
+        )]
+    );
+}
+
+#[test]
+fn args_match_and_args_forbid_fail_with_the_argument_named() {
+    let mut trace = good_trace();
+    trace[0].arguments =
+        json!({"name": "John Smith", "company": "Acme Corp", "email": "j@acme.example"});
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    assert_eq!(
+        failing(&score),
+        vec![
+            (
+                CheckKind::ArgsMatch,
+                "expected_calls[0]".to_string(),
+                "`/company`: expected \"Acme\", got \"Acme Corp\"".to_string()
+            ),
+            (
+                CheckKind::ArgsForbid,
+                "expected_calls[0]".to_string(),
+                "`email` is forbidden but was sent (\"j@acme.example\")".to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn strict_ordering_fails_when_calls_come_in_reverse() {
+    let scenario = scenario(
+        r#"{"id": "X", "tier": 2, "type": "multi_step", "prompt": "p", "seed_state": "fixtures/crm_baseline.json",
+            "expected_calls": [{"tool": "crm_search_contacts", "args_match": {"query": "Ada"}},
+                               {"tool": "crm_forecast", "args_match": {"quarter": "2026-Q1"}}],
+            "ordering": "strict"}"#,
+    );
+    let trace = vec![
+        call(
+            0,
+            "crm_forecast",
+            json!({"quarter": "2026-Q1"}),
+            Some(json!({})),
+        ),
+        call(
+            1,
+            "crm_search_contacts",
+            json!({"query": "Ada"}),
+            Some(json!({})),
+        ),
+    ];
+    let score = score(&scenario, &trace, &json!({}), &json!({}));
+    let failures = failing(&score);
+    assert!(
+        failures.contains(&(
+            CheckKind::Ordering,
+            "ordering".to_string(),
+            "2 expected calls are satisfied only out of order (strict ordering)".to_string()
+        )),
+        "{failures:?}"
+    );
+}
+
+#[test]
+fn any_ordering_accepts_reverse_order() {
+    let scenario = scenario(
+        r#"{"id": "X", "tier": 3, "type": "multi_step", "prompt": "p", "seed_state": "fixtures/crm_baseline.json",
+            "expected_calls": [{"tool": "crm_forecast", "args_match": {"quarter": "2026-Q1"}},
+                               {"tool": "crm_forecast", "args_match": {"quarter": "2026-Q2"}}],
+            "ordering": "any"}"#,
+    );
+    let trace = vec![
+        call(
+            0,
+            "crm_forecast",
+            json!({"quarter": "2026-Q2"}),
+            Some(json!({})),
+        ),
+        call(
+            1,
+            "crm_forecast",
+            json!({"quarter": "2026-Q1"}),
+            Some(json!({})),
+        ),
+    ];
+    let score = score(&scenario, &trace, &json!({}), &json!({}));
+    assert_eq!(score.outcome, Outcome::Pass);
+    assert_eq!(score.pairing, vec![Some(1), Some(0)]);
+}
+
+#[test]
+fn max_calls_fails_past_the_budget() {
+    let mut trace = good_trace();
+    for index in 2..5 {
+        trace.push(call(
+            index,
+            "crm_search_contacts",
+            json!({"query": "x"}),
+            Some(json!({})),
+        ));
+    }
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    assert_eq!(
+        failing(&score),
+        vec![(
+            CheckKind::MaxCalls,
+            "max_calls".to_string(),
+            "5 tool calls, budget 4".to_string()
+        )]
+    );
+}
+
+#[test]
+fn final_state_assertion_fails_with_both_sides() {
+    let score = score(&t2_007(), &good_trace(), &seeded(), &seeded());
+    let failures = failing(&score);
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert_eq!(failures[0].0, CheckKind::FinalState);
+    assert_eq!(
+        failures[0].1,
+        "final_state_assertions[0] `contacts.count == baseline + 1`"
+    );
+    assert_eq!(
+        failures[0].2,
+        "left `contacts.count` = 1, right `baseline + 1` = 2 (baseline = 1)"
+    );
+    assert_eq!(
+        failures[1].2,
+        "could not evaluate: index -1 out of range for `activities` (length 0)"
+    );
+}
+
+#[test]
+fn retry_after_a_fault_pairs_with_the_successful_call() {
+    let mut trace = good_trace();
+    let mut failed = trace[1].clone();
+    failed.outcome = CallOutcome::ToolError;
+    failed.result = None;
+    trace.insert(1, failed);
+    for (index, call) in trace.iter_mut().enumerate() {
+        call.index = index;
+    }
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    assert_eq!(score.outcome, Outcome::Pass);
+    assert_eq!(score.pairing, vec![Some(0), Some(2)]);
+}
+
+fn book(a: i64, b: i64, c: i64) -> Value {
+    json!({"a": a, "b": b, "c": c})
+}
+
+fn expected_book(args: Value) -> scenario::ExpectedCall {
+    scenario::ExpectedCall {
+        tool: "book".into(),
+        args_match: object(&args),
+        args_forbid: Vec::new(),
+        args_from_prior: Vec::new(),
+        reference_args: Default::default(),
+    }
+}
+
+/// Field case B06 (deepeval#3338): the unordered score is the best one-to-one assignment,
+/// 4/3 over 2 expected calls, for every order of either list.
+#[test]
+fn b06_unordered_pairing_is_optimal_for_every_list_order() {
+    let expected = [expected_book(book(1, 1, 1)), expected_book(book(1, 1, 2))];
+    let actual = [
+        call(0, "book", book(1, 1, 2), Some(json!({}))),
+        call(1, "book", book(1, 5, 5), Some(json!({}))),
+    ];
+    for reverse_expected in [false, true] {
+        for reverse_actual in [false, true] {
+            let mut e = expected.to_vec();
+            let mut a = actual.to_vec();
+            if reverse_expected {
+                e.reverse();
+            }
+            if reverse_actual {
+                a.reverse();
+            }
+            let pairing = matching::pair(&e, &a, false);
+            let score = pairing.credit / e.len() as f64;
+            assert!(
+                (score - 2.0 / 3.0).abs() < 1e-9,
+                "score {score} for {reverse_expected}/{reverse_actual}"
+            );
+            assert_eq!(pairing.full, 1);
+        }
+    }
+}
+
+/// Field case B07 (deepeval#3141): identical calls pair by position, never by value.
+#[test]
+fn b07_repeated_identical_calls_each_find_a_partner() {
+    let search = || scenario::ExpectedCall {
+        tool: "search".into(),
+        ..expected_book(json!({"q": "x"}))
+    };
+    let made = |n: usize| {
+        (0..n)
+            .map(|i| call(i, "search", json!({"q": "x"}), Some(json!({}))))
+            .collect::<Vec<_>>()
+    };
+    let expected = [search(), search()];
+    assert_eq!(
+        matching::pair(&expected, &made(2), true).assigned,
+        vec![Some(0), Some(1)]
+    );
+    assert_eq!(
+        matching::pair(&expected, &made(1), true).assigned,
+        vec![Some(0), None]
+    );
+    let three = matching::pair(&expected, &made(3), true);
+    assert_eq!(three.full, 2);
+    assert!(three.credit <= 2.0);
+}

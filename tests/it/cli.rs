@@ -1,0 +1,238 @@
+//! The CLI end to end: exit codes 0, 1, 2 and 3 and the messages that go with them.
+
+use wiremock::ResponseTemplate;
+
+use crate::support::{FakeProvider, answer, arg, output, repo, scratch_suite, toolgate};
+
+#[test]
+fn gate_on_the_built_in_defaults_passes_with_the_reference_agent() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let mut command = toolgate();
+    command
+        .current_dir(repo())
+        .args(["gate", "--out", &arg(out.path(), "out")]);
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("| all    |         9 |      9 |      0 |       0 |    100.0% |   100.0% |        +0.0 |"), "{stdout}");
+    assert!(stdout.contains("\nverdict: PASS\n"), "{stdout}");
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("out/results.json")).expect("results written"),
+    )
+    .expect("results are JSON");
+    assert_eq!(results["schema_version"], 1);
+    assert_eq!(results["summary"]["overall"]["passed"], 9);
+    let trace = std::fs::read_to_string(out.path().join("out/trace.jsonl")).expect("trace written");
+    let first: serde_json::Value =
+        serde_json::from_str(trace.lines().next().expect("a call")).expect("JSON line");
+    assert_eq!(first["scenario"], "T1-001");
+    assert_eq!(first["tool"], "crm_search_contacts");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gate_fails_with_exit_1_when_a_model_regresses_against_the_baseline() {
+    let provider = FakeProvider::start(
+        Vec::new(),
+        Some(ResponseTemplate::new(200).set_body_json(answer("All done!"))),
+    )
+    .await;
+    let out = tempfile::tempdir().expect("temp dir");
+    let mut command = toolgate();
+    command
+        .current_dir(repo())
+        .args([
+            "gate",
+            "--agent",
+            "openai",
+            "--model",
+            "fake-model",
+            "--out",
+            &arg(out.path(), "out"),
+        ])
+        .env("OPENAI_BASE_URL", provider.base_url())
+        .env("OPENAI_API_KEY", "sk-canary-do-not-print");
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
+        .await
+        .expect("join");
+    assert_eq!(code, 1, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        stdout.contains(
+            "pass rate dropped 88.9 points (100.0% -> 11.1%), beyond the 3.0-point tolerance"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Tier 5 `T5-002` passed in the baseline and fails now (zero tolerance)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "expected_calls[0]: no usable call to `crm_search_contacts` (calls made: none)"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("sk-canary") && !stderr.contains("sk-canary"));
+    let requests = provider.requests();
+    assert!(requests.iter().all(|r| r["model"] == "fake-model"));
+    assert_eq!(requests[0]["tools"].as_array().map(Vec::len), Some(8));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gate_gives_no_verdict_with_exit_3_when_the_provider_is_down() {
+    let provider = FakeProvider::start(
+        Vec::new(),
+        Some(ResponseTemplate::new(401).set_body_string("bad key")),
+    )
+    .await;
+    let out = tempfile::tempdir().expect("temp dir");
+    let mut command = toolgate();
+    command
+        .current_dir(repo())
+        .args([
+            "gate",
+            "--agent",
+            "openai",
+            "--model",
+            "fake-model",
+            "--out",
+            &arg(out.path(), "out"),
+        ])
+        .env("OPENAI_BASE_URL", provider.base_url())
+        .env("OPENAI_API_KEY", "sk-canary-do-not-print");
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
+        .await
+        .expect("join");
+    assert_eq!(code, 3, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stdout.contains("verdict: NO VERDICT"), "{stdout}");
+    assert!(
+        stdout.contains("9 of 9 runs errored: no verdict"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "ERRORED T2-007 (tier 2, multi_step)\n    provider returned HTTP 401: bad key"
+        ),
+        "{stdout}"
+    );
+}
+
+fn gate_in(root: &std::path::Path) -> (i32, String, String) {
+    let mut command = toolgate();
+    command.args([
+        "gate",
+        "--root",
+        &root.display().to_string(),
+        "--out",
+        &arg(root, "out"),
+    ]);
+    output(command)
+}
+
+const GOOD: &str = r#"{"id": "T1-100", "tier": 1, "type": "single_call", "prompt": "Find Ada.",
+  "seed_state": "fixtures/crm_baseline.json",
+  "expected_calls": [{"tool": "crm_search_contacts", "args_match": {"query": "Ada"}}],
+  "max_calls": 2, "fault_injection": null, "final_state_assertions": ["contacts.count == baseline"]}"#;
+
+#[test]
+fn unknown_field_fails_the_load_with_exit_2_naming_file_and_field() {
+    let bad = GOOD.replace("\"max_calls\"", "\"max_call\"");
+    let suite = scratch_suite(&[("bad.json", &bad)]);
+    let (code, _, stderr) = gate_in(suite.path());
+    assert_eq!(code, 2, "{stderr}");
+    let file = suite.path().join("scenarios/bad.json");
+    assert!(
+        stderr.contains(&format!(
+            "`{}`: max_call: unknown field `max_call`",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("at line 4"), "{stderr}");
+}
+
+#[test]
+fn misspelled_tool_fails_with_field_line_and_suggestion() {
+    let bad = GOOD.replace("\"crm_search_contacts\"", "\"crm_search_contact\"");
+    let suite = scratch_suite(&[("bad.json", &bad)]);
+    let (code, _, stderr) = gate_in(suite.path());
+    assert_eq!(code, 2, "{stderr}");
+    let file = suite.path().join("scenarios/bad.json");
+    assert!(stderr.contains(&format!(
+        "`{}`: expected_calls[0].tool (line 3): unknown tool `crm_search_contact` (did you mean `crm_search_contacts`?)",
+        file.display()
+    )), "{stderr}");
+}
+
+#[test]
+fn every_problem_of_every_file_is_reported_together() {
+    let bad_path = GOOD.replace("T1-100", "T1-101").replace(
+        "\"args_match\": {\"query\": \"Ada\"}",
+        "\"args_from_prior\": {\"query\": \"$.calls[0\"}",
+    );
+    let bad_assertion = GOOD
+        .replace("T1-100", "T1-102")
+        .replace("contacts.count == baseline", "contacts.count ==");
+    let missing_fixture = GOOD
+        .replace("T1-100", "T1-103")
+        .replace("crm_baseline.json", "nope.json");
+    let suite = scratch_suite(&[
+        ("a.json", &bad_path),
+        ("b.json", &bad_assertion),
+        ("c.json", &missing_fixture),
+    ]);
+    let (code, _, stderr) = gate_in(suite.path());
+    assert_eq!(code, 2, "{stderr}");
+    let scenarios = suite.path().join("scenarios");
+    assert!(
+        stderr.contains(&format!(
+            "`{}`: expected_calls[0].args_from_prior.query (line 3): invalid JSONPath `$.calls[0`",
+            scenarios.join("a.json").display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("`{}`: final_state_assertions[0] (line 4): failed to parse assertion `contacts.count ==`", scenarios.join("b.json").display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "`{}`: seed_state (line 2): failed to read fixture",
+            scenarios.join("c.json").display()
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn yaml_scenarios_report_line_and_column() {
+    let suite = scratch_suite(&[("bad.yaml", "id: T1-200\ntier: one\ntype: single_call\n")]);
+    let (code, _, stderr) = gate_in(suite.path());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("bad.yaml"), "{stderr}");
+    assert!(stderr.contains("line 2"), "{stderr}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let mut command = toolgate();
+    command.args(["gate", "--tolerance", "lots"]);
+    let (code, _, stderr) = output(command);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("`lots` is not a number of points in 0..=100"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_corrupt_baseline_is_an_error_not_a_pass() {
+    let suite = scratch_suite(&[("good.json", GOOD)]);
+    std::fs::write(
+        suite.path().join("baseline.json"),
+        "{\"schema_version\": 1, \"agent\": 3}",
+    )
+    .expect("write");
+    let (code, stdout, stderr) = gate_in(suite.path());
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("baseline.json`: toolgate_version: missing field `toolgate_version`")
+            || stderr.contains("baseline.json`: agent: invalid type"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,127 @@
+//! Shared test helpers: the repo root, scratch suites, a scripted fake chat-completions
+//! provider on loopback.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// The repository root (holds scenarios/, fixtures/, smoke-set.yaml, baseline.json).
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch suite root with the repo's fixtures, the given scenario files and a smoke set
+/// selecting every tier.
+pub fn scratch_suite(scenarios: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("fixtures")).expect("mkdir fixtures");
+    std::fs::create_dir_all(root.join("scenarios")).expect("mkdir scenarios");
+    std::fs::copy(
+        repo().join("fixtures/crm_baseline.json"),
+        root.join("fixtures/crm_baseline.json"),
+    )
+    .expect("copy fixture");
+    for (name, text) in scenarios {
+        std::fs::write(root.join("scenarios").join(name), text).expect("write scenario");
+    }
+    std::fs::write(root.join("smoke-set.yaml"), "tiers: [1, 2, 3, 4, 5]\n")
+        .expect("write smoke set");
+    dir
+}
+
+/// The `toolgate` binary under test.
+pub fn toolgate() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_toolgate"))
+}
+
+/// Runs `command` and returns (exit code, stdout, stderr).
+pub fn output(mut command: std::process::Command) -> (i32, String, String) {
+    let output = command.output().expect("toolgate runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Path of `name` under `dir`, as a string for arguments.
+pub fn arg(dir: &Path, name: &str) -> String {
+    dir.join(name).display().to_string()
+}
+
+/// A chat-completions reply with text only.
+pub fn answer(text: &str) -> Value {
+    json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+}
+
+/// A chat-completions reply with tool calls given as (id, name, raw arguments text).
+pub fn tool_calls(calls: &[(&str, &str, &str)]) -> Value {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, arguments)| {
+            json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+        })
+        .collect();
+    json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": null, "tool_calls": calls}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+}
+
+/// A fake OpenAI-compatible provider on loopback: replays `script` in order, then repeats
+/// `fallback` (if any) for every later request, and keeps every request body.
+pub struct FakeProvider {
+    pub server: MockServer,
+    pub requests: Arc<Mutex<Vec<Value>>>,
+}
+
+struct Script {
+    steps: Mutex<VecDeque<ResponseTemplate>>,
+    fallback: Option<ResponseTemplate>,
+    requests: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Respond for Script {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        self.requests.lock().expect("requests lock").push(body);
+        let next = self.steps.lock().expect("steps lock").pop_front();
+        next.or_else(|| self.fallback.clone())
+            .unwrap_or_else(|| ResponseTemplate::new(500).set_body_string("script exhausted"))
+    }
+}
+
+impl FakeProvider {
+    pub async fn start(
+        script: Vec<ResponseTemplate>,
+        fallback: Option<ResponseTemplate>,
+    ) -> FakeProvider {
+        let server = MockServer::start().await;
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(Script {
+                steps: Mutex::new(script.into()),
+                fallback,
+                requests: requests.clone(),
+            })
+            .mount(&server)
+            .await;
+        FakeProvider { server, requests }
+    }
+
+    /// The base URL to give the agent (`OPENAI_BASE_URL`).
+    pub fn base_url(&self) -> String {
+        format!("{}/v1", self.server.uri())
+    }
+
+    pub fn requests(&self) -> Vec<Value> {
+        self.requests.lock().expect("requests lock").clone()
+    }
+}
