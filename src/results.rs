@@ -7,8 +7,10 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 
+use crate::catalog::Catalog;
 use crate::runner::ScenarioRun;
 use crate::scenario::{Scenario, ScenarioKind};
+use crate::score::metrics::{Grouped, MetricsReport, RunMetrics};
 use crate::score::{Check, Outcome};
 
 /// The results format version this build writes and reads.
@@ -30,6 +32,9 @@ pub struct RunReport {
     pub scenarios: Vec<ScenarioResult>,
     /// Aggregates over `scenarios`.
     pub summary: Summary,
+    /// Trajectory metrics aggregated overall, per tier, category and type.
+    #[serde(default)]
+    pub metrics: MetricsReport,
 }
 
 /// One scenario's result.
@@ -57,6 +62,9 @@ pub struct ScenarioResult {
     pub final_answer: Option<String>,
     /// Wall time in milliseconds.
     pub duration_ms: u64,
+    /// Trajectory metrics (absent for errored runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<RunMetrics>,
 }
 
 /// Pass/fail/errored counts over a set of runs.
@@ -145,8 +153,31 @@ impl RunReport {
                     .as_ref()
                     .and_then(|agent| agent.final_answer.clone()),
                 duration_ms: u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX),
+                metrics: run.metrics.clone(),
             })
             .collect();
+        let grouped: Vec<Grouped<'_>> = scenarios
+            .iter()
+            .zip(&results)
+            .filter_map(|(scenario, result)| {
+                let metrics = result.metrics.as_ref()?;
+                let category = scenario
+                    .expected_calls
+                    .first()
+                    .and_then(|call| Catalog::builtin().tool(&call.tool))
+                    .map_or_else(
+                        || "none".to_string(),
+                        |tool| tool.category.as_str().to_string(),
+                    );
+                Some(Grouped {
+                    tier: scenario.tier,
+                    category,
+                    kind: scenario.kind.as_str().to_string(),
+                    metrics,
+                })
+            })
+            .collect();
+        let metrics = MetricsReport::of(&grouped);
         RunReport {
             schema_version: SCHEMA_VERSION,
             toolgate_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -154,6 +185,7 @@ impl RunReport {
             model,
             summary: Summary::of(&results),
             scenarios: results,
+            metrics,
         }
     }
 

@@ -14,6 +14,7 @@ use crate::agent::{
 use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{CallRecord, Harness, ToolSet};
 use crate::scenario::Scenario;
+use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::{self, Outcome, RunScore};
 use crate::world::{self, World};
 
@@ -51,6 +52,8 @@ pub struct ScenarioRun {
     pub trace: Vec<CallRecord>,
     /// What the agent said and used.
     pub agent: Option<AgentOutcome>,
+    /// Trajectory metrics; `None` when the run errored before it could be scored.
+    pub metrics: Option<RunMetrics>,
     /// Wall time of the run.
     pub duration: Duration,
 }
@@ -84,6 +87,7 @@ pub async fn run_one(
         error: Some(error),
         trace,
         agent: None,
+        metrics: None,
         duration: started.elapsed(),
     };
     let seeded = match world::load_fixture(&scenario.seed_state) {
@@ -138,7 +142,16 @@ pub async fn run_one(
     };
     let final_state = harness.state();
     let score = score::score(scenario, &trace, &seeded, &final_state);
+    let view = RunView {
+        scenario,
+        trace: &trace,
+        pairing: &score.pairing,
+        final_answer: outcome.final_answer.as_deref(),
+        schemas: tools.as_ref(),
+    };
+    let metrics = metrics::measure(&view, &score.checks);
     ScenarioRun {
+        metrics: Some(metrics),
         outcome: score.outcome,
         score: Some(score),
         error: None,

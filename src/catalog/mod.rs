@@ -16,6 +16,15 @@ pub enum Category {
     Crm,
 }
 
+impl Category {
+    /// The name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Crm => "crm",
+        }
+    }
+}
+
 /// One tool: its category and its MCP definition.
 #[derive(Debug, Clone)]
 pub struct ToolDef {

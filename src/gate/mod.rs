@@ -153,6 +153,7 @@ mod tests {
                 checks: Vec::new(),
                 final_answer: None,
                 duration_ms: 1,
+                metrics: None,
             })
             .collect();
         RunReport {
@@ -162,6 +163,7 @@ mod tests {
             model: None,
             summary: Summary::of(&scenarios),
             scenarios,
+            metrics: Default::default(),
         }
     }
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::scenario::FaultKind;
 
 pub use interceptor::Harness;
-pub use toolset::ToolSet;
+pub use toolset::{ToolSet, classify_violations};
 
 /// The tool catalog and behaviour behind an MCP server.
 pub trait Backend: Send + Sync + 'static {

@@ -6,6 +6,7 @@ use anyhow::{Context as _, Result};
 use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
+use crate::score::metrics::{ArgumentErrorClass, SchemaLookup};
 
 /// Tool definitions plus one JSON Schema (draft 2020-12, formats checked) validator per tool.
 /// Built once per process and shared by every run.
@@ -82,6 +83,88 @@ impl ToolSet {
             ))
         }
     }
+}
+
+impl SchemaLookup for ToolSet {
+    fn violations(
+        &self,
+        tool: &str,
+        arguments: &Value,
+    ) -> Option<Vec<(ArgumentErrorClass, String, String)>> {
+        let validator = self.validators.get(tool)?;
+        let schema = self
+            .definitions
+            .iter()
+            .find(|d| d["name"] == tool)
+            .map_or(&Value::Null, |d| &d["inputSchema"]);
+        Some(classify_violations(validator, schema, tool, arguments))
+    }
+}
+
+/// Every violation of `arguments` against `schema` (compiled as `validator`), classed after
+/// BFCL: `(class, JSON Pointer, message)`. Parameter names the schema does not define are
+/// `unexpected_param` even where the schema allows additional properties.
+pub fn classify_violations(
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    tool: &str,
+    arguments: &Value,
+) -> Vec<(ArgumentErrorClass, String, String)> {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let mut found = Vec::new();
+    let unexpected = |name: &str, pointer: String| {
+        (
+            ArgumentErrorClass::UnexpectedParam,
+            pointer,
+            format!("`{name}` is not a parameter of `{tool}`"),
+        )
+    };
+    for error in validator.iter_errors(arguments) {
+        let pointer = error.instance_path().to_string();
+        match error.kind() {
+            Kind::Required { property } => {
+                let name = property
+                    .as_str()
+                    .map_or_else(|| property.to_string(), str::to_string);
+                found.push((
+                    ArgumentErrorClass::MissingRequired,
+                    format!("{pointer}/{name}"),
+                    format!("`{name}` is required"),
+                ));
+            }
+            Kind::AdditionalProperties { unexpected: names }
+            | Kind::UnevaluatedProperties { unexpected: names } => {
+                for name in names {
+                    found.push(unexpected(name, format!("{pointer}/{name}")));
+                }
+            }
+            Kind::Type { .. } => {
+                found.push((ArgumentErrorClass::TypeError, pointer, error.to_string()))
+            }
+            Kind::Enum { .. } | Kind::Constant { .. } => {
+                found.push((ArgumentErrorClass::EnumError, pointer, error.to_string()))
+            }
+            _ => found.push((
+                ArgumentErrorClass::ValueMismatch,
+                pointer,
+                error.to_string(),
+            )),
+        }
+    }
+    if let (Some(properties), Some(arguments)) =
+        (schema["properties"].as_object(), arguments.as_object())
+    {
+        for name in arguments
+            .keys()
+            .filter(|name| !properties.contains_key(*name))
+        {
+            let pointer = format!("/{name}");
+            if !found.iter().any(|(_, p, _)| *p == pointer) {
+                found.push(unexpected(name, pointer));
+            }
+        }
+    }
+    found
 }
 
 #[cfg(test)]

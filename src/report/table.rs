@@ -8,6 +8,7 @@ use comfy_table::{Cell, CellAlignment, Table, presets};
 use crate::gate::{Decision, Verdict};
 use crate::results::{RunReport, Tally};
 use crate::score::Outcome;
+use crate::score::metrics::MetricsSummary;
 
 fn percent(rate: Option<f64>) -> String {
     rate.map_or_else(|| "-".to_string(), |rate| format!("{:.1}%", rate * 100.0))
@@ -42,6 +43,60 @@ fn row(table: &mut Table, label: String, tally: &Tally, baseline: Option<&Tally>
     }));
 }
 
+/// One line of headline metrics, plus one line of tool confusions when there are any.
+fn metrics_lines(metrics: &MetricsSummary) -> String {
+    if metrics.runs == 0 {
+        return String::new();
+    }
+    let mut parts = vec![
+        format!("tool selection {}", percent(metrics.selection_accuracy)),
+        format!("call accuracy {}", percent(metrics.call_accuracy)),
+        format!("schema-valid {}", percent(metrics.schema_valid_rate)),
+        format!(
+            "chain efficiency {}",
+            metrics
+                .chain_efficiency
+                .map_or_else(|| "-".to_string(), |e| format!("{e:.2}"))
+        ),
+        format!("runs with loops {}", metrics.runs_with_loops),
+        format!("invented ids {}", metrics.invented_ids),
+    ];
+    if !metrics.recovery.is_empty() {
+        let recovery: Vec<String> = metrics
+            .recovery
+            .iter()
+            .map(|(class, count)| {
+                format!(
+                    "{} {count}",
+                    serde_json::to_value(class)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        parts.push(format!("recovery: {}", recovery.join(", ")));
+    }
+    let mut text = format!("metrics: {}\n", parts.join(" | "));
+    let confused: Vec<String> = metrics
+        .confusion
+        .iter()
+        .filter(|cell| cell.called.as_deref() != Some(cell.expected.as_str()))
+        .map(|cell| {
+            format!(
+                "{} -> {} ({})",
+                cell.expected,
+                cell.called.as_deref().unwrap_or("nothing"),
+                cell.count
+            )
+        })
+        .collect();
+    if !confused.is_empty() {
+        text.push_str(&format!("confused tools: {}\n", confused.join(", ")));
+    }
+    text
+}
+
 /// Renders the summary for a terminal or a CI log (plain ASCII, no colour).
 pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdict) -> String {
     let mut table = Table::new();
@@ -69,6 +124,7 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
 
     let mut out = String::new();
     let _ = writeln!(out, "{table}");
+    let _ = write!(out, "{}", metrics_lines(&report.metrics.overall));
     let mut problems = report
         .scenarios
         .iter()
@@ -91,6 +147,13 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
         );
         if let Some(error) = &result.error {
             let _ = writeln!(out, "    {error}");
+        }
+        if let Some(divergence) = result
+            .metrics
+            .as_ref()
+            .and_then(|m| m.first_divergence.as_ref())
+        {
+            let _ = writeln!(out, "    first divergence: {divergence}");
         }
         for check in result.checks.iter().filter(|check| !check.passed) {
             let _ = writeln!(out, "    {}: {}", check.subject, check.detail);
@@ -131,6 +194,7 @@ mod tests {
             checks,
             final_answer: None,
             duration_ms: 12,
+            metrics: None,
         }
     }
 
@@ -142,6 +206,7 @@ mod tests {
             model: Some("m".into()),
             summary: Summary::of(&scenarios),
             scenarios,
+            metrics: Default::default(),
         }
     }
 

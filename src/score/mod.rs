@@ -3,6 +3,7 @@
 
 pub mod assertion;
 pub mod matching;
+pub mod metrics;
 pub mod values;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,46 @@
+//! Loops: the same tool with the same arguments more than once in a run.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::canonical;
+use crate::harness::CallRecord;
+
+/// A call repeated with identical arguments (compared as canonical JSON, so key order does
+/// not matter).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoopFinding {
+    /// The tool.
+    pub tool: String,
+    /// The arguments as canonical JSON.
+    pub arguments: String,
+    /// Positions of the calls in the trace (0-based), at least two.
+    pub calls: Vec<usize>,
+}
+
+/// Repeats beyond what injected faults excuse: each call that failed by an injected fault
+/// allows one identical retry.
+pub(super) fn find(trace: &[CallRecord]) -> Vec<LoopFinding> {
+    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for call in trace {
+        groups
+            .entry((call.tool.clone(), canonical(&call.arguments)))
+            .or_default()
+            .push(call.index);
+    }
+    groups
+        .into_iter()
+        .filter_map(|((tool, arguments), calls)| {
+            let faulted = calls
+                .iter()
+                .filter(|&&i| trace.get(i).is_some_and(|c| c.fault.is_some()))
+                .count();
+            (calls.len() > 1 + faulted).then_some(LoopFinding {
+                tool,
+                arguments,
+                calls,
+            })
+        })
+        .collect()
+}

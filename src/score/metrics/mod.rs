@@ -1,0 +1,171 @@
+//! Trajectory metrics: what went wrong in a run, beyond pass/fail, so a team can fix it.
+//!
+//! Every metric is a pure function of the scenario, the trace, the pairing chosen by the
+//! checks and the final answer; the same inputs always give the same values. Definitions and
+//! sources are on each type.
+
+mod aggregate;
+mod arguments;
+mod divergence;
+mod loops;
+mod provenance;
+mod recovery;
+mod selection;
+mod trajectory;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::harness::CallRecord;
+use crate::scenario::Scenario;
+
+pub use aggregate::{ConfusionCell, Grouped, MetricsReport, MetricsSummary};
+pub use arguments::{ArgumentError, ArgumentErrorClass, ArgumentMetrics, SchemaLookup};
+pub use divergence::first_divergence;
+pub use loops::LoopFinding;
+pub use provenance::{ProvenanceFinding, ProvenanceKind};
+pub use recovery::{Recovery, RecoveryClass, acknowledges_failure};
+pub use selection::{Confusion, SelectionMetrics};
+pub use trajectory::TrajectoryMatch;
+
+/// Chain efficiency below this is flagged (calls made are more than 1/0.7 of the minimum).
+pub const EFFICIENCY_FLOOR: f64 = 0.7;
+
+/// Everything measured about one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunMetrics {
+    /// Tool selection against the expected calls.
+    pub selection: SelectionMetrics,
+    /// Argument correctness of every call.
+    pub arguments: ArgumentMetrics,
+    /// Expected-vs-actual call matching as precision, recall and F1.
+    pub trajectory: TrajectoryMatch,
+    /// Minimum calls the scenario needs / calls made, in 0.0..=1.0; `None` when no call was
+    /// needed and none was made.
+    pub chain_efficiency: Option<f64>,
+    /// Whether `chain_efficiency` is below [`EFFICIENCY_FLOOR`].
+    pub inefficient: bool,
+    /// Identical calls repeated without an injected fault to excuse them.
+    pub loops: Vec<LoopFinding>,
+    /// Id-like argument values the run never saw (invented), or nearly saw (drift).
+    pub provenance: Vec<ProvenanceFinding>,
+    /// What the agent did after each failed call.
+    pub recovery: Vec<Recovery>,
+    /// The first step where a failed run left the expected path, e.g.
+    /// "call 2: expected `crm_log_activity`, got `comm_send_email`".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_divergence: Option<String>,
+    /// Wall time of each tool call in the harness, p50 and p95, in microseconds.
+    pub call_latency_us: Percentiles,
+}
+
+/// Two percentiles of a sample (nearest-rank method); zero for an empty sample.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Percentiles {
+    /// Median.
+    pub p50: u64,
+    /// 95th percentile.
+    pub p95: u64,
+}
+
+impl Percentiles {
+    /// Nearest-rank percentiles of `values`.
+    pub fn of(values: &[u64]) -> Percentiles {
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        let rank = |p: f64| -> u64 {
+            if sorted.is_empty() {
+                return 0;
+            }
+            let index = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1;
+            sorted[index]
+        };
+        Percentiles {
+            p50: rank(0.50),
+            p95: rank(0.95),
+        }
+    }
+}
+
+/// Inputs of the metrics, besides the scenario and the trace.
+pub struct RunView<'a> {
+    /// The scenario.
+    pub scenario: &'a Scenario,
+    /// Every call, in arrival order.
+    pub trace: &'a [CallRecord],
+    /// For each expected call, the actual call paired with it by the checks.
+    pub pairing: &'a [Option<usize>],
+    /// The agent's final answer.
+    pub final_answer: Option<&'a str>,
+    /// Input schemas of the tools the agent could call.
+    pub schemas: &'a dyn SchemaLookup,
+}
+
+/// Measures one run; `checks` are the run's deterministic checks (for the first divergence).
+pub fn measure(view: &RunView<'_>, checks: &[crate::score::Check]) -> RunMetrics {
+    let needed = view.scenario.expected_calls.len();
+    let made = view.trace.len();
+    let chain_efficiency = match (needed, made) {
+        (0, 0) => None,
+        (_, 0) => Some(0.0),
+        (needed, made) => Some((needed as f64 / made as f64).min(1.0)),
+    };
+    let durations: Vec<u64> = view.trace.iter().map(|call| call.duration_us).collect();
+    RunMetrics {
+        selection: selection::measure(view),
+        arguments: arguments::measure(view),
+        trajectory: trajectory::measure(view),
+        chain_efficiency,
+        inefficient: chain_efficiency.is_some_and(|e| e < EFFICIENCY_FLOOR),
+        loops: loops::find(view.trace),
+        provenance: provenance::find(view),
+        recovery: recovery::classify(view),
+        first_divergence: first_divergence(view, checks),
+        call_latency_us: Percentiles::of(&durations),
+    }
+}
+
+/// Canonical JSON text of a value: object keys sorted at every level, so two argument
+/// objects that differ only in key order compare equal.
+pub fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|key| format!("{}:{}", Value::String(key.clone()), canonical(&map[key])))
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_json_ignores_key_order() {
+        assert_eq!(
+            canonical(&json!({"b": 1, "a": {"d": 2, "c": 3}})),
+            r#"{"a":{"c":3,"d":2},"b":1}"#
+        );
+    }
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let p = Percentiles::of(&[5, 1, 3, 2, 4, 100, 6, 7, 8, 9]);
+        assert_eq!(p, Percentiles { p50: 5, p95: 100 });
+        assert_eq!(Percentiles::of(&[]), Percentiles { p50: 0, p95: 0 });
+    }
+}
+
+#[cfg(test)]
+mod run_tests;

@@ -1,0 +1,190 @@
+//! Provenance of identifiers: an id-like argument value that appears neither in the prompt
+//! nor in any earlier tool result of the run was invented; one that is a single edit (or one
+//! day) away from a value the run saw is parameter drift.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::RunView;
+
+/// Whether a finding is an invention or a near miss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProvenanceKind {
+    /// Seen nowhere earlier in the run.
+    Invented,
+    /// One character (or one day) away from a value the run saw.
+    Drift,
+}
+
+/// An id-like argument value without provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProvenanceFinding {
+    /// Position of the call in the trace (0-based).
+    pub call: usize,
+    /// The tool called.
+    pub tool: String,
+    /// JSON Pointer of the argument.
+    pub pointer: String,
+    /// The value sent.
+    pub value: String,
+    /// Invented or drift.
+    pub kind: ProvenanceKind,
+    /// For drift, the value the run had seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near: Option<String>,
+}
+
+/// An argument is id-like when its name is `id` or ends in `_id`/`Id`, or is a list of such
+/// (`ids`, `*_ids`), and its value is a string.
+fn is_id_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower == "id"
+        || lower == "ids"
+        || lower.ends_with("_id")
+        || lower.ends_with("_ids")
+        || name.ends_with("Id")
+        || name.ends_with("Ids")
+}
+
+fn collect_strings(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(text) => out.push(text.clone()),
+        Value::Number(number) => out.push(number.to_string()),
+        Value::Array(items) => items.iter().for_each(|item| collect_strings(item, out)),
+        Value::Object(map) => map.values().for_each(|item| collect_strings(item, out)),
+        _ => {}
+    }
+}
+
+/// Id-like (pointer, value) pairs in a call's arguments, at any depth.
+fn id_arguments(value: &Value, pointer: &str, in_id: bool, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                id_arguments(inner, &format!("{pointer}/{key}"), is_id_name(key), out);
+            }
+        }
+        Value::Array(items) if in_id => {
+            for (i, item) in items.iter().enumerate() {
+                id_arguments(item, &format!("{pointer}/{i}"), true, out);
+            }
+        }
+        Value::String(text) if in_id && !text.is_empty() => {
+            out.push((pointer.to_string(), text.clone()))
+        }
+        _ => {}
+    }
+}
+
+/// Whether `a` and `b` differ by exactly one character edit.
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a == b || a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    let prefix = short
+        .iter()
+        .zip(long.iter())
+        .take_while(|(x, y)| x == y)
+        .count();
+    if short.len() == long.len() {
+        short[prefix + 1..] == long[prefix + 1..]
+    } else {
+        short[prefix..] == long[prefix + 1..]
+    }
+}
+
+/// Days since 0000-03-01 for a `YYYY-MM-DD` prefix, to tell dates one day apart.
+fn day_number(text: &str) -> Option<i64> {
+    let date = text.get(..10)?;
+    let mut parts = date.split('-');
+    let (y, m, d): (i64, i64, i64) = (
+        parts.next()?.parse().ok()?,
+        parts.next()?.parse().ok()?,
+        parts.next()?.parse().ok()?,
+    );
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (y, m) = if m <= 2 { (y - 1, m + 12) } else { (y, m) };
+    Some(365 * y + y / 4 - y / 100 + y / 400 + (153 * (m - 3) + 2) / 5 + d)
+}
+
+fn near_miss<'a>(value: &str, seen: &'a [String]) -> Option<&'a String> {
+    seen.iter().find(|s| {
+        one_edit_apart(value, s)
+            || matches!((day_number(value), day_number(s)), (Some(a), Some(b)) if (a - b).abs() == 1 && value.len() == s.len())
+    })
+}
+
+pub(super) fn find(view: &RunView<'_>) -> Vec<ProvenanceFinding> {
+    let mut findings = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for call in view.trace {
+        let mut ids = Vec::new();
+        id_arguments(&call.arguments, "", false, &mut ids);
+        for (pointer, value) in ids {
+            let known = view.scenario.prompt.contains(&value) || seen.iter().any(|s| s == &value);
+            if known {
+                continue;
+            }
+            let near = near_miss(&value, &seen).cloned();
+            findings.push(ProvenanceFinding {
+                call: call.index,
+                tool: call.tool.clone(),
+                pointer,
+                value,
+                kind: if near.is_some() {
+                    ProvenanceKind::Drift
+                } else {
+                    ProvenanceKind::Invented
+                },
+                near,
+            });
+        }
+        if let Some(result) = &call.result {
+            collect_strings(result, &mut seen);
+        }
+        if let Some(error) = &call.error {
+            seen.push(error.clone());
+        }
+    }
+    findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_edit_apart_detects_single_changes_only() {
+        assert!(one_edit_apart("C-013", "C-014"));
+        assert!(one_edit_apart("C-013", "C-0133"));
+        assert!(!one_edit_apart("C-013", "C-013"));
+        assert!(!one_edit_apart("C-013", "C-031"));
+    }
+
+    #[test]
+    fn dates_one_day_apart_are_drift() {
+        let seen = vec!["2026-02-28".to_string()];
+        assert_eq!(near_miss("2026-03-01", &seen), Some(&seen[0]));
+        assert_eq!(near_miss("2026-03-02", &seen), None);
+    }
+
+    #[test]
+    fn id_names() {
+        assert!(
+            is_id_name("contact_id")
+                && is_id_name("id")
+                && is_id_name("userId")
+                && is_id_name("order_ids")
+        );
+        assert!(!is_id_name("idle") && !is_id_name("paid"));
+    }
+}
