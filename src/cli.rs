@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::agent::AgentKind;
+use crate::score::OmittedDefaults;
 
 /// Measure how well an LLM agent uses tools over MCP, and gate pull requests on it.
 #[derive(Debug, Parser)]
@@ -71,6 +72,10 @@ pub struct GateArgs {
     /// Default: `baseline.json` under the root.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// What a left-out argument whose expected value is its schema default counts as:
+    /// `strict` (missing, as BFCL scores it) or `schema` (the default was meant).
+    #[arg(long, value_enum, default_value_t = OmittedDefaults::Strict)]
+    pub omitted_defaults: OmittedDefaults,
     /// Largest allowed drop of the overall pass rate, in percentage points.
     #[arg(long, default_value_t = 3.0, value_parser = parse_tolerance)]
     pub tolerance: f64,

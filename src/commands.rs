@@ -16,6 +16,7 @@ use crate::report;
 use crate::results::{RunReport, write_atomic};
 use crate::runner::{self, RunOptions};
 use crate::scenario::{self, Scenario, SmokeSet};
+use crate::score::ScoringOptions;
 use crate::world::{self, World};
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
@@ -101,15 +102,25 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
     let baseline = load_baseline(&baseline_path)?;
     let agent = build_agent(args)?;
     let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
+    let scoring = ScoringOptions {
+        omitted_defaults: args.omitted_defaults,
+    };
     let options = RunOptions {
         concurrency: usize::from(args.concurrency),
         run_timeout: args.timeout,
+        scoring,
         ..RunOptions::default()
     };
 
     let runs = runtime()?.block_on(runner::run_suite(&selected, &agent, &tools, &options));
 
-    let report = RunReport::new(args.agent.as_str(), args.model.clone(), &selected, &runs);
+    let report = RunReport::new(
+        args.agent.as_str(),
+        args.model.clone(),
+        scoring,
+        &selected,
+        &runs,
+    );
     // Compare only scenarios both runs have, so a smoke run can be held against a full one.
     let baseline = baseline.map(|baseline| baseline.restricted_to(&report));
     let verdict = gate::decide(

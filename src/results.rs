@@ -11,7 +11,7 @@ use crate::catalog::Catalog;
 use crate::runner::ScenarioRun;
 use crate::scenario::{Scenario, ScenarioKind};
 use crate::score::metrics::{Grouped, MetricsReport, RunMetrics};
-use crate::score::{Check, Outcome};
+use crate::score::{Check, Outcome, ScoringOptions};
 
 /// The results format version this build writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -28,6 +28,9 @@ pub struct RunReport {
     pub agent: String,
     /// The model name, for model-backed agents.
     pub model: Option<String>,
+    /// The scoring rules in force.
+    #[serde(default)]
+    pub scoring: ScoringOptions,
     /// One entry per scenario run, in suite order.
     pub scenarios: Vec<ScenarioResult>,
     /// Aggregates over `scenarios`.
@@ -130,6 +133,7 @@ impl RunReport {
     pub fn new(
         agent: &str,
         model: Option<String>,
+        scoring: ScoringOptions,
         scenarios: &[Scenario],
         runs: &[ScenarioRun],
     ) -> RunReport {
@@ -183,6 +187,7 @@ impl RunReport {
             toolgate_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: agent.to_string(),
             model,
+            scoring,
             summary: Summary::of(&results),
             scenarios: results,
             metrics,

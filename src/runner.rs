@@ -15,7 +15,7 @@ use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{CallRecord, Harness, ToolSet};
 use crate::scenario::Scenario;
 use crate::score::metrics::{self, RunMetrics, RunView};
-use crate::score::{self, Outcome, RunScore};
+use crate::score::{self, Outcome, RunScore, ScoreContext, ScoringOptions};
 use crate::world::{self, World};
 
 /// Limits for a suite run.
@@ -27,6 +27,8 @@ pub struct RunOptions {
     pub run_timeout: Duration,
     /// Wall-time limit for one tool call.
     pub call_timeout: Duration,
+    /// Run-wide scoring rules.
+    pub scoring: ScoringOptions,
 }
 
 impl Default for RunOptions {
@@ -35,6 +37,7 @@ impl Default for RunOptions {
             concurrency: 4,
             run_timeout: Duration::from_secs(300),
             call_timeout: Duration::from_secs(30),
+            scoring: ScoringOptions::default(),
         }
     }
 }
@@ -141,13 +144,18 @@ pub async fn run_one(
         Ok(Ok(outcome)) => outcome,
     };
     let final_state = harness.state();
-    let score = score::score(scenario, &trace, &seeded, &final_state);
+    let context = ScoreContext {
+        options: options.scoring,
+        schemas: tools.as_ref(),
+    };
+    let score = score::score(scenario, &trace, &seeded, &final_state, &context);
     let view = RunView {
         scenario,
         trace: &trace,
         pairing: &score.pairing,
         final_answer: outcome.final_answer.as_deref(),
         schemas: tools.as_ref(),
+        options: options.scoring,
     };
     let metrics = metrics::measure(&view, &score.checks);
     ScenarioRun {

@@ -161,6 +161,7 @@ mod tests {
             toolgate_version: "0".into(),
             agent: "reference".into(),
             model: None,
+            scoring: Default::default(),
             summary: Summary::of(&scenarios),
             scenarios,
             metrics: Default::default(),

@@ -125,6 +125,14 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
     let mut out = String::new();
     let _ = writeln!(out, "{table}");
     let _ = write!(out, "{}", metrics_lines(&report.metrics.overall));
+    let defaults = match report.scoring.omitted_defaults {
+        crate::score::OmittedDefaults::Strict => "strict",
+        crate::score::OmittedDefaults::Schema => "schema",
+    };
+    let _ = writeln!(
+        out,
+        "scoring: omitted defaults {defaults}; per-argument comparators as each scenario names them"
+    );
     let mut problems = report
         .scenarios
         .iter()
@@ -204,6 +212,7 @@ mod tests {
             toolgate_version: "0.1.0".into(),
             agent: "openai".into(),
             model: Some("m".into()),
+            scoring: Default::default(),
             summary: Summary::of(&scenarios),
             scenarios,
             metrics: Default::default(),

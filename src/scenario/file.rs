@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{FaultKind, Ordering, ScenarioKind};
+use super::{Comparator, FaultKind, Ordering, ScenarioKind};
 
 /// One scenario file.
 #[derive(Debug, Deserialize)]
@@ -38,6 +38,12 @@ pub struct ExpectedCallFile {
     pub args_forbid: Vec<String>,
     #[serde(default)]
     pub args_from_prior: Map<String, Value>,
+    #[serde(default)]
+    pub args_accept: Map<String, Value>,
+    #[serde(default)]
+    pub args_optional: Vec<String>,
+    #[serde(default)]
+    pub args_compare: std::collections::BTreeMap<String, Comparator>,
     #[serde(default)]
     pub reference_args: Map<String, Value>,
 }

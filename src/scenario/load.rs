@@ -311,6 +311,53 @@ fn validate_call(
     for name in call.reference_args.keys() {
         check_argument("reference_args", name, problems);
     }
+    for (name, values) in &call.args_accept {
+        check_argument("args_accept", name, problems);
+        if values.as_array().is_none_or(Vec::is_empty) {
+            problems.add(
+                &format!("{field}.args_accept.{name}"),
+                Some(name),
+                "must be a non-empty list of accepted values",
+            );
+        }
+        if call.args_match.contains_key(name) {
+            problems.add(
+                &format!("{field}.args_accept.{name}"),
+                Some(name),
+                format_args!("`{name}` is in both args_match and args_accept"),
+            );
+        }
+    }
+    let compared =
+        |name: &String| call.args_match.contains_key(name) || call.args_accept.contains_key(name);
+    for name in &call.args_optional {
+        if !compared(name) {
+            problems.add(
+                &format!("{field}.args_optional"),
+                Some(name),
+                format_args!("`{name}` is not in args_match or args_accept"),
+            );
+        }
+    }
+    for name in call.args_compare.keys() {
+        if !compared(name) {
+            problems.add(
+                &format!("{field}.args_compare.{name}"),
+                Some(name),
+                format_args!("`{name}` is not in args_match or args_accept"),
+            );
+        }
+    }
+    let schema_defaults = catalog
+        .tool(&call.tool)
+        .and_then(|tool| tool.input_schema()["properties"].as_object())
+        .map(|properties| {
+            properties
+                .iter()
+                .filter_map(|(name, schema)| Some((name.clone(), schema.get("default")?.clone())))
+                .collect()
+        })
+        .unwrap_or_default();
     let mut args_from_prior = Vec::new();
     for (name, source) in &call.args_from_prior {
         check_argument("args_from_prior", name, problems);
@@ -338,6 +385,10 @@ fn validate_call(
         args_match: call.args_match,
         args_forbid: call.args_forbid,
         args_from_prior,
+        args_accept: call.args_accept,
+        args_optional: call.args_optional,
+        args_compare: call.args_compare,
+        schema_defaults,
         reference_args: call.reference_args,
     }
 }

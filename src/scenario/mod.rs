@@ -129,6 +129,34 @@ pub struct PriorRef {
     pub call_index: usize,
 }
 
+/// How an argument's value is compared with the expected one (`args_compare`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Comparator {
+    /// Equal JSON values, numbers by value (the default).
+    #[default]
+    Exact,
+    /// BFCL's string standardisation: lowercase, spaces and `, . / - _ * ^` removed. Lenient:
+    /// `"-5"` equals `"5"`.
+    Normalized,
+    /// Both parse as the same time of day (`"8:00 AM"` equals `"08:00"`).
+    TimeOfDay,
+    /// Both parse as the same calendar date (`"20240102"` equals `"2024-01-02"`).
+    Date,
+}
+
+impl Comparator {
+    /// The name used in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Comparator::Exact => "exact",
+            Comparator::Normalized => "normalized",
+            Comparator::TimeOfDay => "time_of_day",
+            Comparator::Date => "date",
+        }
+    }
+}
+
 /// One expected tool call.
 #[derive(Debug, Clone)]
 pub struct ExpectedCall {
@@ -141,6 +169,14 @@ pub struct ExpectedCall {
     pub args_forbid: Vec<String>,
     /// Arguments that must equal values from earlier calls' results.
     pub args_from_prior: Vec<PriorRef>,
+    /// Arguments that must equal one of several accepted values.
+    pub args_accept: Map<String, Value>,
+    /// Arguments of `args_match`/`args_accept` that may be left out (if sent, they must match).
+    pub args_optional: Vec<String>,
+    /// Comparators for arguments of `args_match`/`args_accept`; unlisted ones compare exactly.
+    pub args_compare: std::collections::BTreeMap<String, Comparator>,
+    /// The schema's `default` of each top-level argument that has one (from the catalog).
+    pub schema_defaults: Map<String, Value>,
     /// Extra argument values the reference agent sends to make a valid call; never checked.
     pub reference_args: Map<String, Value>,
 }

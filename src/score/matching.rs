@@ -9,8 +9,11 @@
 
 use serde_json::{Map, Value, json};
 
+use super::compare::compare;
 use super::values::{match_value, short};
+use super::{OmittedDefaults, ScoringOptions};
 use crate::harness::CallRecord;
+use crate::scenario::Comparator;
 use crate::scenario::ExpectedCall;
 
 /// Above this many search nodes the search stops and keeps the best pairing found so far.
@@ -19,8 +22,10 @@ const NODE_LIMIT: usize = 200_000;
 /// The result of checking one actual call against one expected call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairCheck {
-    /// Problems with `args_match`, empty when it holds.
+    /// Problems with `args_match` and `args_accept`, empty when they hold.
     pub args_match: Vec<String>,
+    /// How lenient rules decided (optional arguments, schema defaults, comparators).
+    pub notes: Vec<String>,
     /// Problems with `args_forbid`.
     pub args_forbid: Vec<String>,
     /// Problems with `args_from_prior`.
@@ -71,9 +76,15 @@ pub fn record(assigned: &[Option<usize>], trace: &[CallRecord]) -> Value {
 }
 
 /// Checks `call` against `expected`; `record` is the run record for the pairing so far.
-pub fn check_pair(expected: &ExpectedCall, call: &CallRecord, record: &Value) -> PairCheck {
+pub fn check_pair(
+    expected: &ExpectedCall,
+    call: &CallRecord,
+    record: &Value,
+    options: ScoringOptions,
+) -> PairCheck {
     let mut check = PairCheck {
         args_match: Vec::new(),
+        notes: Vec::new(),
         args_forbid: Vec::new(),
         args_from_prior: Vec::new(),
         credit: 1.0,
@@ -85,7 +96,7 @@ pub fn check_pair(expected: &ExpectedCall, call: &CallRecord, record: &Value) ->
             "arguments are not a JSON object ({})",
             short(&call.arguments)
         );
-        if !expected.args_match.is_empty() {
+        if !expected.args_match.is_empty() || !expected.args_accept.is_empty() {
             check.args_match.push(reason.clone());
         }
         if !expected.args_from_prior.is_empty() {
@@ -95,15 +106,67 @@ pub fn check_pair(expected: &ExpectedCall, call: &CallRecord, record: &Value) ->
         return check;
     };
     let mut held = 0usize;
-    for (name, value) in &expected.args_match {
-        match arguments.get(name) {
-            None => check
-                .args_match
-                .push(format!("`{name}` missing, expected {}", short(value))),
-            Some(actual) => match match_value(value, actual, &format!("/{name}")) {
-                Ok(()) => held += 1,
-                Err(problem) => check.args_match.push(problem),
-            },
+    let accepted = expected
+        .args_match
+        .iter()
+        .map(|(name, value)| (name, std::slice::from_ref(value)))
+        .chain(
+            expected
+                .args_accept
+                .iter()
+                .map(|(name, values)| (name, values.as_array().map_or(&[][..], Vec::as_slice))),
+        );
+    for (name, values) in accepted {
+        let comparator = expected.args_compare.get(name).copied().unwrap_or_default();
+        let wanted = || match values {
+            [one] => short(one),
+            many => format!("one of {}", short(&Value::Array(many.to_vec()))),
+        };
+        let Some(actual) = arguments.get(name) else {
+            let default = expected.schema_defaults.get(name);
+            let default_accepted = default
+                .is_some_and(|d| values.iter().any(|v| compare(comparator, v, d, "").is_ok()));
+            if expected.args_optional.contains(name) {
+                held += 1;
+                check.notes.push(format!("`{name}` omitted (optional)"));
+            } else if default_accepted && options.omitted_defaults == OmittedDefaults::Schema {
+                held += 1;
+                check.notes.push(format!(
+                    "`{name}` omitted: its schema default {} is accepted",
+                    short(default.unwrap_or(&Value::Null))
+                ));
+            } else if default_accepted {
+                check.args_match.push(format!(
+                    "`{name}` missing, expected {} (its schema default counts only with omitted defaults `schema`)",
+                    wanted()
+                ));
+            } else {
+                check
+                    .args_match
+                    .push(format!("`{name}` missing, expected {}", wanted()));
+            }
+            continue;
+        };
+        let at = format!("/{name}");
+        let results: Vec<Result<(), String>> = values
+            .iter()
+            .map(|v| compare(comparator, v, actual, &at))
+            .collect();
+        if results.iter().any(Result::is_ok) {
+            held += 1;
+            if comparator != Comparator::Exact {
+                check
+                    .notes
+                    .push(format!("`{name}` compared as {}", comparator.as_str()));
+            }
+        } else if let [Err(problem)] = results.as_slice() {
+            check.args_match.push(problem.clone());
+        } else {
+            check.args_match.push(format!(
+                "`{at}`: expected {}, got {}",
+                wanted(),
+                short(actual)
+            ));
         }
     }
     for name in &expected.args_forbid {
@@ -184,6 +247,7 @@ impl Score {
 }
 
 struct Search<'a> {
+    options: ScoringOptions,
     expected: &'a [ExpectedCall],
     trace: &'a [CallRecord],
     strict: bool,
@@ -224,7 +288,12 @@ impl Search<'_> {
             if self.used[j] || call.tool != expected.tool || !in_order {
                 continue;
             }
-            let pair = check_pair(expected, call, &record(&self.assigned, self.trace));
+            let pair = check_pair(
+                expected,
+                call,
+                &record(&self.assigned, self.trace),
+                self.options,
+            );
             let gain = Score {
                 full: usize::from(pair.is_full()),
                 success: usize::from(call.is_success()),
@@ -242,8 +311,14 @@ impl Search<'_> {
 
 /// The best pairing of `expected` with `trace`; with `strict`, paired calls must appear in
 /// the expected order.
-pub fn pair(expected: &[ExpectedCall], trace: &[CallRecord], strict: bool) -> Pairing {
+pub fn pair(
+    expected: &[ExpectedCall],
+    trace: &[CallRecord],
+    strict: bool,
+    options: ScoringOptions,
+) -> Pairing {
     let mut search = Search {
+        options,
         expected,
         trace,
         strict,

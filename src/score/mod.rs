@@ -2,6 +2,7 @@
 //! scenario? Pure functions from (scenario, trace, states) to a [`RunScore`].
 
 pub mod assertion;
+pub mod compare;
 pub mod matching;
 pub mod metrics;
 pub mod values;
@@ -11,6 +12,7 @@ use serde_json::Value;
 
 use crate::harness::CallRecord;
 use crate::scenario::{Ordering, Scenario};
+use metrics::SchemaLookup;
 
 /// The verdict on one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -31,6 +33,8 @@ pub enum Outcome {
 pub enum CheckKind {
     /// An expected call was made with the right tool.
     ToolSelection,
+    /// The paired call's arguments are valid against the tool's input schema.
+    ArgsSchema,
     /// `args_match` holds.
     ArgsMatch,
     /// `args_forbid` holds.
@@ -76,6 +80,33 @@ impl RunScore {
     }
 }
 
+/// What a missing argument whose expected value equals the schema's `default` counts as
+/// (field case B02, BFCL's possible-answer rule vs a default-aware rule).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum OmittedDefaults {
+    /// Missing: the expected value must be sent (BFCL-compatible).
+    #[default]
+    Strict,
+    /// Held: leaving out an argument is the same as sending its schema default.
+    Schema,
+}
+
+/// Scoring rules that apply to a whole run; recorded in the results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoringOptions {
+    /// See [`OmittedDefaults`].
+    pub omitted_defaults: OmittedDefaults,
+}
+
+/// What scoring needs besides the run itself.
+pub struct ScoreContext<'a> {
+    /// Run-wide scoring rules.
+    pub options: ScoringOptions,
+    /// The tools' input schemas, to check every paired call's arguments.
+    pub schemas: &'a dyn SchemaLookup,
+}
+
 /// Scores one run of `scenario`: the `trace` of calls, the `seeded` state and the state after
 /// the run.
 pub fn score(
@@ -83,9 +114,11 @@ pub fn score(
     trace: &[CallRecord],
     seeded: &Value,
     final_state: &Value,
+    context: &ScoreContext<'_>,
 ) -> RunScore {
     let strict = scenario.ordering == Ordering::Strict;
-    let pairing = matching::pair(&scenario.expected_calls, trace, strict);
+    let options = context.options;
+    let pairing = matching::pair(&scenario.expected_calls, trace, strict, options);
     let mut checks = Vec::new();
     let made: Vec<&str> = trace.iter().map(|call| call.tool.as_str()).collect();
     let made = if made.is_empty() {
@@ -113,11 +146,31 @@ pub fn score(
             detail: format!("call {} `{}`", j + 1, call.tool),
         });
         let record = matching::record(&pairing.assigned[..i], trace);
-        let pair = matching::check_pair(expected, call, &record);
+        let pair = matching::check_pair(expected, call, &record, options);
+        if let Some(violations) = context.schemas.violations(&call.tool, &call.arguments)
+            && call.invalid.is_none()
+        {
+            let problems: Vec<String> = violations
+                .iter()
+                .map(|(class, pointer, message)| {
+                    format!("{}: `{pointer}`: {message}", metrics::class_name(*class))
+                })
+                .collect();
+            checks.push(Check {
+                kind: CheckKind::ArgsSchema,
+                subject: subject.clone(),
+                passed: problems.is_empty(),
+                detail: if problems.is_empty() {
+                    "valid against the input schema".to_string()
+                } else {
+                    problems.join("; ")
+                },
+            });
+        }
         let sections = [
             (
                 CheckKind::ArgsMatch,
-                !expected.args_match.is_empty(),
+                !expected.args_match.is_empty() || !expected.args_accept.is_empty(),
                 &pair.args_match,
             ),
             (
@@ -137,7 +190,12 @@ pub fn score(
                     kind,
                     subject: subject.clone(),
                     passed: problems.is_empty(),
-                    detail: if problems.is_empty() {
+                    detail: if problems.is_empty()
+                        && kind == CheckKind::ArgsMatch
+                        && !pair.notes.is_empty()
+                    {
+                        format!("holds ({})", pair.notes.join("; "))
+                    } else if problems.is_empty() {
                         "holds".to_string()
                     } else {
                         problems.join("; ")
@@ -149,7 +207,7 @@ pub fn score(
 
     if strict && scenario.expected_calls.len() > 1 {
         let in_order = pairing.full;
-        let any_order = matching::pair(&scenario.expected_calls, trace, false).full;
+        let any_order = matching::pair(&scenario.expected_calls, trace, false, options).full;
         checks.push(Check {
             kind: CheckKind::Ordering,
             subject: "ordering".into(),

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::assertion;
 use super::matching::{self, object};
 use super::*;
 use crate::catalog::Catalog;
@@ -33,6 +34,16 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         fault: None,
         invalid: None,
         duration_us: 0,
+    }
+}
+
+fn context() -> ScoreContext<'static> {
+    static TOOLS: std::sync::OnceLock<crate::harness::ToolSet> = std::sync::OnceLock::new();
+    let tools =
+        TOOLS.get_or_init(|| crate::harness::ToolSet::new(Catalog::builtin()).expect("catalog"));
+    ScoreContext {
+        options: ScoringOptions::default(),
+        schemas: tools,
     }
 }
 
@@ -77,7 +88,13 @@ fn failing(score: &RunScore) -> Vec<(CheckKind, String, String)> {
 
 #[test]
 fn t2_007_passes_when_every_check_holds() {
-    let score = score(&t2_007(), &good_trace(), &seeded(), &after_good_run());
+    let score = score(
+        &t2_007(),
+        &good_trace(),
+        &seeded(),
+        &after_good_run(),
+        &context(),
+    );
     assert_eq!(score.outcome, Outcome::Pass, "{:?}", failing(&score));
     assert_eq!(score.pairing, vec![Some(0), Some(1)]);
     let kinds: Vec<CheckKind> = score.checks.iter().map(|c| c.kind).collect();
@@ -85,9 +102,11 @@ fn t2_007_passes_when_every_check_holds() {
         kinds,
         vec![
             CheckKind::ToolSelection,
+            CheckKind::ArgsSchema,
             CheckKind::ArgsMatch,
             CheckKind::ArgsForbid,
             CheckKind::ToolSelection,
+            CheckKind::ArgsSchema,
             CheckKind::ArgsMatch,
             CheckKind::ArgsFromPrior,
             CheckKind::Ordering,
@@ -102,7 +121,7 @@ fn t2_007_passes_when_every_check_holds() {
 fn invented_id_fails_args_from_prior_naming_both_values() {
     let mut trace = good_trace();
     trace[1].arguments = json!({"contact_id": "contact_12345", "type": "call"});
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
     assert_eq!(
         failing(&score),
         vec![(
@@ -117,7 +136,7 @@ fn invented_id_fails_args_from_prior_naming_both_values() {
 fn wrong_tool_fails_tool_selection_listing_the_calls_made() {
     let mut trace = good_trace();
     trace[1].tool = "crm_update_contact".to_string();
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
     assert_eq!(
         failing(&score),
         vec![(
@@ -133,7 +152,7 @@ fn args_match_and_args_forbid_fail_with_the_argument_named() {
     let mut trace = good_trace();
     trace[0].arguments =
         json!({"name": "John Smith", "company": "Acme Corp", "email": "j@acme.example"});
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
     assert_eq!(
         failing(&score),
         vec![
@@ -173,7 +192,7 @@ fn strict_ordering_fails_when_calls_come_in_reverse() {
             Some(json!({})),
         ),
     ];
-    let score = score(&scenario, &trace, &json!({}), &json!({}));
+    let score = score(&scenario, &trace, &json!({}), &json!({}), &context());
     let failures = failing(&score);
     assert!(
         failures.contains(&(
@@ -207,7 +226,7 @@ fn any_ordering_accepts_reverse_order() {
             Some(json!({})),
         ),
     ];
-    let score = score(&scenario, &trace, &json!({}), &json!({}));
+    let score = score(&scenario, &trace, &json!({}), &json!({}), &context());
     assert_eq!(score.outcome, Outcome::Pass);
     assert_eq!(score.pairing, vec![Some(1), Some(0)]);
 }
@@ -223,7 +242,7 @@ fn max_calls_fails_past_the_budget() {
             Some(json!({})),
         ));
     }
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
     assert_eq!(
         failing(&score),
         vec![(
@@ -236,7 +255,7 @@ fn max_calls_fails_past_the_budget() {
 
 #[test]
 fn final_state_assertion_fails_with_both_sides() {
-    let score = score(&t2_007(), &good_trace(), &seeded(), &seeded());
+    let score = score(&t2_007(), &good_trace(), &seeded(), &seeded(), &context());
     let failures = failing(&score);
     assert_eq!(failures.len(), 2, "{failures:?}");
     assert_eq!(failures[0].0, CheckKind::FinalState);
@@ -264,7 +283,7 @@ fn retry_after_a_fault_pairs_with_the_successful_call() {
     for (index, call) in trace.iter_mut().enumerate() {
         call.index = index;
     }
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run());
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
     assert_eq!(score.outcome, Outcome::Pass);
     assert_eq!(score.pairing, vec![Some(0), Some(2)]);
 }
@@ -279,6 +298,10 @@ fn expected_book(args: Value) -> scenario::ExpectedCall {
         args_match: object(&args),
         args_forbid: Vec::new(),
         args_from_prior: Vec::new(),
+        args_accept: Default::default(),
+        args_optional: Vec::new(),
+        args_compare: Default::default(),
+        schema_defaults: Default::default(),
         reference_args: Default::default(),
     }
 }
@@ -302,7 +325,7 @@ fn b06_unordered_pairing_is_optimal_for_every_list_order() {
             if reverse_actual {
                 a.reverse();
             }
-            let pairing = matching::pair(&e, &a, false);
+            let pairing = matching::pair(&e, &a, false, ScoringOptions::default());
             let score = pairing.credit / e.len() as f64;
             assert!(
                 (score - 2.0 / 3.0).abs() < 1e-9,
@@ -327,14 +350,268 @@ fn b07_repeated_identical_calls_each_find_a_partner() {
     };
     let expected = [search(), search()];
     assert_eq!(
-        matching::pair(&expected, &made(2), true).assigned,
+        matching::pair(&expected, &made(2), true, ScoringOptions::default()).assigned,
         vec![Some(0), Some(1)]
     );
     assert_eq!(
-        matching::pair(&expected, &made(1), true).assigned,
+        matching::pair(&expected, &made(1), true, ScoringOptions::default()).assigned,
         vec![Some(0), None]
     );
-    let three = matching::pair(&expected, &made(3), true);
+    let three = matching::pair(&expected, &made(3), true, ScoringOptions::default());
     assert_eq!(three.full, 2);
     assert!(three.credit <= 2.0);
+}
+
+#[test]
+fn arguments_that_break_the_schema_fail_args_schema_with_their_class() {
+    let mut trace = good_trace();
+    trace[1].arguments = json!({"contact_id": "C-013", "type": "call", "retries": 3});
+    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
+    assert_eq!(
+        failing(&score),
+        vec![(
+            CheckKind::ArgsSchema,
+            "expected_calls[1]".to_string(),
+            "unexpected_param: `/retries`: `retries` is not a parameter of `crm_log_activity`"
+                .to_string()
+        )]
+    );
+}
+
+fn forecast_call(args_json: &str) -> Scenario {
+    scenario(&format!(
+        r#"{{"id": "X", "tier": 1, "type": "single_call", "prompt": "p", "seed_state": "fixtures/crm_baseline.json",
+            "expected_calls": [{{"tool": "crm_forecast", {args_json}}}]}}"#
+    ))
+}
+
+fn run_forecast(scenario: &Scenario, args: Value, options: ScoringOptions) -> RunScore {
+    let trace = vec![call(0, "crm_forecast", args, Some(json!({})))];
+    let tools = crate::harness::ToolSet::new(Catalog::builtin()).expect("catalog");
+    score(
+        scenario,
+        &trace,
+        &json!({}),
+        &json!({}),
+        &ScoreContext {
+            options,
+            schemas: &tools,
+        },
+    )
+}
+
+/// Field case B02 (gorilla#1133): an omitted argument whose expected value is the schema
+/// default fails in strict (BFCL) mode and passes in default-aware mode, and the check says
+/// which rule decided.
+#[test]
+fn b02_omitted_schema_default_depends_on_the_stated_mode() {
+    let scenario = forecast_call(r#""args_match": {"quarter": "2026-Q1", "include_closed": true}"#);
+    let args = json!({"quarter": "2026-Q1"});
+    let strict = run_forecast(&scenario, args.clone(), ScoringOptions::default());
+    assert_eq!(
+        failing(&strict),
+        vec![(
+            CheckKind::ArgsMatch,
+            "expected_calls[0]".to_string(),
+            "`include_closed` missing, expected true (its schema default counts only with omitted defaults `schema`)".to_string()
+        )]
+    );
+    let lenient = run_forecast(
+        &scenario,
+        args,
+        ScoringOptions {
+            omitted_defaults: OmittedDefaults::Schema,
+        },
+    );
+    assert_eq!(lenient.outcome, Outcome::Pass);
+    let detail = &lenient
+        .checks
+        .iter()
+        .find(|c| c.kind == CheckKind::ArgsMatch)
+        .expect("args check")
+        .detail;
+    assert_eq!(
+        detail,
+        "holds (`include_closed` omitted: its schema default true is accepted)"
+    );
+}
+
+/// Field case B02, second part: accepted values and "may be omitted" are separate fields.
+#[test]
+fn b02_accepted_values_and_optional_arguments_are_distinct() {
+    let scenario = forecast_call(
+        r#""args_match": {"quarter": "2026-Q1"}, "args_accept": {"owner": ["", "Nina Ross"]}, "args_optional": ["owner"]"#,
+    );
+    let outcome = |args: Value| run_forecast(&scenario, args, ScoringOptions::default());
+    assert_eq!(
+        outcome(json!({"quarter": "2026-Q1"})).outcome,
+        Outcome::Pass
+    );
+    assert_eq!(
+        outcome(json!({"quarter": "2026-Q1", "owner": "Nina Ross"})).outcome,
+        Outcome::Pass
+    );
+    assert_eq!(
+        outcome(json!({"quarter": "2026-Q1", "owner": ""})).outcome,
+        Outcome::Pass
+    );
+    assert_eq!(
+        failing(&outcome(
+            json!({"quarter": "2026-Q1", "owner": "Tom Becker"})
+        )),
+        vec![(
+            CheckKind::ArgsMatch,
+            "expected_calls[0]".to_string(),
+            "`/owner`: expected one of [\"\",\"Nina Ross\"], got \"Tom Becker\"".to_string()
+        )]
+    );
+    let required = forecast_call(
+        r#""args_match": {"quarter": "2026-Q1"}, "args_accept": {"owner": ["Nina Ross"]}"#,
+    );
+    assert_eq!(
+        run_forecast(
+            &required,
+            json!({"quarter": "2026-Q1"}),
+            ScoringOptions::default()
+        )
+        .outcome,
+        Outcome::Fail
+    );
+}
+
+#[test]
+fn comparators_are_named_when_they_decide() {
+    let scenario = forecast_call(
+        r#""args_match": {"quarter": "2026-q1"}, "args_compare": {"quarter": "normalized"}"#,
+    );
+    let score = run_forecast(
+        &scenario,
+        json!({"quarter": "2026-Q1"}),
+        ScoringOptions::default(),
+    );
+    assert_eq!(score.outcome, Outcome::Pass);
+    let detail = &score
+        .checks
+        .iter()
+        .find(|c| c.kind == CheckKind::ArgsMatch)
+        .expect("args check")
+        .detail;
+    assert_eq!(detail, "holds (`quarter` compared as normalized)");
+}
+
+fn prior(argument: &str, source: &str, call_index: usize) -> scenario::PriorRef {
+    scenario::PriorRef {
+        argument: argument.into(),
+        source: source.into(),
+        path: serde_json_path::JsonPath::parse(source).expect("valid path"),
+        call_index,
+    }
+}
+
+/// Field case B31 (NESTFUL): references bind to the call that matched, not to a position,
+/// keep their index, and fail cleanly when nothing was matched.
+#[test]
+fn b31_references_bind_to_the_matched_call() {
+    let search = |query: &str| scenario::ExpectedCall {
+        tool: "SearchAirport".into(),
+        ..expected_book(json!({"query": query}))
+    };
+    let flight = scenario::ExpectedCall {
+        tool: "FlightSearch".into(),
+        args_from_prior: vec![
+            prior("originSkyId", "$.calls[0].result.skyId", 0),
+            prior("destinationSkyId", "$.calls[1].result.skyId", 1),
+            prior("originEntityId", "$.calls[0].result.entityId", 0),
+            prior("destinationEntityId", "$.calls[1].result.entityId", 1),
+        ],
+        ..expected_book(json!({"date": "2024-08-15"}))
+    };
+    let expected = [search("New York"), search("London"), flight];
+    let actual = |origin: &str, destination: &str| {
+        vec![
+            call(
+                0,
+                "SearchAirport",
+                json!({"query": "London"}),
+                Some(json!({"skyId": "LOND", "entityId": "27544008"})),
+            ),
+            call(
+                1,
+                "SearchAirport",
+                json!({"query": "New York"}),
+                Some(json!({"skyId": "NYCA", "entityId": "27537542"})),
+            ),
+            call(
+                2,
+                "FlightSearch",
+                json!({"originSkyId": origin, "destinationSkyId": destination,
+                "originEntityId": "27537542", "destinationEntityId": "27544008", "date": "2024-08-15", "returnDate": "2024-08-18"}),
+                Some(json!({})),
+            ),
+        ]
+    };
+    let options = ScoringOptions::default();
+    let good = matching::pair(&expected, &actual("NYCA", "LOND"), false, options);
+    assert_eq!(
+        (good.assigned.clone(), good.full),
+        (vec![Some(1), Some(0), Some(2)], 3)
+    );
+
+    let swapped = actual("LOND", "NYCA");
+    let pairing = matching::pair(&expected, &swapped, false, options);
+    let record = matching::record(&pairing.assigned[..2], &swapped);
+    let check = matching::check_pair(&expected[2], &swapped[2], &record, options);
+    assert_eq!(
+        check.args_from_prior[0],
+        "`originSkyId` is \"LOND\", but `$.calls[0].result.skyId` is \"NYCA\": not taken from the earlier result"
+    );
+
+    let alone = vec![actual("NYCA", "LOND").remove(2)];
+    let pairing = matching::pair(&expected, &alone, false, options);
+    let record = matching::record(&pairing.assigned[..2], &alone);
+    let check = matching::check_pair(&expected[2], &alone[0], &record, options);
+    assert_eq!(
+        check.args_from_prior[0],
+        "`originSkyId` must come from `$.calls[0].result.skyId`, but calls[0] has no paired call"
+    );
+
+    let authors = json!({"calls": [{"result": {"authors": ["Ada", "Grace"]}}]});
+    let first = serde_json_path::JsonPath::parse("$.calls[0].result.authors[0]").expect("path");
+    let second = serde_json_path::JsonPath::parse("$.calls[0].result.authors[1]").expect("path");
+    assert_eq!(
+        first.query(&authors).exactly_one().ok(),
+        Some(&json!("Ada"))
+    );
+    assert_eq!(
+        second.query(&authors).exactly_one().ok(),
+        Some(&json!("Grace"))
+    );
+}
+
+/// Field case B29 (tau2-bench#316): explicit end-state assertions judge the outcome, however
+/// many extra lookups the reference had or lacked.
+#[test]
+fn b29_explicit_end_state_assertions_pass_a_correct_run() {
+    let roots = vec!["orders".to_string()];
+    let seeded = json!({"orders": {"W1": {"status": "delivered"}, "W2": {"status": "delivered"}}});
+    let after = json!({"orders": {"W1": {"status": "return requested"}, "W2": {"status": "return requested"}}});
+    for id in ["W1", "W2"] {
+        let assertion = assertion::Assertion::parse(
+            &format!("orders.{id}.status == \"return requested\""),
+            &roots,
+        )
+        .expect("parses");
+        assert!(
+            assertion
+                .evaluate(&seeded, &after)
+                .expect("evaluates")
+                .passed
+        );
+        assert!(
+            !assertion
+                .evaluate(&seeded, &seeded)
+                .expect("evaluates")
+                .passed
+        );
+    }
 }

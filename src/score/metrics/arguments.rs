@@ -34,6 +34,20 @@ pub enum ArgumentErrorClass {
     Truncated,
 }
 
+/// The snake_case name of a class, as in files and reports.
+pub fn class_name(class: ArgumentErrorClass) -> &'static str {
+    match class {
+        ArgumentErrorClass::UnknownTool => "unknown_tool",
+        ArgumentErrorClass::MissingRequired => "missing_required",
+        ArgumentErrorClass::UnexpectedParam => "unexpected_param",
+        ArgumentErrorClass::TypeError => "type_error",
+        ArgumentErrorClass::EnumError => "enum_error",
+        ArgumentErrorClass::ValueMismatch => "value_mismatch",
+        ArgumentErrorClass::Malformed => "malformed",
+        ArgumentErrorClass::Truncated => "truncated",
+    }
+}
+
 /// One classified argument failure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ArgumentError {
@@ -129,7 +143,7 @@ pub(super) fn measure(view: &RunView<'_>) -> ArgumentMetrics {
         };
         let expected = &view.scenario.expected_calls[expected_index];
         let record = matching::record(&view.pairing[..expected_index], view.trace);
-        let pair = matching::check_pair(expected, call, &record);
+        let pair = matching::check_pair(expected, call, &record, view.options);
         for problem in pair.args_match.iter().chain(&pair.args_from_prior) {
             push(
                 ArgumentErrorClass::ValueMismatch,

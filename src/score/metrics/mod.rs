@@ -20,7 +20,7 @@ use crate::harness::CallRecord;
 use crate::scenario::Scenario;
 
 pub use aggregate::{ConfusionCell, Grouped, MetricsReport, MetricsSummary};
-pub use arguments::{ArgumentError, ArgumentErrorClass, ArgumentMetrics, SchemaLookup};
+pub use arguments::{ArgumentError, ArgumentErrorClass, ArgumentMetrics, SchemaLookup, class_name};
 pub use divergence::first_divergence;
 pub use loops::LoopFinding;
 pub use provenance::{ProvenanceFinding, ProvenanceKind};
@@ -99,6 +99,8 @@ pub struct RunView<'a> {
     pub final_answer: Option<&'a str>,
     /// Input schemas of the tools the agent could call.
     pub schemas: &'a dyn SchemaLookup,
+    /// The scoring rules the checks used.
+    pub options: crate::score::ScoringOptions,
 }
 
 /// Measures one run; `checks` are the run's deterministic checks (for the first divergence).

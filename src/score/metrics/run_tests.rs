@@ -54,13 +54,18 @@ fn create() -> CallRecord {
 fn measured(scenario: &Scenario, trace: &[CallRecord], answer: &str) -> RunMetrics {
     let tools = ToolSet::new(Catalog::builtin()).expect("catalog");
     let state = json!({"contacts": [], "activities": []});
-    let score = score::score(scenario, trace, &state, &state);
+    let context = score::ScoreContext {
+        options: score::ScoringOptions::default(),
+        schemas: &tools,
+    };
+    let score = score::score(scenario, trace, &state, &state, &context);
     let view = RunView {
         scenario,
         trace,
         pairing: &score.pairing,
         final_answer: Some(answer),
         schemas: &tools,
+        options: score::ScoringOptions::default(),
     };
     measure(&view, &score.checks)
 }
@@ -366,4 +371,24 @@ fn b04_scalar_values_and_required_parameters_are_checked() {
         check(json!({"number": 10})),
         (vec![], vec![ArgumentErrorClass::MissingRequired])
     );
+}
+
+#[test]
+fn scoring_is_pure_the_same_trace_gives_the_same_bytes() {
+    let scenario = t2_007();
+    let trace = [
+        create(),
+        failed(
+            1,
+            "crm_log_activity",
+            json!({"type": "call", "contact_id": "C-9"}),
+            None,
+        ),
+    ];
+    let first =
+        serde_json::to_string(&measured(&scenario, &trace, "It failed.")).expect("serializes");
+    let second =
+        serde_json::to_string(&measured(&scenario, &trace, "It failed.")).expect("serializes");
+    assert_eq!(first, second);
+    assert!(first.contains("\"class\":\"gave_up_honestly\""), "{first}");
 }
