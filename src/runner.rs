@@ -137,7 +137,13 @@ pub async fn run_one(
         Ok(Ok(outcome)) => outcome,
     };
     let final_state = harness.state();
-    let score = score::score(scenario, &trace, &seeded, &final_state);
+    let score = score::score(
+        scenario,
+        &trace,
+        &seeded,
+        &final_state,
+        outcome.final_answer.as_deref(),
+    );
     ScenarioRun {
         outcome: score.outcome,
         score: Some(score),

@@ -11,8 +11,8 @@ use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
-use super::file::{ExpectedCallFile, FaultFile, ScenarioFile};
-use super::{ExpectedCall, Fault, PriorRef, Scenario};
+use super::file::{AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFile, ScenarioFile};
+use super::{AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PriorRef, ResultRef, Scenario};
 use crate::catalog::Catalog;
 use crate::score::assertion::Assertion;
 use crate::world;
@@ -250,6 +250,28 @@ fn validate(
         }
     }
 
+    let forbidden_calls = raw
+        .forbidden_calls
+        .into_iter()
+        .enumerate()
+        .map(|(index, call)| validate_forbidden(index, call, catalog, problems))
+        .collect();
+    let final_answer = raw
+        .final_answer
+        .map(|checks| validate_answer(checks, expected_calls.len(), problems))
+        .unwrap_or_default();
+    match &raw.reference_answer {
+        Some(answer) if answer.trim().is_empty() => {
+            problems.add("reference_answer", None, "must not be empty");
+        }
+        None if !final_answer.is_empty() => problems.add(
+            "final_answer",
+            None,
+            "has checks, so `reference_answer` (the known-good answer the reference agent gives) is required",
+        ),
+        _ => {}
+    }
+
     Some(Scenario {
         id: raw.id,
         tier,
@@ -263,7 +285,80 @@ fn validate(
         max_calls,
         faults,
         final_state_assertions,
+        forbidden_calls,
+        final_answer,
+        reference_answer: raw.reference_answer,
     })
+}
+
+fn validate_forbidden(
+    index: usize,
+    call: ForbiddenCallFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> ForbiddenCall {
+    let field = format!("forbidden_calls[{index}]");
+    match catalog.tool(&call.tool) {
+        None => problems.add(
+            &format!("{field}.tool"),
+            Some(&call.tool),
+            catalog.unknown_tool_message(&call.tool),
+        ),
+        Some(tool) => {
+            let known = tool.argument_names();
+            for name in call.args_match.keys() {
+                if !known.contains(name) {
+                    problems.add(
+                        &format!("{field}.args_match.{name}"),
+                        Some(name),
+                        format_args!("`{}` has no argument `{name}`", call.tool),
+                    );
+                }
+            }
+        }
+    }
+    ForbiddenCall {
+        tool: call.tool,
+        args_match: call.args_match,
+    }
+}
+
+fn validate_answer(
+    checks: AnswerChecksFile,
+    expected_calls: usize,
+    problems: &mut Problems<'_>,
+) -> AnswerChecks {
+    let mut contains_results = Vec::new();
+    for (index, source) in checks.contains_results.iter().enumerate() {
+        match parse_prior(source, expected_calls) {
+            Ok((path, call_index)) => contains_results.push(ResultRef {
+                source: source.clone(),
+                path,
+                call_index,
+            }),
+            Err(message) => problems.add(
+                &format!("final_answer.contains_results[{index}]"),
+                Some(source),
+                message,
+            ),
+        }
+    }
+    for (index, text) in checks.contains_text.iter().enumerate() {
+        if text.trim().is_empty() {
+            problems.add(
+                &format!("final_answer.contains_text[{index}]"),
+                None,
+                "must not be empty",
+            );
+        }
+    }
+    AnswerChecks {
+        contains_results,
+        contains_text: checks.contains_text,
+        asks_clarification: checks.asks_clarification,
+        acknowledges_failure: checks.acknowledges_failure,
+        refuses: checks.refuses,
+    }
 }
 
 fn validate_call(

@@ -61,7 +61,9 @@ fn tokenize(query: &str) -> Result<Vec<Token>, SqlError> {
             loop {
                 match chars.get(i) {
                     None => {
-                        return Err("unterminated string literal (strings use single quotes)".into());
+                        return Err(
+                            "unterminated string literal (strings use single quotes)".into()
+                        );
                     }
                     Some('\'') if chars.get(i + 1) == Some(&'\'') => {
                         text.push('\'');
