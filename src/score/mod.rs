@@ -6,6 +6,9 @@ pub mod assertion;
 pub mod matching;
 pub mod values;
 
+#[cfg(test)]
+mod tests;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -253,21 +256,22 @@ fn forbidden_checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
 fn answer_checks(scenario: &Scenario, final_answer: Option<&str>, record: &Value) -> Vec<Check> {
     let checks = &scenario.final_answer;
     let text = final_answer.unwrap_or_default();
-    let quoted = if final_answer.is_some() {
-        format!(
-            "answer \"{}\"",
-            values::short(&Value::String(text.to_string())).trim_matches('"')
-        )
-    } else {
-        "no final answer".to_string()
-    };
+    let quoted = format!(
+        "answer \"{}\"",
+        values::short(&Value::String(text.to_string())).trim_matches('"')
+    );
     let mut out = Vec::new();
     let mut push = |kind, subject: String, passed: bool, why: String| {
+        let detail = match (passed, final_answer) {
+            (true, _) => "holds".to_string(),
+            (false, None) => "no final answer".to_string(),
+            (false, Some(_)) => why,
+        };
         out.push(Check {
             kind,
             subject,
             passed,
-            detail: if passed { "holds".to_string() } else { why },
+            detail,
         });
     };
     for (i, reference) in checks.contains_results.iter().enumerate() {
