@@ -1,7 +1,7 @@
 //! Scenario files: the declarative description of one agent task and what a good run of it
 //! looks like.
 //!
-//! Two layers, as everywhere user files are read: [`file`] mirrors the JSON/YAML exactly
+//! Two layers, as everywhere user files are read: [`file`](mod@file) mirrors the JSON/YAML exactly
 //! (serde, unknown fields rejected), and [`load`] turns it into the validated [`Scenario`] that
 //! the rest of the crate uses without re-checking. See `docs/scenarios.md` for the format.
 

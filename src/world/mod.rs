@@ -6,8 +6,9 @@
 //! through tool calls, deterministically: new ids continue the highest existing number, and
 //! the clock is frozen at [`FROZEN_NOW`].
 //!
-//! One file per tool category gives the `<prefix>_*` tools their behaviour: [`crm`], [`erp`],
-//! [`comm`], [`data`] (with the SQL subset in [`sql`]), [`admin`] and [`util`].
+//! One file per tool category gives the `<prefix>_*` tools their behaviour: `crm.rs`,
+//! `erp.rs`, `comm.rs`, `data.rs` (with the SQL subset in `sql.rs`), `admin.rs` and `util.rs`;
+//! [`dates`] holds the calendar arithmetic they share.
 
 mod admin;
 mod comm;
