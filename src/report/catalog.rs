@@ -86,6 +86,11 @@ mod tests {
     }
 
     #[test]
+    fn table_snapshot() {
+        insta::assert_snapshot!(render_table(Catalog::builtin()));
+    }
+
+    #[test]
     fn json_names_the_category_of_each_tool() {
         let parsed: Value = serde_json::from_str(&render_json(Catalog::builtin())).expect("JSON");
         let tools = parsed.as_array().expect("array");

@@ -89,5 +89,6 @@ mod tests {
              scenarios whose checks cannot fail: T1-002\n"
         );
         assert!(!report.holds());
+        insta::assert_snapshot!(render_mutants(&report, true));
     }
 }
