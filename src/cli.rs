@@ -25,6 +25,42 @@ pub enum Command {
     Validate(SuiteArgs),
     /// Serve the harness's tools over MCP on stdin/stdout, backed by a fixture.
     Serve(ServeArgs),
+    /// List the built-in tool catalog: name, category, title and annotations.
+    Tools(ToolsArgs),
+    /// Run every scenario with the reference agent and check that all pass (exit 0, else 1);
+    /// with `--mutants`, also check that the scenarios' checks fail broken trajectories.
+    Verify(VerifyArgs),
+}
+
+/// Output format of `toolgate tools`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToolsFormat {
+    /// An ASCII table.
+    Table,
+    /// A JSON array of tools.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// How to print the catalog.
+    #[arg(long, value_enum, default_value_t = ToolsFormat::Table)]
+    pub format: ToolsFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Also derive broken trajectories from each reference run (dropped call, look-alike
+    /// tool, changed argument, invented id, exceeded budget, forbidden call, ignored result)
+    /// and require the checks to fail them: at least 95% killed overall and at least one per
+    /// scenario.
+    #[arg(long)]
+    pub mutants: bool,
+    /// List every surviving mutant, not only the per-scenario counts.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 /// Where the suite lives.

@@ -8,7 +8,9 @@ use anyhow::{Context as _, Result, bail};
 
 use crate::agent::{Agent, AgentKind, openai};
 use crate::catalog::Catalog;
-use crate::cli::{Cli, Command, GateArgs, ServeArgs, SuiteArgs};
+use crate::cli::{
+    Cli, Command, GateArgs, ServeArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
+};
 use crate::exit::Exit;
 use crate::gate::{self, Decision, Policy};
 use crate::harness::{self, Harness, ToolSet};
@@ -25,6 +27,8 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> Result<Exit> {
         Command::Gate(args) => gate_command(&args, out),
         Command::Validate(args) => validate_command(&args, out),
         Command::Serve(args) => serve_command(&args),
+        Command::Tools(args) => tools_command(&args, out),
+        Command::Verify(args) => verify_command(&args, out),
     }
 }
 
@@ -176,4 +180,59 @@ fn serve_command(args: &ServeArgs) -> Result<Exit> {
         write_atomic(path, text.as_bytes())?;
     }
     Ok(Exit::Pass)
+}
+
+fn tools_command(args: &ToolsArgs, out: &mut dyn Write) -> Result<Exit> {
+    let catalog = Catalog::builtin();
+    let text = match args.format {
+        ToolsFormat::Table => report::catalog::render_table(catalog),
+        ToolsFormat::Json => report::catalog::render_json(catalog),
+    };
+    out.write_all(text.as_bytes())?;
+    Ok(Exit::Pass)
+}
+
+/// Runs the whole suite with the reference agent; with `--mutants`, also the mutation check.
+/// Exit 0 when everything holds, 1 otherwise.
+fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
+    let (scenarios, _smoke) = load_suite(&args.suite)?;
+    let catalog = Catalog::builtin();
+    let tools = Arc::new(ToolSet::new(catalog)?);
+    let runs = runtime()?.block_on(runner::run_suite(
+        &scenarios,
+        &Agent::Reference,
+        &tools,
+        &RunOptions::default(),
+    ));
+    let failing: Vec<(&Scenario, &runner::ScenarioRun)> = scenarios
+        .iter()
+        .zip(&runs)
+        .filter(|(_, run)| run.outcome != crate::score::Outcome::Pass)
+        .collect();
+    writeln!(
+        out,
+        "{} of {} scenarios pass with the reference agent",
+        scenarios.len() - failing.len(),
+        scenarios.len()
+    )?;
+    for (scenario, run) in &failing {
+        writeln!(out, "  FAILED {}", scenario.id)?;
+        if let Some(error) = &run.error {
+            writeln!(out, "    {error}")?;
+        }
+        for check in run.score.iter().flat_map(|score| score.failures()) {
+            writeln!(out, "    {}: {}", check.subject, check.detail)?;
+        }
+    }
+    let mut holds = failing.is_empty();
+    if args.mutants {
+        let report = crate::verify::analyse_suite(&scenarios, &runs, &tools, catalog)?;
+        write!(
+            out,
+            "{}",
+            crate::verify::render::render_mutants(&report, args.verbose)
+        )?;
+        holds &= report.holds();
+    }
+    Ok(if holds { Exit::Pass } else { Exit::GateFailed })
 }

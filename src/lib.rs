@@ -6,6 +6,9 @@
 //! [`world`] and the [`catalog`]) driven by an agent ([`agent`]) -> the trace -> deterministic
 //! checks ([`score`]) -> the results ([`results`]) -> the verdict ([`gate`]) -> text
 //! ([`report`]).
+//!
+//! [`verify`] checks the benchmark itself: the reference agent passes every scenario, and
+//! broken trajectories derived from its runs fail.
 
 pub mod agent;
 pub mod catalog;
@@ -18,6 +21,7 @@ pub mod results;
 pub mod runner;
 pub mod scenario;
 pub mod score;
+pub mod verify;
 pub mod world;
 
 mod commands;

@@ -148,7 +148,14 @@ pub async fn run_one(
         options: options.scoring,
         schemas: tools.as_ref(),
     };
-    let score = score::score(scenario, &trace, &seeded, &final_state, &context);
+    let score = score::score(
+        scenario,
+        &trace,
+        &seeded,
+        &final_state,
+        outcome.final_answer.as_deref(),
+        &context,
+    );
     let view = RunView {
         scenario,
         trace: &trace,

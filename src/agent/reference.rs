@@ -3,7 +3,8 @@
 //! For each expected call, in order, it sends `reference_args` overlaid with `args_match`, and
 //! fills `args_from_prior` from the actual results of its earlier calls. A call that fails is
 //! retried once for every fault the scenario injects into that tool, so scenarios with injected
-//! faults show recovery, and a genuine error (an unknown id) is not retried.
+//! faults show recovery, and a genuine error (an unknown id) is not retried. Its final answer
+//! is the scenario's `reference_answer` when it has one.
 
 use serde_json::{Map, Value};
 
@@ -63,7 +64,9 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
         }
         assigned.push(slot);
     }
-    let final_answer = if scenario.expected_calls.is_empty() {
+    let final_answer = if let Some(answer) = &scenario.reference_answer {
+        answer.clone()
+    } else if scenario.expected_calls.is_empty() {
         "I can't do that: the request is out of scope or too risky to carry out.".to_string()
     } else if failed.is_empty() {
         "Done.".to_string()

@@ -1,7 +1,8 @@
 //! Tool definitions: the built-in catalog the harness serves.
 //!
-//! Tools are data (standard MCP tool JSON in `crm.json`), not code: the harness serves them
-//! as written and the world module gives them behaviour.
+//! Tools are data, not code: one file of standard MCP tool JSON per category (`crm.json`,
+//! `erp.json`, `communication.json`, `data.json`, `admin.json`, `utility.json`), served as
+//! written; the world module gives them behaviour. A tool's category is its name prefix.
 
 use std::sync::OnceLock;
 
@@ -12,18 +13,101 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
-    /// `crm_*`: contacts, activities, deals.
+    /// `crm_*`: contacts, activities, deals, forecasting.
     Crm,
+    /// `erp_*`: sales orders, inventory, purchase orders, invoicing.
+    Erp,
+    /// `comm_*`: email, calendar, team messages, notifications.
+    Communication,
+    /// `data_*`: read-only SQL, aggregates, reports, exports, transformation.
+    Data,
+    /// `admin_*`: system users, roles, configuration, audit log.
+    Admin,
+    /// `util_*`: arithmetic, statistics, dates, currency and format conversion, validation.
+    Utility,
 }
 
 impl Category {
-    /// The name used in reports.
+    /// Every category, in catalog order.
+    pub const ALL: [Category; 6] = [
+        Category::Crm,
+        Category::Erp,
+        Category::Communication,
+        Category::Data,
+        Category::Admin,
+        Category::Utility,
+    ];
+
+    /// The tool-name prefix, including the underscore (`crm_`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Category::Crm => "crm_",
+            Category::Erp => "erp_",
+            Category::Communication => "comm_",
+            Category::Data => "data_",
+            Category::Admin => "admin_",
+            Category::Utility => "util_",
+        }
+    }
+
+    /// The name used in files and reports (`communication`).
     pub fn as_str(self) -> &'static str {
         match self {
             Category::Crm => "crm",
+            Category::Erp => "erp",
+            Category::Communication => "communication",
+            Category::Data => "data",
+            Category::Admin => "admin",
+            Category::Utility => "utility",
+        }
+    }
+
+    /// The category whose prefix `tool` starts with.
+    pub fn of_tool(tool: &str) -> Option<Category> {
+        Category::ALL
+            .into_iter()
+            .find(|category| tool.starts_with(category.prefix()))
+    }
+
+    fn definitions_json(self) -> &'static str {
+        match self {
+            Category::Crm => include_str!("crm.json"),
+            Category::Erp => include_str!("erp.json"),
+            Category::Communication => include_str!("communication.json"),
+            Category::Data => include_str!("data.json"),
+            Category::Admin => include_str!("admin.json"),
+            Category::Utility => include_str!("utility.json"),
         }
     }
 }
+
+/// Deliberately overlapping tools, in pairs: real integrations overlap, and telling these
+/// apart is part of what the benchmark measures. The mutation check also uses them as the
+/// "wrong but plausible" tool for a call.
+pub const LOOK_ALIKES: &[(&str, &str)] = &[
+    ("crm_search_contacts", "admin_search_users"),
+    ("comm_send_email", "comm_send_notification"),
+    ("comm_send_notification", "comm_send_message"),
+    ("comm_send_message", "comm_send_email"),
+    ("data_generate_report", "data_export"),
+    ("crm_get_pipeline", "crm_forecast"),
+    ("data_aggregate", "util_statistics"),
+    ("data_query_sql", "data_aggregate"),
+    ("util_current_time", "util_date_calc"),
+    ("erp_create_order", "erp_create_purchase_order"),
+    ("erp_search_orders", "erp_get_order"),
+    ("crm_get_contact", "crm_search_contacts"),
+    ("crm_update_contact", "crm_create_contact"),
+    ("crm_delete_contact", "admin_deactivate_user"),
+    ("erp_cancel_order", "erp_create_invoice"),
+    ("comm_list_events", "comm_create_event"),
+    ("admin_get_config", "admin_update_config"),
+    ("admin_get_audit_log", "data_query_sql"),
+    ("util_calculate", "util_statistics"),
+    ("util_convert_format", "data_transform"),
+    ("data_schedule_report", "data_generate_report"),
+    ("data_delete_scheduled_report", "crm_delete_contact"),
+];
 
 /// One tool: its category and its MCP definition.
 #[derive(Debug, Clone)]
@@ -63,16 +147,17 @@ impl Catalog {
     pub fn builtin() -> &'static Catalog {
         static CATALOG: OnceLock<Catalog> = OnceLock::new();
         CATALOG.get_or_init(|| {
-            let definitions: Vec<Value> = serde_json::from_str(include_str!("crm.json"))
-                .expect("crm.json is valid JSON, checked by the catalog tests");
-            let tools = definitions
-                .iter()
-                .map(|definition| ToolDef {
+            let mut tools = Vec::new();
+            for category in Category::ALL {
+                let definitions: Vec<Value> = serde_json::from_str(category.definitions_json())
+                    .expect("catalog files are valid JSON, checked by the catalog tests");
+                tools.extend(definitions.into_iter().map(|definition| ToolDef {
                     name: definition["name"].as_str().unwrap_or_default().to_string(),
-                    category: Category::Crm,
-                    definition: definition.clone(),
-                })
-                .collect();
+                    category,
+                    definition,
+                }));
+            }
+            let definitions = tools.iter().map(|tool| tool.definition.clone()).collect();
             Catalog { tools, definitions }
         })
     }
@@ -90,6 +175,27 @@ impl Catalog {
     /// The tool named `name`.
     pub fn tool(&self, name: &str) -> Option<&ToolDef> {
         self.tools.iter().find(|tool| tool.name == name)
+    }
+
+    /// The tool most easily confused with `name`: its declared look-alike in [`LOOK_ALIKES`]
+    /// (either side of a pair), else the nearest other name by edit distance.
+    pub fn look_alike(&self, name: &str) -> Option<&ToolDef> {
+        let declared = LOOK_ALIKES.iter().find_map(|(a, b)| {
+            if *a == name {
+                Some(*b)
+            } else if *b == name {
+                Some(*a)
+            } else {
+                None
+            }
+        });
+        if let Some(other) = declared.and_then(|other| self.tool(other)) {
+            return Some(other);
+        }
+        self.tools
+            .iter()
+            .filter(|tool| tool.name != name)
+            .min_by_key(|tool| edit_distance(name, &tool.name))
     }
 
     /// "unknown tool `x`", with the closest known name when one is close.
@@ -131,11 +237,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn builtin_catalog_has_eight_crm_tools_with_valid_schemas() {
+    fn builtin_catalog_has_43_tools_in_six_categories_with_valid_schemas() {
         let catalog = Catalog::builtin();
-        assert_eq!(catalog.tools().len(), 8);
+        assert_eq!(catalog.tools().len(), 43);
+        let count = |category| {
+            catalog
+                .tools()
+                .iter()
+                .filter(|tool| tool.category == category)
+                .count()
+        };
+        let counts: Vec<usize> = Category::ALL.into_iter().map(count).collect();
+        assert_eq!(counts, [8, 7, 6, 8, 7, 7]);
+        let mut names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 43, "tool names are unique");
         for tool in catalog.tools() {
-            assert!(tool.name.starts_with("crm_"), "{}", tool.name);
+            assert_eq!(
+                Category::of_tool(&tool.name),
+                Some(tool.category),
+                "{}",
+                tool.name
+            );
+            let annotations = &tool.definition["annotations"];
+            for hint in ["readOnlyHint", "destructiveHint", "idempotentHint"] {
+                assert!(annotations[hint].is_boolean(), "{} lacks {hint}", tool.name);
+            }
             assert!(
                 jsonschema::draft202012::meta::is_valid(tool.input_schema()),
                 "{} has an invalid input schema",
@@ -160,5 +288,18 @@ mod tests {
             catalog.unknown_tool_message("send_fax"),
             "unknown tool `send_fax`"
         );
+    }
+
+    #[test]
+    fn every_look_alike_names_a_catalog_tool() {
+        let catalog = Catalog::builtin();
+        for (a, b) in LOOK_ALIKES {
+            assert!(catalog.tool(a).is_some(), "{a}");
+            assert!(catalog.tool(b).is_some(), "{b}");
+        }
+        let alike = |name| catalog.look_alike(name).map(|tool| tool.name.as_str());
+        assert_eq!(alike("crm_search_contacts"), Some("admin_search_users"));
+        assert_eq!(alike("admin_search_users"), Some("crm_search_contacts"));
+        assert!(alike("erp_check_inventory").is_some());
     }
 }

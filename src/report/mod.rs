@@ -1,5 +1,6 @@
 //! Renderers: pure functions from results and verdict to text. Choosing where the text goes
 //! (stdout, a file) happens in the caller.
 
+pub mod catalog;
 pub mod json;
 pub mod table;

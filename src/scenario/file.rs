@@ -25,6 +25,37 @@ pub struct ScenarioFile {
     pub fault_injection: Option<Vec<FaultFile>>,
     #[serde(default)]
     pub final_state_assertions: Vec<String>,
+    #[serde(default)]
+    pub forbidden_calls: Vec<ForbiddenCallFile>,
+    #[serde(default)]
+    pub final_answer: Option<AnswerChecksFile>,
+    #[serde(default)]
+    pub reference_answer: Option<String>,
+}
+
+/// One entry of `forbidden_calls`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForbiddenCallFile {
+    pub tool: String,
+    #[serde(default)]
+    pub args_match: Map<String, Value>,
+}
+
+/// The `final_answer` section.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerChecksFile {
+    #[serde(default)]
+    pub contains_results: Vec<String>,
+    #[serde(default)]
+    pub contains_text: Vec<String>,
+    #[serde(default)]
+    pub asks_clarification: bool,
+    #[serde(default)]
+    pub acknowledges_failure: bool,
+    #[serde(default)]
+    pub refuses: bool,
 }
 
 /// One entry of `expected_calls`.

@@ -1,7 +1,7 @@
 //! Scenario files: the declarative description of one agent task and what a good run of it
 //! looks like.
 //!
-//! Two layers, as everywhere user files are read: [`file`] mirrors the JSON/YAML exactly
+//! Two layers, as everywhere user files are read: [`file`](mod@file) mirrors the JSON/YAML exactly
 //! (serde, unknown fields rejected), and [`load`] turns it into the validated [`Scenario`] that
 //! the rest of the crate uses without re-checking. See `docs/scenarios.md` for the format.
 
@@ -208,4 +208,62 @@ pub struct Scenario {
     pub faults: Vec<Fault>,
     /// Assertions over the mock state after the run.
     pub final_state_assertions: Vec<Assertion>,
+    /// Calls that must not appear anywhere in the trajectory, whatever their outcome.
+    pub forbidden_calls: Vec<ForbiddenCall>,
+    /// Checks on the agent's final text answer; empty when the file has no `final_answer`.
+    pub final_answer: AnswerChecks,
+    /// The known-good final answer the reference agent gives; present whenever
+    /// `final_answer` has a check. Never used to score another agent.
+    pub reference_answer: Option<String>,
+}
+
+/// A call the agent must not make: a call to `tool` whose arguments match `args_match`
+/// (partially, as in expected calls; an empty `args_match` forbids every call to `tool`).
+/// An attempt counts even when it fails: trying to delete is already the mistake.
+#[derive(Debug, Clone)]
+pub struct ForbiddenCall {
+    /// The forbidden tool; exists in the catalog.
+    pub tool: String,
+    /// Partial match on the arguments; every key is an argument of `tool`.
+    pub args_match: Map<String, Value>,
+}
+
+/// A value the final answer must mention, read from the run record like `args_from_prior`.
+#[derive(Debug, Clone)]
+pub struct ResultRef {
+    /// The JSONPath source, e.g. `$.calls[0].result.forecast`.
+    pub source: String,
+    /// The parsed path (RFC 9535).
+    pub path: JsonPath,
+    /// The expected call it reads from, always one of the scenario's expected calls.
+    pub call_index: usize,
+}
+
+/// Deterministic checks on the final answer (`final_answer` in the file). The cue-word
+/// lists behind the three `bool` checks are in `score::answer`.
+#[derive(Debug, Clone, Default)]
+pub struct AnswerChecks {
+    /// Values from tool results the answer must contain: numbers by value (1,234.5 matches
+    /// 1234.50; rounding to cents is tolerated), strings case-insensitively, arrays element
+    /// by element.
+    pub contains_results: Vec<ResultRef>,
+    /// Literal texts the answer must contain, case-insensitively.
+    pub contains_text: Vec<String>,
+    /// The answer must ask the user a clarifying question.
+    pub asks_clarification: bool,
+    /// The answer must say that something failed or was not found.
+    pub acknowledges_failure: bool,
+    /// The answer must decline the request.
+    pub refuses: bool,
+}
+
+impl AnswerChecks {
+    /// Whether any check is configured.
+    pub fn is_empty(&self) -> bool {
+        self.contains_results.is_empty()
+            && self.contains_text.is_empty()
+            && !self.asks_clarification
+            && !self.acknowledges_failure
+            && !self.refuses
+    }
 }

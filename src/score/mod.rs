@@ -1,6 +1,7 @@
 //! Deterministic scoring of one run: did the trajectory and the final state satisfy the
 //! scenario? Pure functions from (scenario, trace, states) to a [`RunScore`].
 
+pub mod answer;
 pub mod assertion;
 pub mod compare;
 pub mod matching;
@@ -47,6 +48,18 @@ pub enum CheckKind {
     MaxCalls,
     /// A final-state assertion holds.
     FinalState,
+    /// No call in the trajectory matches a `forbidden_calls` entry.
+    ForbiddenCall,
+    /// The final answer contains a value from a tool result (`final_answer.contains_results`).
+    AnswerContainsResult,
+    /// The final answer contains a literal text (`final_answer.contains_text`).
+    AnswerContainsText,
+    /// The final answer asks a clarifying question.
+    AnswerAsksClarification,
+    /// The final answer acknowledges a failure.
+    AnswerAcknowledgesFailure,
+    /// The final answer declines the request.
+    AnswerRefuses,
 }
 
 /// One deterministic check with its reason.
@@ -107,13 +120,14 @@ pub struct ScoreContext<'a> {
     pub schemas: &'a dyn SchemaLookup,
 }
 
-/// Scores one run of `scenario`: the `trace` of calls, the `seeded` state and the state after
-/// the run.
+/// Scores one run of `scenario`: the `trace` of calls, the `seeded` state, the state after
+/// the run and the agent's final answer (`None` when it gave none).
 pub fn score(
     scenario: &Scenario,
     trace: &[CallRecord],
     seeded: &Value,
     final_state: &Value,
+    final_answer: Option<&str>,
     context: &ScoreContext<'_>,
 ) -> RunScore {
     let strict = scenario.ordering == Ordering::Strict;
@@ -245,6 +259,10 @@ pub fn score(
         });
     }
 
+    checks.extend(forbidden_checks(scenario, trace));
+    let record = matching::record(&pairing.assigned, trace);
+    checks.extend(answer_checks(scenario, final_answer, &record));
+
     let outcome = if checks.iter().all(|check| check.passed) {
         Outcome::Pass
     } else {
@@ -257,5 +275,131 @@ pub fn score(
     }
 }
 
+/// One check per `forbidden_calls` entry: the calls that match it, if any.
+fn forbidden_checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
+    scenario
+        .forbidden_calls
+        .iter()
+        .enumerate()
+        .map(|(i, forbidden)| {
+            let hits: Vec<String> = trace
+                .iter()
+                .filter(|call| call.tool == forbidden.tool)
+                .filter(|call| {
+                    forbidden.args_match.iter().all(|(name, wanted)| {
+                        call.arguments
+                            .get(name)
+                            .is_some_and(|actual| values::match_value(wanted, actual, "").is_ok())
+                    })
+                })
+                .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
+                .collect();
+            Check {
+                kind: CheckKind::ForbiddenCall,
+                subject: format!("forbidden_calls[{i}] `{}`", forbidden.tool),
+                passed: hits.is_empty(),
+                detail: if hits.is_empty() {
+                    "not called".to_string()
+                } else {
+                    format!("{} made", hits.join(", "))
+                },
+            }
+        })
+        .collect()
+}
+
+/// The `final_answer` checks, in file order: results, texts, then the three moves.
+fn answer_checks(scenario: &Scenario, final_answer: Option<&str>, record: &Value) -> Vec<Check> {
+    let checks = &scenario.final_answer;
+    let text = final_answer.unwrap_or_default();
+    let quoted = format!(
+        "answer \"{}\"",
+        values::short(&Value::String(text.to_string())).trim_matches('"')
+    );
+    let mut out = Vec::new();
+    let mut push = |kind, subject: String, passed: bool, why: String| {
+        let detail = match (passed, final_answer) {
+            (true, _) => "holds".to_string(),
+            (false, None) => "no final answer".to_string(),
+            (false, Some(_)) => why,
+        };
+        out.push(Check {
+            kind,
+            subject,
+            passed,
+            detail,
+        });
+    };
+    for (i, reference) in checks.contains_results.iter().enumerate() {
+        let subject = format!("final_answer.contains_results[{i}] `{}`", reference.source);
+        match reference.path.query(record).exactly_one() {
+            Ok(value) => {
+                let passed = answer::mentions(text, value);
+                push(
+                    CheckKind::AnswerContainsResult,
+                    subject,
+                    passed,
+                    format!("{quoted} does not mention {}", values::short(value)),
+                );
+            }
+            Err(_) => push(
+                CheckKind::AnswerContainsResult,
+                subject,
+                false,
+                format!(
+                    "no single value at `{}` (calls[{}] unpaired or without that result)",
+                    reference.source, reference.call_index
+                ),
+            ),
+        }
+    }
+    for (i, wanted) in checks.contains_text.iter().enumerate() {
+        let passed = text.to_lowercase().contains(&wanted.to_lowercase());
+        push(
+            CheckKind::AnswerContainsText,
+            format!("final_answer.contains_text[{i}]"),
+            passed,
+            format!("{quoted} does not contain \"{wanted}\""),
+        );
+    }
+    let moves = [
+        (
+            checks.asks_clarification,
+            CheckKind::AnswerAsksClarification,
+            "asks_clarification",
+            answer::asks_clarification(text),
+            "asks no clarifying question",
+        ),
+        (
+            checks.acknowledges_failure,
+            CheckKind::AnswerAcknowledgesFailure,
+            "acknowledges_failure",
+            answer::acknowledges_failure(text),
+            "does not acknowledge the failure",
+        ),
+        (
+            checks.refuses,
+            CheckKind::AnswerRefuses,
+            "refuses",
+            answer::refuses(text),
+            "does not decline the request",
+        ),
+    ];
+    for (wanted, kind, name, passed, why) in moves {
+        if wanted {
+            push(
+                kind,
+                format!("final_answer.{name}"),
+                passed,
+                format!("{quoted} {why}"),
+            );
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod answer_tests;

@@ -93,6 +93,7 @@ fn t2_007_passes_when_every_check_holds() {
         &good_trace(),
         &seeded(),
         &after_good_run(),
+        None,
         &context(),
     );
     assert_eq!(score.outcome, Outcome::Pass, "{:?}", failing(&score));
@@ -121,7 +122,14 @@ fn t2_007_passes_when_every_check_holds() {
 fn invented_id_fails_args_from_prior_naming_both_values() {
     let mut trace = good_trace();
     trace[1].arguments = json!({"contact_id": "contact_12345", "type": "call"});
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
+    let score = score(
+        &t2_007(),
+        &trace,
+        &seeded(),
+        &after_good_run(),
+        None,
+        &context(),
+    );
     assert_eq!(
         failing(&score),
         vec![(
@@ -136,7 +144,14 @@ fn invented_id_fails_args_from_prior_naming_both_values() {
 fn wrong_tool_fails_tool_selection_listing_the_calls_made() {
     let mut trace = good_trace();
     trace[1].tool = "crm_update_contact".to_string();
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
+    let score = score(
+        &t2_007(),
+        &trace,
+        &seeded(),
+        &after_good_run(),
+        None,
+        &context(),
+    );
     assert_eq!(
         failing(&score),
         vec![(
@@ -152,7 +167,14 @@ fn args_match_and_args_forbid_fail_with_the_argument_named() {
     let mut trace = good_trace();
     trace[0].arguments =
         json!({"name": "John Smith", "company": "Acme Corp", "email": "j@acme.example"});
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
+    let score = score(
+        &t2_007(),
+        &trace,
+        &seeded(),
+        &after_good_run(),
+        None,
+        &context(),
+    );
     assert_eq!(
         failing(&score),
         vec![
@@ -192,7 +214,7 @@ fn strict_ordering_fails_when_calls_come_in_reverse() {
             Some(json!({})),
         ),
     ];
-    let score = score(&scenario, &trace, &json!({}), &json!({}), &context());
+    let score = score(&scenario, &trace, &json!({}), &json!({}), None, &context());
     let failures = failing(&score);
     assert!(
         failures.contains(&(
@@ -226,7 +248,7 @@ fn any_ordering_accepts_reverse_order() {
             Some(json!({})),
         ),
     ];
-    let score = score(&scenario, &trace, &json!({}), &json!({}), &context());
+    let score = score(&scenario, &trace, &json!({}), &json!({}), None, &context());
     assert_eq!(score.outcome, Outcome::Pass);
     assert_eq!(score.pairing, vec![Some(1), Some(0)]);
 }
@@ -242,7 +264,14 @@ fn max_calls_fails_past_the_budget() {
             Some(json!({})),
         ));
     }
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
+    let score = score(
+        &t2_007(),
+        &trace,
+        &seeded(),
+        &after_good_run(),
+        None,
+        &context(),
+    );
     assert_eq!(
         failing(&score),
         vec![(
@@ -255,7 +284,14 @@ fn max_calls_fails_past_the_budget() {
 
 #[test]
 fn final_state_assertion_fails_with_both_sides() {
-    let score = score(&t2_007(), &good_trace(), &seeded(), &seeded(), &context());
+    let score = score(
+        &t2_007(),
+        &good_trace(),
+        &seeded(),
+        &seeded(),
+        None,
+        &context(),
+    );
     let failures = failing(&score);
     assert_eq!(failures.len(), 2, "{failures:?}");
     assert_eq!(failures[0].0, CheckKind::FinalState);
@@ -283,7 +319,14 @@ fn retry_after_a_fault_pairs_with_the_successful_call() {
     for (index, call) in trace.iter_mut().enumerate() {
         call.index = index;
     }
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
+    let score = score(
+        &t2_007(),
+        &trace,
+        &seeded(),
+        &after_good_run(),
+        None,
+        &context(),
+    );
     assert_eq!(score.outcome, Outcome::Pass);
     assert_eq!(score.pairing, vec![Some(0), Some(2)]);
 }
@@ -366,7 +409,14 @@ fn b07_repeated_identical_calls_each_find_a_partner() {
 fn arguments_that_break_the_schema_fail_args_schema_with_their_class() {
     let mut trace = good_trace();
     trace[1].arguments = json!({"contact_id": "C-013", "type": "call", "retries": 3});
-    let score = score(&t2_007(), &trace, &seeded(), &after_good_run(), &context());
+    let score = score(
+        &t2_007(),
+        &trace,
+        &seeded(),
+        &after_good_run(),
+        None,
+        &context(),
+    );
     assert_eq!(
         failing(&score),
         vec![(
@@ -393,6 +443,7 @@ fn run_forecast(scenario: &Scenario, args: Value, options: ScoringOptions) -> Ru
         &trace,
         &json!({}),
         &json!({}),
+        None,
         &ScoreContext {
             options,
             schemas: &tools,

@@ -1,11 +1,23 @@
 //! Seeded mock state and the behaviour of the mock tools.
 //!
-//! The state is a JSON object of collections (`contacts`, `activities`, `deals`, ...), each an
-//! array of records with string ids. It is loaded from a fixture file, is fresh for every run,
-//! and changes only through tool calls, deterministically: new ids continue the highest
-//! existing number, and the clock is frozen at [`FROZEN_NOW`].
+//! The state is a JSON object of collections (`contacts`, `activities`, `deals`, `orders`,
+//! `inventory`, `users`, `tickets`, `calendar_events`, ...), each an array of records with
+//! string ids. It is loaded from a fixture file, is fresh for every run, and changes only
+//! through tool calls, deterministically: new ids continue the highest existing number, and
+//! the clock is frozen at [`FROZEN_NOW`].
+//!
+//! One file per tool category gives the `<prefix>_*` tools their behaviour: `crm.rs`,
+//! `erp.rs`, `comm.rs`, `data.rs` (with the SQL subset in `sql.rs`), `admin.rs` and `util.rs`;
+//! [`dates`] holds the calendar arithmetic they share.
 
+mod admin;
+mod comm;
 mod crm;
+mod data;
+pub mod dates;
+mod erp;
+mod sql;
+mod util;
 
 use std::path::Path;
 
@@ -69,6 +81,11 @@ impl World {
     pub fn call(&mut self, tool: &str, args: &Map<String, Value>) -> Result<Value, String> {
         match tool.split_once('_').map(|(prefix, _)| prefix) {
             Some("crm") => crm::call(self, tool, args),
+            Some("erp") => erp::call(self, tool, args),
+            Some("comm") => comm::call(self, tool, args),
+            Some("data") => data::call(self, tool, args),
+            Some("admin") => admin::call(self, tool, args),
+            Some("util") => util::call(self, tool, args),
             _ => Err(format!("tool `{tool}` has no behaviour in this world")),
         }
     }
@@ -121,6 +138,39 @@ impl World {
             .unwrap_or(0);
         format!("{prefix}{:03}", highest + 1)
     }
+
+    /// Appends an entry to the `audit_log` collection, performed by the assistant.
+    fn audit(&mut self, action: &str, target: &str, detail: String) {
+        let id = self.next_id("audit_log", "L-");
+        self.collection_mut("audit_log").push(serde_json::json!({
+            "id": id,
+            "actor_id": "assistant",
+            "action": action,
+            "target": target,
+            "detail": detail,
+            "at": FROZEN_NOW,
+        }));
+    }
+}
+
+/// A number argument, or `None` when absent.
+fn number(args: &Map<String, Value>, name: &str) -> Option<f64> {
+    args.get(name).and_then(Value::as_f64)
+}
+
+/// An integer argument, or `None` when absent.
+fn integer(args: &Map<String, Value>, name: &str) -> Option<i64> {
+    args.get(name).and_then(Value::as_i64)
+}
+
+/// A boolean argument, or `default` when absent.
+fn flag(args: &Map<String, Value>, name: &str, default: bool) -> bool {
+    args.get(name).and_then(Value::as_bool).unwrap_or(default)
+}
+
+/// Rounds to cents.
+fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
 }
 
 /// A string argument, or `None` when absent.

@@ -13,14 +13,14 @@ fn gate_on_the_built_in_defaults_passes_with_the_reference_agent() {
         .args(["gate", "--out", &arg(out.path(), "out")]);
     let (code, stdout, stderr) = output(command);
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(stdout.contains("| all    |         9 |      9 |      0 |       0 |    100.0% |   100.0% |        +0.0 |"), "{stdout}");
+    assert!(stdout.contains("| all    |        36 |     36 |      0 |       0 |    100.0% |   100.0% |        +0.0 |"), "{stdout}");
     assert!(stdout.contains("\nverdict: PASS\n"), "{stdout}");
     let results: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.path().join("out/results.json")).expect("results written"),
     )
     .expect("results are JSON");
     assert_eq!(results["schema_version"], 1);
-    assert_eq!(results["summary"]["overall"]["passed"], 9);
+    assert_eq!(results["summary"]["overall"]["passed"], 36);
     let trace = std::fs::read_to_string(out.path().join("out/trace.jsonl")).expect("trace written");
     let first: serde_json::Value =
         serde_json::from_str(trace.lines().next().expect("a call")).expect("JSON line");
@@ -56,7 +56,7 @@ async fn gate_fails_with_exit_1_when_a_model_regresses_against_the_baseline() {
     assert_eq!(code, 1, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(
         stdout.contains(
-            "pass rate dropped 88.9 points (100.0% -> 11.1%), beyond the 3.0-point tolerance"
+            "pass rate dropped 100.0 points (100.0% -> 0.0%), beyond the 3.0-point tolerance"
         ),
         "{stdout}"
     );
@@ -73,7 +73,7 @@ async fn gate_fails_with_exit_1_when_a_model_regresses_against_the_baseline() {
     assert!(!stdout.contains("sk-canary") && !stderr.contains("sk-canary"));
     let requests = provider.requests();
     assert!(requests.iter().all(|r| r["model"] == "fake-model"));
-    assert_eq!(requests[0]["tools"].as_array().map(Vec::len), Some(8));
+    assert_eq!(requests[0]["tools"].as_array().map(Vec::len), Some(43));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -104,7 +104,7 @@ async fn gate_gives_no_verdict_with_exit_3_when_the_provider_is_down() {
     assert_eq!(code, 3, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("verdict: NO VERDICT"), "{stdout}");
     assert!(
-        stdout.contains("9 of 9 runs errored: no verdict"),
+        stdout.contains("36 of 36 runs errored: no verdict"),
         "{stdout}"
     );
     assert!(

@@ -1,6 +1,8 @@
-//! The one integration-test binary: the CLI end to end, agents against fake providers on
-//! loopback, and third-party MCP clients against `toolgate serve`.
+//! The one integration-test binary, one module per area: the CLI end to end, the benchmark's
+//! shape, agents against fake providers on loopback, and third-party MCP clients against
+//! `toolgate serve`.
 
+mod bench;
 mod cli;
 mod openai_agent;
 mod peers;

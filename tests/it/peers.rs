@@ -58,8 +58,9 @@ fn check_session(report: &Value) {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
+    assert_eq!(names.len(), 43);
     assert_eq!(
-        names,
+        names[..8],
         [
             "crm_search_contacts",
             "crm_get_contact",

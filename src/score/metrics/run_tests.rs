@@ -58,7 +58,7 @@ fn measured(scenario: &Scenario, trace: &[CallRecord], answer: &str) -> RunMetri
         options: score::ScoringOptions::default(),
         schemas: &tools,
     };
-    let score = score::score(scenario, trace, &state, &state, &context);
+    let score = score::score(scenario, trace, &state, &state, Some(answer), &context);
     let view = RunView {
         scenario,
         trace,

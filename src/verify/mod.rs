@@ -1,0 +1,97 @@
+//! Verifying the benchmark itself: every scenario passes with the reference agent, and every
+//! scenario's checks fail trajectories broken on purpose (mutation analysis).
+//!
+//! A mutant is the reference run with one deliberate mistake ([`MutantKind`]), replayed on a
+//! fresh world ([`replay`]) and scored by the real scorer. A mutant the checks still pass
+//! "survives": either the mistake is harmless, or the scenario cannot see it. A scenario that
+//! kills no mutant cannot fail, which is a defect in the scenario.
+
+mod analyse;
+pub mod mutants;
+pub mod render;
+pub mod replay;
+
+use serde::Serialize;
+
+use crate::score::CheckKind;
+
+pub use analyse::{analyse, analyse_suite};
+pub use mutants::{Mutant, MutantKind, derive};
+
+/// The share of mutants the suite must kill, in 0.0..=1.0.
+pub const REQUIRED_KILL_RATE: f64 = 0.95;
+
+/// One mutant's fate.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutantResult {
+    /// The kind of mistake.
+    pub kind: MutantKind,
+    /// The mistake in words, e.g. "call 2 `crm_log_activity` dropped".
+    pub description: String,
+    /// Whether at least one check failed it.
+    pub killed: bool,
+    /// The kinds of the checks that failed, in check order, without repeats.
+    pub killed_by: Vec<CheckKind>,
+}
+
+/// The mutation analysis of one scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioMutants {
+    /// Scenario id.
+    pub id: String,
+    /// Every mutant derived from its reference run, in derivation order.
+    pub mutants: Vec<MutantResult>,
+}
+
+impl ScenarioMutants {
+    /// Mutants killed.
+    pub fn killed(&self) -> usize {
+        self.mutants.iter().filter(|m| m.killed).count()
+    }
+
+    /// The mutants the checks passed.
+    pub fn survivors(&self) -> impl Iterator<Item = &MutantResult> {
+        self.mutants.iter().filter(|m| !m.killed)
+    }
+}
+
+/// Mutation results over a suite.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct MutationReport {
+    /// One entry per scenario, in suite order.
+    pub scenarios: Vec<ScenarioMutants>,
+}
+
+impl MutationReport {
+    /// Mutants derived over all scenarios.
+    pub fn total(&self) -> usize {
+        self.scenarios.iter().map(|s| s.mutants.len()).sum()
+    }
+
+    /// Mutants killed over all scenarios.
+    pub fn killed(&self) -> usize {
+        self.scenarios.iter().map(ScenarioMutants::killed).sum()
+    }
+
+    /// Killed / total in 0.0..=1.0; 1.0 when there are no mutants.
+    pub fn kill_rate(&self) -> f64 {
+        match self.total() {
+            0 => 1.0,
+            total => self.killed() as f64 / total as f64,
+        }
+    }
+
+    /// Ids of scenarios that kill no mutant.
+    pub fn toothless(&self) -> Vec<&str> {
+        self.scenarios
+            .iter()
+            .filter(|s| s.killed() == 0)
+            .map(|s| s.id.as_str())
+            .collect()
+    }
+
+    /// Whether the suite meets [`REQUIRED_KILL_RATE`] and every scenario kills a mutant.
+    pub fn holds(&self) -> bool {
+        self.kill_rate() >= REQUIRED_KILL_RATE && self.toothless().is_empty()
+    }
+}

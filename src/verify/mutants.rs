@@ -1,0 +1,264 @@
+//! Deriving broken trajectories from a scenario's reference run.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::catalog::Catalog;
+use crate::harness::CallRecord;
+use crate::scenario::Scenario;
+
+/// The kind of deliberate mistake a mutant makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MutantKind {
+    /// One call of the reference run is left out.
+    DropCall,
+    /// One call goes to the tool's look-alike (see `catalog::LOOK_ALIKES`) instead.
+    LookAlikeTool,
+    /// One checked argument of a call gets another value.
+    ChangedArgument,
+    /// An id carried from an earlier result is replaced by an invented one.
+    InventedId,
+    /// Harmless read-only calls are appended until the call budget is exceeded.
+    ExceededBudget,
+    /// A call listed in `forbidden_calls` is appended.
+    ForbiddenCall,
+    /// The final answer ignores the results: it is replaced by "Done.".
+    IgnoredResult,
+}
+
+/// One call of a planned trajectory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedCall {
+    /// Tool name.
+    pub tool: String,
+    /// Arguments as sent.
+    pub arguments: Map<String, Value>,
+}
+
+/// A broken trajectory: the calls to replay and the final answer to score.
+#[derive(Debug, Clone)]
+pub struct Mutant {
+    /// The kind of mistake.
+    pub kind: MutantKind,
+    /// The mistake in words, naming the call (1-based) and argument.
+    pub description: String,
+    /// The calls, in order.
+    pub calls: Vec<PlannedCall>,
+    /// The final answer.
+    pub answer: Option<String>,
+}
+
+/// A tool that reads nothing from the state: padding for the budget mutant.
+const PADDING_TOOL: &str = "util_current_time";
+
+/// Every mutant of one reference run: `trace` is its trajectory, `pairing` maps each expected
+/// call to its trace index (as the scorer paired them), `answer` its final answer.
+///
+/// Order: dropped calls, look-alikes, changed arguments, invented ids (per call), then the
+/// budget, forbidden-call and ignored-result mutants. A kind that does not apply (no budget,
+/// no forbidden calls, no answer checks) yields nothing.
+pub fn derive(
+    scenario: &Scenario,
+    trace: &[CallRecord],
+    pairing: &[Option<usize>],
+    answer: Option<&str>,
+    catalog: &Catalog,
+) -> Vec<Mutant> {
+    let calls: Vec<PlannedCall> = trace
+        .iter()
+        .map(|call| PlannedCall {
+            tool: call.tool.clone(),
+            arguments: call.arguments.as_object().cloned().unwrap_or_default(),
+        })
+        .collect();
+    let answer = answer.map(str::to_string);
+    let mutant = |kind, description: String, calls: Vec<PlannedCall>| Mutant {
+        kind,
+        description,
+        calls,
+        answer: answer.clone(),
+    };
+    let mut mutants = Vec::new();
+    for (j, call) in calls.iter().enumerate() {
+        let mut dropped = calls.clone();
+        dropped.remove(j);
+        let description = format!("call {} `{}` dropped", j + 1, call.tool);
+        mutants.push(mutant(MutantKind::DropCall, description, dropped));
+        if let Some(other) = catalog.look_alike(&call.tool) {
+            let mut swapped = calls.clone();
+            swapped[j].tool = other.name.clone();
+            let description = format!("call {} `{}` sent to `{}`", j + 1, call.tool, other.name);
+            mutants.push(mutant(MutantKind::LookAlikeTool, description, swapped));
+        }
+    }
+    for (i, expected) in scenario.expected_calls.iter().enumerate() {
+        let Some(j) = pairing.get(i).copied().flatten() else {
+            continue;
+        };
+        let carried: Vec<&str> = expected
+            .args_from_prior
+            .iter()
+            .map(|p| p.argument.as_str())
+            .collect();
+        let mut checked: Vec<&str> = expected.args_match.keys().map(String::as_str).collect();
+        if checked.is_empty() && carried.is_empty() {
+            checked.extend(calls[j].arguments.keys().map(String::as_str).take(1));
+        }
+        for name in checked {
+            let Some(value) = calls[j].arguments.get(name) else {
+                continue;
+            };
+            let schema = catalog
+                .tool(&calls[j].tool)
+                .map(|tool| tool.input_schema()["properties"][name].clone())
+                .unwrap_or(Value::Null);
+            let altered = alter(value, &schema);
+            let description = format!(
+                "call {} `{}`: `{name}` changed to {altered}",
+                j + 1,
+                calls[j].tool
+            );
+            let mut changed = calls.clone();
+            changed[j].arguments.insert(name.to_string(), altered);
+            mutants.push(mutant(MutantKind::ChangedArgument, description, changed));
+        }
+        for name in carried {
+            let Some(value) = calls[j].arguments.get(name) else {
+                continue;
+            };
+            let invented = invent(value);
+            let description = format!(
+                "call {} `{}`: carried `{name}` replaced by invented {invented}",
+                j + 1,
+                calls[j].tool
+            );
+            let mut changed = calls.clone();
+            changed[j].arguments.insert(name.to_string(), invented);
+            mutants.push(mutant(MutantKind::InventedId, description, changed));
+        }
+    }
+    if let Some(budget) = scenario.max_calls {
+        let mut padded = calls.clone();
+        while padded.len() <= budget as usize {
+            padded.push(PlannedCall {
+                tool: PADDING_TOOL.to_string(),
+                arguments: Map::new(),
+            });
+        }
+        let description = format!("{} calls against a budget of {budget}", padded.len());
+        mutants.push(mutant(MutantKind::ExceededBudget, description, padded));
+    }
+    for forbidden in &scenario.forbidden_calls {
+        let mut extended = calls.clone();
+        extended.push(PlannedCall {
+            tool: forbidden.tool.clone(),
+            arguments: forbidden.args_match.clone(),
+        });
+        let description = format!("forbidden `{}` called", forbidden.tool);
+        mutants.push(mutant(MutantKind::ForbiddenCall, description, extended));
+    }
+    if !scenario.final_answer.is_empty() {
+        mutants.push(Mutant {
+            kind: MutantKind::IgnoredResult,
+            description: "final answer replaced by \"Done.\"".to_string(),
+            calls,
+            answer: Some("Done.".to_string()),
+        });
+    }
+    mutants
+}
+
+/// A different value of the same shape: the next enum value, a number plus one, the other
+/// boolean, an id with its number bumped, a string with a suffix; arrays lose their last item
+/// (or alter their only one), objects alter their first field.
+pub fn alter(value: &Value, schema: &Value) -> Value {
+    if let Some(options) = schema["enum"].as_array()
+        && let Some(position) = options.iter().position(|o| o == value)
+    {
+        return options[(position + 1) % options.len()].clone();
+    }
+    match value {
+        Value::Bool(flag) => Value::Bool(!flag),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::from(i + 1),
+            None => Value::from(n.as_f64().unwrap_or(0.0) + 1.0),
+        },
+        Value::String(text) => Value::String(bump(text).unwrap_or_else(|| format!("{text} Ltd"))),
+        Value::Array(items) if items.len() > 1 => Value::Array(items[..items.len() - 1].to_vec()),
+        Value::Array(items) => match items.first() {
+            Some(only) => Value::Array(vec![alter(only, &schema["items"])]),
+            None => Value::Array(vec![Value::Null]),
+        },
+        Value::Object(fields) => {
+            let mut fields = fields.clone();
+            if let Some((key, inner)) = fields.iter().next().map(|(k, v)| (k.clone(), v.clone())) {
+                let altered = alter(&inner, &schema["properties"][&key]);
+                fields.insert(key, altered);
+            }
+            Value::Object(fields)
+        }
+        Value::Null => Value::from("x"),
+    }
+}
+
+/// `text` with its trailing number plus one (`C-005` -> `C-006`, `2026-Q1` -> `2026-Q2`),
+/// keeping the width; `None` when it does not end in digits.
+fn bump(text: &str) -> Option<String> {
+    let digits = text.chars().rev().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let (head, tail) = text.split_at(text.len() - digits);
+    let next = tail.parse::<u64>().ok()? + 1;
+    Some(format!("{head}{next:0digits$}"))
+}
+
+/// An id that looks real but exists nowhere: every digit becomes 9 (`C-013` -> `C-999`), or a
+/// `-999` suffix when there are no digits; numbers become 999999.
+pub fn invent(value: &Value) -> Value {
+    match value {
+        Value::String(text) => {
+            let nines: String = text
+                .chars()
+                .map(|c| if c.is_ascii_digit() { '9' } else { c })
+                .collect();
+            if nines == *text || !text.chars().any(|c| c.is_ascii_digit()) {
+                Value::String(format!("{text}-999"))
+            } else {
+                Value::String(nines)
+            }
+        }
+        Value::Number(_) => Value::from(999_999),
+        other => alter(other, &Value::Null),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn alter_keeps_the_shape_but_changes_the_value() {
+        let schema = json!({"enum": ["call", "email", "meeting", "note"]});
+        assert_eq!(alter(&json!("note"), &schema), json!("call"));
+        assert_eq!(alter(&json!("C-005"), &Value::Null), json!("C-006"));
+        assert_eq!(alter(&json!("2026-Q1"), &Value::Null), json!("2026-Q2"));
+        assert_eq!(alter(&json!("Acme"), &Value::Null), json!("Acme Ltd"));
+        assert_eq!(alter(&json!(30), &Value::Null), json!(31));
+        assert_eq!(alter(&json!(true), &Value::Null), json!(false));
+        assert_eq!(
+            alter(&json!({"title": "CTO"}), &Value::Null),
+            json!({"title": "CTO Ltd"})
+        );
+        assert_eq!(alter(&json!(["a", "b"]), &Value::Null), json!(["a"]));
+    }
+
+    #[test]
+    fn invented_ids_look_real_but_differ() {
+        assert_eq!(invent(&json!("C-013")), json!("C-999"));
+        assert_eq!(invent(&json!("C-999")), json!("C-999-999"));
+        assert_eq!(invent(&json!("acme")), json!("acme-999"));
+    }
+}

@@ -1,0 +1,94 @@
+//! `toolgate verify` output as text.
+
+use std::fmt::Write as _;
+
+use super::{MutationReport, REQUIRED_KILL_RATE};
+
+/// Per scenario: mutants killed of derived, then the survivors (all of them with `verbose`,
+/// else only for scenarios that kill none); then the overall kill rate against the goal.
+pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
+    let mut out = String::from("mutation check (broken trajectories the checks must fail):\n");
+    for scenario in &report.scenarios {
+        let killed = scenario.killed();
+        let total = scenario.mutants.len();
+        let mark = if killed == 0 {
+            "  <- kills nothing"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  {:<8} {killed:>3}/{total:<3} killed{mark}",
+            scenario.id
+        );
+        if verbose || killed == 0 {
+            for survivor in scenario.survivors() {
+                let _ = writeln!(out, "           survived: {}", survivor.description);
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "killed {}/{} mutants ({:.1}%, goal {:.0}%)",
+        report.killed(),
+        report.total(),
+        report.kill_rate() * 100.0,
+        REQUIRED_KILL_RATE * 100.0
+    );
+    let toothless = report.toothless();
+    if !toothless.is_empty() {
+        let _ = writeln!(
+            out,
+            "scenarios whose checks cannot fail: {}",
+            toothless.join(", ")
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::CheckKind;
+    use crate::verify::{MutantKind, MutantResult, ScenarioMutants};
+
+    fn result(killed: bool) -> MutantResult {
+        MutantResult {
+            kind: MutantKind::DropCall,
+            description: "call 1 `crm_forecast` dropped".into(),
+            killed,
+            killed_by: if killed {
+                vec![CheckKind::ToolSelection]
+            } else {
+                vec![]
+            },
+        }
+    }
+
+    #[test]
+    fn survivors_of_a_toothless_scenario_are_listed() {
+        let report = MutationReport {
+            scenarios: vec![
+                ScenarioMutants {
+                    id: "T1-001".into(),
+                    mutants: vec![result(true), result(true)],
+                },
+                ScenarioMutants {
+                    id: "T1-002".into(),
+                    mutants: vec![result(false)],
+                },
+            ],
+        };
+        assert_eq!(
+            render_mutants(&report, false),
+            "mutation check (broken trajectories the checks must fail):\n  \
+             T1-001     2/2   killed\n  \
+             T1-002     0/1   killed  <- kills nothing\n           \
+             survived: call 1 `crm_forecast` dropped\n\
+             killed 2/3 mutants (66.7%, goal 95%)\n\
+             scenarios whose checks cannot fail: T1-002\n"
+        );
+        assert!(!report.holds());
+        insta::assert_snapshot!(render_mutants(&report, true));
+    }
+}
