@@ -19,7 +19,7 @@ pub struct Cli {
 pub enum Command {
     /// Run the smoke set, compare with the baseline, print the verdict (exit 0 pass, 1 fail,
     /// 2 error, 3 no verdict, 130 interrupted).
-    Gate(GateArgs),
+    Gate(Box<GateArgs>),
     /// Load and validate every scenario and the smoke set, run nothing.
     Validate(SuiteArgs),
     /// Serve the harness's tools over MCP on stdin/stdout, backed by a fixture.

@@ -262,7 +262,7 @@ mod tests {
         let mut argv = vec!["toolgate", "gate"];
         argv.extend_from_slice(flags);
         match Cli::try_parse_from(argv).expect("valid flags").command {
-            Command::Gate(args) => args,
+            Command::Gate(args) => *args,
             other => panic!("not gate: {other:?}"),
         }
     }

@@ -134,6 +134,7 @@ impl AnthropicAgent {
             &config.base_url,
             &endpoint,
             headers,
+            config.api_key.as_deref(),
             config.request_timeout,
             config.max_attempts,
         )?;

@@ -50,8 +50,10 @@ fn random_below(bound: u64) -> u64 {
 pub(crate) struct JsonEndpoint {
     client: reqwest::Client,
     url: reqwest::Url,
-    /// Extra headers; their values are secrets and are scrubbed from every error message.
+    /// Extra headers, credentials among them.
     headers: Vec<(reqwest::header::HeaderName, String)>,
+    /// The credential, scrubbed from every error message.
+    secret: Option<String>,
     request_timeout: Duration,
     max_attempts: u32,
     pub(crate) backoff: Backoff,
@@ -88,13 +90,14 @@ impl JsonEndpoint {
     /// Checks `url` (http or https) and builds the HTTP client once.
     ///
     /// `provider` names the provider in errors (`OpenAI`, `Anthropic`); `base_url` is what the
-    /// user wrote. Errors (`AgentError::Config`) on a bad URL, `max_attempts` of 0, or a client
+    /// user wrote; `secret` is the credential inside `headers`, never shown. Errors (`AgentError::Config`) on a bad URL, `max_attempts` of 0, or a client
     /// that cannot be built (e.g. no CA certificates; set `SSL_CERT_FILE`).
     pub(crate) fn new(
         provider: &str,
         base_url: &str,
         url: &str,
         headers: Vec<(String, String)>,
+        secret: Option<&str>,
         request_timeout: Duration,
         max_attempts: u32,
     ) -> Result<Self, AgentError> {
@@ -137,6 +140,9 @@ impl JsonEndpoint {
             client,
             url,
             headers,
+            secret: secret
+                .filter(|secret| !secret.is_empty())
+                .map(str::to_owned),
             request_timeout,
             max_attempts,
             backoff: Backoff::DEFAULT,
@@ -225,15 +231,12 @@ impl JsonEndpoint {
         }
     }
 
-    /// Removes every credential header value from text bound for an error message.
+    /// Removes the credential from text bound for an error message.
     pub(crate) fn redact(&self, text: &str) -> String {
-        let mut text = text.to_owned();
-        for (_, secret) in &self.headers {
-            if !secret.is_empty() {
-                text = text.replace(secret.as_str(), "[redacted]");
-            }
+        match &self.secret {
+            Some(secret) => text.replace(secret.as_str(), "[redacted]"),
+            None => text.to_owned(),
         }
-        text
     }
 }
 

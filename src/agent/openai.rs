@@ -150,6 +150,7 @@ impl OpenAiAgent {
             &config.base_url,
             &endpoint,
             headers,
+            config.api_key.as_deref(),
             config.request_timeout,
             config.max_attempts,
         )?;
