@@ -343,3 +343,69 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&temporary, path)
         .with_context(|| format!("failed to write `{}`", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(id: &str, repeat: u32, outcome: Outcome) -> ScenarioResult {
+        ScenarioResult {
+            id: id.to_owned(),
+            tier: 1,
+            kind: ScenarioKind::SingleCall,
+            repeat,
+            outcome,
+            error: None,
+            calls: 1,
+            checks: Vec::new(),
+            final_answer: None,
+            duration_ms: 1,
+            turns: None,
+            hit_turn_limit: false,
+            usage: None,
+        }
+    }
+
+    #[test]
+    fn pass_hat_k_counts_scenarios_whose_every_run_passed_leaving_errored_ones_out() {
+        let results = [
+            result("a", 0, Outcome::Pass),
+            result("a", 1, Outcome::Pass),
+            result("b", 0, Outcome::Pass),
+            result("b", 1, Outcome::Fail),
+            result("c", 0, Outcome::Pass),
+            result("c", 1, Outcome::Errored),
+        ];
+        let summary = Summary::of(&results);
+        assert_eq!(summary.repeat, 2);
+        assert_eq!(summary.pass_at_1, Some(0.8));
+        assert_eq!(summary.pass_hat_k, Some(0.5));
+        assert_eq!(summary.per_scenario["b"].failed, 1);
+        assert_eq!(summary.overall.errored, 1);
+    }
+
+    #[test]
+    fn a_version_1_baseline_still_loads_with_its_summary_recomputed() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("baseline.json");
+        let report = RunReport::load(&path).expect("the shipped baseline loads");
+        assert_eq!(report.schema_version, 1);
+        assert_eq!(report.summary.repeat, 1);
+        assert_eq!(report.summary.pass_hat_k, report.summary.pass_at_1);
+        assert_eq!(report.summary.per_scenario.len(), report.scenarios.len());
+    }
+
+    #[test]
+    fn a_newer_schema_version_is_refused_clearly() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("results.json");
+        std::fs::write(&path, r#"{"schema_version": 9}"#).expect("written");
+        let error = RunReport::load(&path).expect_err("too new");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "`{}`: schema_version: 9 is not supported (this toolgate reads 1 to 2)",
+                path.display()
+            )
+        );
+    }
+}

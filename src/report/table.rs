@@ -69,6 +69,28 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
 
     let mut out = String::new();
     let _ = writeln!(out, "{table}");
+    let summary = &report.summary;
+    if summary.repeat > 1 {
+        let _ = writeln!(
+            out,
+            "\n{} runs per scenario: pass@1 {}, pass^{} {}",
+            summary.repeat,
+            percent(summary.pass_at_1),
+            summary.repeat,
+            percent(summary.pass_hat_k)
+        );
+        for (id, tally) in summary
+            .per_scenario
+            .iter()
+            .filter(|(_, t)| t.passed < t.total)
+        {
+            let _ = writeln!(
+                out,
+                "  {id}: {}/{} passed ({} errored)",
+                tally.passed, tally.total, tally.errored
+            );
+        }
+    }
     let mut problems = report
         .scenarios
         .iter()
@@ -84,8 +106,13 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
         };
         let _ = writeln!(
             out,
-            "  {label} {} (tier {}, {})",
+            "  {label} {}{} (tier {}, {})",
             result.id,
+            if report.summary.repeat > 1 {
+                format!(" run {}", result.repeat + 1)
+            } else {
+                String::new()
+            },
             result.tier,
             result.kind.as_str()
         );
