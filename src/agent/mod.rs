@@ -160,7 +160,7 @@ impl AgentKind {
 
 /// A configured agent, ready to run scenarios.
 pub enum Agent {
-    /// See [`reference`].
+    /// See [`reference`](mod@reference).
     Reference,
     /// See [`openai`].
     OpenAi(Box<openai::OpenAiAgent>),
