@@ -19,8 +19,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the smoke set, compare with the baseline, print the verdict (exit 0 pass, 1 fail,
-    /// 2 error, 3 no verdict).
-    Gate(GateArgs),
+    /// 2 error, 3 no verdict, 130 interrupted).
+    Gate(Box<GateArgs>),
     /// Load and validate every scenario and the smoke set, run nothing.
     Validate(SuiteArgs),
     /// Serve the harness's tools over MCP on stdin/stdout, backed by a fixture.
@@ -82,28 +82,44 @@ pub struct GateArgs {
     /// Run only these scenario ids (repeatable).
     #[arg(long, value_name = "ID")]
     pub only: Vec<String>,
-    /// The agent under test.
-    #[arg(long, value_enum, default_value_t = AgentKind::Reference, env = "TOOLGATE_AGENT")]
-    pub agent: AgentKind,
-    /// Model name for model-backed agents (`--agent openai`); the endpoint comes from
-    /// OPENAI_BASE_URL (default https://api.openai.com/v1) and the key from OPENAI_API_KEY.
+    /// Config file (default: `toolgate.yaml` under the root, when it exists). Flags and
+    /// environment variables override it.
+    #[arg(long, value_name = "FILE", env = "TOOLGATE_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// The agent under test [default: reference].
+    #[arg(long, value_enum, env = "TOOLGATE_AGENT")]
+    pub agent: Option<AgentKind>,
+    /// Model name for `openai` and `anthropic` (the endpoint comes from OPENAI_BASE_URL /
+    /// ANTHROPIC_BASE_URL, the key from OPENAI_API_KEY / ANTHROPIC_API_KEY).
     #[arg(long, env = "TOOLGATE_MODEL")]
     pub model: Option<String>,
-    /// Model turns per scenario before the run stops.
-    #[arg(long, default_value_t = 12)]
-    pub max_turns: u32,
+    /// `command` agent: shell command line of your agent program (see docs/agents.md).
+    #[arg(long, value_name = "CMD", env = "TOOLGATE_COMMAND")]
+    pub command: Option<String>,
+    /// `replay` agent: JSON Lines of recorded trajectories (e.g. a `trace.jsonl`).
+    #[arg(long, value_name = "FILE", env = "TOOLGATE_RECORDINGS")]
+    pub recordings: Option<PathBuf>,
+    /// Model turns per scenario run before it stops [default: 12].
+    #[arg(long, env = "TOOLGATE_MAX_TURNS")]
+    pub max_turns: Option<u32>,
     /// Sampling temperature passed to the model.
-    #[arg(long)]
+    #[arg(long, env = "TOOLGATE_TEMPERATURE")]
     pub temperature: Option<f64>,
     /// Sampling seed passed to the model.
-    #[arg(long)]
+    #[arg(long, env = "TOOLGATE_SEED")]
     pub seed: Option<u64>,
     /// Output-token limit per model turn.
-    #[arg(long)]
+    #[arg(long, env = "TOOLGATE_MAX_TOKENS")]
     pub max_tokens: Option<u32>,
-    /// A file whose text is the system prompt for model-backed agents.
-    #[arg(long, value_name = "FILE")]
+    /// Whether the model must call tools: auto, required, none [default: the provider's].
+    #[arg(long, value_enum, env = "TOOLGATE_TOOL_CHOICE")]
+    pub tool_choice: Option<crate::agent::ToolChoice>,
+    /// A file whose text is the system prompt (its SHA-256 is recorded in the results).
+    #[arg(long, value_name = "FILE", env = "TOOLGATE_SYSTEM_PROMPT_FILE")]
     pub system_prompt: Option<PathBuf>,
+    /// The system prompt, inline.
+    #[arg(long, value_name = "TEXT", conflicts_with = "system_prompt")]
+    pub system_prompt_text: Option<String>,
     /// Results file of an earlier run to compare with; missing is reported, not an error.
     /// Default: `baseline.json` under the root.
     #[arg(long, value_name = "FILE")]
@@ -112,18 +128,25 @@ pub struct GateArgs {
     /// `strict` (missing, as BFCL scores it) or `schema` (the default was meant).
     #[arg(long, value_enum, default_value_t = OmittedDefaults::Strict)]
     pub omitted_defaults: OmittedDefaults,
-    /// Largest allowed drop of the overall pass rate, in percentage points.
-    #[arg(long, default_value_t = 3.0, value_parser = parse_tolerance)]
-    pub tolerance: f64,
+    /// Largest allowed drop of the overall pass rate, in percentage points [default: 3].
+    #[arg(long, value_parser = parse_tolerance, env = "TOOLGATE_TOLERANCE")]
+    pub tolerance: Option<f64>,
     /// Directory for `results.json` and `trace.jsonl`.
     #[arg(long, default_value = "toolgate-out")]
     pub out: PathBuf,
-    /// Scenarios run at the same time.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
-    pub concurrency: u16,
-    /// Wall-time limit per scenario run (e.g. `90s`, `5m`).
-    #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
-    pub timeout: Duration,
+    /// Runs per scenario; results report pass@1 and pass^k (all k runs pass) [default: 1].
+    #[arg(long, value_name = "K", env = "TOOLGATE_REPEAT",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: Option<u32>,
+    /// Scenario runs at the same time [default: 16].
+    #[arg(long, env = "TOOLGATE_CONCURRENCY", value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrency: Option<u16>,
+    /// Wall-time limit per scenario run (e.g. `90s`, `5m`) [default: 5m].
+    #[arg(long, value_parser = humantime::parse_duration, env = "TOOLGATE_TIMEOUT")]
+    pub timeout: Option<Duration>,
+    /// Timeout of one model request; timed-out requests are retried [default: 2m].
+    #[arg(long, value_parser = humantime::parse_duration, env = "TOOLGATE_REQUEST_TIMEOUT")]
+    pub request_timeout: Option<Duration>,
 }
 
 #[derive(Debug, Args)]

@@ -1,21 +1,22 @@
 //! The subcommands: wiring between the CLI and the library.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
 
-use crate::agent::{Agent, AgentKind, openai};
+use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
     Cli, Command, GateArgs, ServeArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
 };
+use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
 use crate::gate::{self, Decision, Policy};
 use crate::harness::{self, Harness, ToolSet};
 use crate::report;
-use crate::results::{RunReport, write_atomic};
+use crate::results::{NotRun, RunMeta, RunReport, write_atomic};
 use crate::runner::{self, RunOptions};
 use crate::scenario::{self, Scenario, SmokeSet};
 use crate::score::ScoringOptions;
@@ -57,30 +58,120 @@ fn validate_command(args: &SuiteArgs, out: &mut dyn Write) -> Result<Exit> {
     Ok(Exit::Pass)
 }
 
-fn build_agent(args: &GateArgs) -> Result<Agent> {
-    match args.agent {
-        AgentKind::Reference => Ok(Agent::Reference),
+fn build_agent(settings: &Settings) -> Result<Agent> {
+    let model = || settings.model.clone().unwrap_or_default();
+    let env_set = |name: &str| std::env::var(name).is_ok_and(|value| !value.trim().is_empty());
+    Ok(match settings.agent {
+        AgentKind::Reference => Agent::Reference,
         AgentKind::Openai => {
-            let Some(model) = &args.model else {
-                bail!("`--agent openai` needs `--model NAME` (or TOOLGATE_MODEL)");
-            };
-            let mut config = openai::OpenAiConfig::from_env(model);
-            config.max_turns = args.max_turns;
-            config.temperature = args.temperature;
-            config.seed = args.seed;
-            config.max_tokens = args.max_tokens;
-            if let Some(path) = &args.system_prompt {
-                let text = std::fs::read_to_string(path).with_context(|| {
-                    format!("failed to read system prompt `{}`", path.display())
-                })?;
-                config.system_prompt = Some(text);
+            let mut config = openai::OpenAiConfig::from_env(&model());
+            if let Some(base_url) = settings
+                .base_url
+                .as_ref()
+                .filter(|_| !env_set("OPENAI_BASE_URL"))
+            {
+                config.base_url = base_url.clone();
             }
-            Ok(Agent::OpenAi(Box::new(openai::OpenAiAgent::new(config)?)))
+            if settings.api_version.is_some() && !env_set("OPENAI_API_VERSION") {
+                config.api_version = settings.api_version.clone();
+            }
+            config.api_key_header = settings.api_key_header.clone();
+            config.max_turns = settings.max_turns;
+            config.temperature = settings.temperature;
+            config.seed = settings.seed;
+            config.max_tokens = settings.max_tokens;
+            config.tool_choice = settings.tool_choice;
+            config.parallel_tool_calls = settings.parallel_tool_calls;
+            config.request_timeout = settings.request_timeout;
+            config.max_attempts = settings.max_attempts;
+            config.system_prompt = settings.system_prompt.clone();
+            Agent::OpenAi(Box::new(openai::OpenAiAgent::new(config)?))
+        }
+        AgentKind::Anthropic => {
+            let mut config = anthropic::AnthropicConfig::from_env(&model());
+            if let Some(base_url) = settings
+                .base_url
+                .as_ref()
+                .filter(|_| !env_set("ANTHROPIC_BASE_URL"))
+            {
+                config.base_url = base_url.clone();
+            }
+            config.max_turns = settings.max_turns;
+            config.temperature = settings.temperature;
+            config.max_tokens = settings.max_tokens;
+            config.tool_choice = settings.tool_choice;
+            config.parallel_tool_calls = settings.parallel_tool_calls;
+            config.request_timeout = settings.request_timeout;
+            config.max_attempts = settings.max_attempts;
+            config.system_prompt = settings.system_prompt.clone();
+            Agent::Anthropic(Box::new(anthropic::AnthropicAgent::new(config)?))
+        }
+        AgentKind::Command => Agent::Command(command::CommandAgent {
+            command: settings.command.clone().unwrap_or_default(),
+            model: settings.model.clone(),
+            system_prompt: settings.system_prompt.clone(),
+        }),
+        AgentKind::Replay => {
+            let path = settings.recordings.clone().unwrap_or_default();
+            Agent::Replay(replay::Recordings::load(&path)?)
+        }
+    })
+}
+
+/// The `run` block of the results: how this run was configured, without secrets.
+fn run_meta(settings: &Settings, agent: &Agent) -> RunMeta {
+    let host = |variable: &str, default: &str| {
+        let from_env = std::env::var(variable)
+            .ok()
+            .filter(|v| !v.trim().is_empty());
+        let base_url = from_env
+            .or_else(|| settings.base_url.clone())
+            .unwrap_or_else(|| default.to_owned());
+        crate::agent::url_host(&base_url)
+    };
+    let provider_host = match agent {
+        Agent::OpenAi(_) => host("OPENAI_BASE_URL", openai::DEFAULT_BASE_URL),
+        Agent::Anthropic(_) => host("ANTHROPIC_BASE_URL", anthropic::DEFAULT_BASE_URL),
+        Agent::Reference | Agent::Command(_) | Agent::Replay(_) => None,
+    };
+    RunMeta {
+        agent: settings.agent.as_str().to_owned(),
+        model: settings.model.clone(),
+        provider_host,
+        temperature: settings.temperature,
+        seed: settings.seed,
+        max_tokens: settings.max_tokens,
+        max_turns: Some(settings.max_turns),
+        tool_choice: settings
+            .tool_choice
+            .map(|choice| choice.as_str().to_owned()),
+        system_prompt_sha256: settings.system_prompt.as_deref().map(config::sha256_hex),
+        repeat: settings.repeat,
+        concurrency: settings.concurrency,
+        run_timeout_ms: u64::try_from(settings.timeout.as_millis()).unwrap_or(u64::MAX),
+        scoring: ScoringOptions::default(),
+        interrupted: false,
+        not_run: Vec::new(),
+    }
+}
+
+fn load_config(args: &GateArgs) -> Result<(ConfigFile, PathBuf)> {
+    match &args.config {
+        Some(path) => Ok((ConfigFile::load(path)?, path.clone())),
+        None => {
+            let path = args.suite.root.join(config::FILE_NAME);
+            if path.exists() {
+                Ok((ConfigFile::load(&path)?, path))
+            } else {
+                Ok((ConfigFile::default(), path))
+            }
         }
     }
 }
 
 fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
+    let (file, file_path) = load_config(args)?;
+    let settings = Settings::resolve(args, &file, &file_path)?;
     let (scenarios, smoke) = load_suite(&args.suite)?;
     for id in &args.only {
         if !scenarios.iter().any(|s| &s.id == id) {
@@ -104,34 +195,72 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
         .clone()
         .unwrap_or_else(|| args.suite.root.join("baseline.json"));
     let baseline = load_baseline(&baseline_path)?;
-    let agent = build_agent(args)?;
+    let agent = build_agent(&settings)?;
     let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
     let scoring = ScoringOptions {
         omitted_defaults: args.omitted_defaults,
     };
     let options = RunOptions {
-        concurrency: usize::from(args.concurrency),
-        run_timeout: args.timeout,
+        concurrency: settings.concurrency,
+        run_timeout: settings.timeout,
+        repeat: settings.repeat,
         scoring,
         ..RunOptions::default()
     };
 
-    let runs = runtime()?.block_on(runner::run_suite(&selected, &agent, &tools, &options));
-
-    let report = RunReport::new(
-        args.agent.as_str(),
-        args.model.clone(),
-        scoring,
-        &selected,
-        &runs,
+    let total = selected.len() as u64 * u64::from(settings.repeat);
+    let progress = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
     );
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} runs  {elapsed}  {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let on_done = |run: &runner::ScenarioRun| {
+        if let Some(scenario) = selected.get(run.index) {
+            progress.set_message(scenario.id.clone());
+        }
+        progress.inc(1);
+    };
+    let stop = async {
+        // If the handler cannot be installed, the run simply cannot be interrupted.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let suite = runtime()?.block_on(runner::run_suite(
+        &selected, &agent, &tools, &options, stop, &on_done,
+    ));
+    progress.finish_and_clear();
+
+    let mut meta = run_meta(&settings, &agent);
+    meta.scoring = scoring;
+    if suite.interrupted {
+        meta.interrupted = true;
+        for (index, scenario) in selected.iter().enumerate() {
+            for repeat in 0..settings.repeat {
+                if !suite
+                    .runs
+                    .iter()
+                    .any(|r| r.index == index && r.repeat == repeat)
+                {
+                    meta.not_run.push(NotRun {
+                        id: scenario.id.clone(),
+                        repeat,
+                    });
+                }
+            }
+        }
+    }
+    let report = RunReport::new(meta, &selected, &suite.runs);
     // Compare only scenarios both runs have, so a smoke run can be held against a full one.
     let baseline = baseline.map(|baseline| baseline.restricted_to(&report));
     let verdict = gate::decide(
         &report,
         baseline.as_ref(),
         Policy {
-            tolerance_points: args.tolerance,
+            tolerance_points: settings.tolerance,
         },
     );
     write_atomic(
@@ -140,9 +269,18 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
     )?;
     write_atomic(
         &args.out.join("trace.jsonl"),
-        report::json::render_trace(&selected, &runs).as_bytes(),
+        report::json::render_trace(&selected, &suite.runs).as_bytes(),
     )?;
 
+    if suite.interrupted {
+        writeln!(
+            out,
+            "interrupted: {} of {total} runs finished; no verdict",
+            suite.runs.len()
+        )?;
+        writeln!(out, "results: {}", args.out.join("results.json").display())?;
+        return Ok(Exit::Interrupted);
+    }
     if baseline.is_none() {
         writeln!(out, "no baseline at `{}`", baseline_path.display())?;
     }
@@ -198,12 +336,16 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
     let (scenarios, _smoke) = load_suite(&args.suite)?;
     let catalog = Catalog::builtin();
     let tools = Arc::new(ToolSet::new(catalog)?);
-    let runs = runtime()?.block_on(runner::run_suite(
-        &scenarios,
-        &Agent::Reference,
-        &tools,
-        &RunOptions::default(),
-    ));
+    let runs = runtime()?
+        .block_on(runner::run_suite(
+            &scenarios,
+            &Agent::Reference,
+            &tools,
+            &RunOptions::default(),
+            std::future::pending(),
+            &|_| {},
+        ))
+        .runs;
     let failing: Vec<(&Scenario, &runner::ScenarioRun)> = scenarios
         .iter()
         .zip(&runs)

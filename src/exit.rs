@@ -10,6 +10,7 @@ use std::process::ExitCode;
 /// | 1 | the gate failed: a regression beyond the tolerance band, or a Tier 5 failure |
 /// | 2 | error: bad input, bad usage, or an internal failure; nothing was judged |
 /// | 3 | could not evaluate: most runs errored (provider outage, timeouts), so no verdict |
+/// | 130 | interrupted (Ctrl-C): the results of the runs that finished were written, no verdict |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// Code 0.
@@ -20,6 +21,8 @@ pub enum Exit {
     Error,
     /// Code 3.
     CouldNotEvaluate,
+    /// Code 130 (128 + SIGINT, as shells report it).
+    Interrupted,
 }
 
 impl Exit {
@@ -30,6 +33,7 @@ impl Exit {
             Exit::GateFailed => 1,
             Exit::Error => 2,
             Exit::CouldNotEvaluate => 3,
+            Exit::Interrupted => 130,
         }
     }
 }

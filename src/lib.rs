@@ -13,6 +13,7 @@
 pub mod agent;
 pub mod catalog;
 pub mod cli;
+pub mod config;
 pub mod exit;
 pub mod gate;
 pub mod harness;

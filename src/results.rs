@@ -7,14 +7,19 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 
+use crate::agent::Usage;
 use crate::catalog::Catalog;
 use crate::runner::ScenarioRun;
 use crate::scenario::{Scenario, ScenarioKind};
 use crate::score::metrics::{Grouped, MetricsReport, RunMetrics};
 use crate::score::{Check, Outcome, ScoringOptions};
 
-/// The results format version this build writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The results format version this build writes. Version 2 added repetitions (`repeat` on each
+/// result, pass^k and per-scenario tallies in the summary) and the `run` block.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest results format version this build still reads (as a baseline).
+pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// A whole run's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,16 +33,67 @@ pub struct RunReport {
     pub agent: String,
     /// The model name, for model-backed agents.
     pub model: Option<String>,
-    /// The scoring rules in force.
-    #[serde(default)]
-    pub scoring: ScoringOptions,
     /// One entry per scenario run, in suite order.
+    /// How the run was configured; absent in version 1 files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunMeta>,
+    /// One entry per scenario run, in suite order, repetitions of a scenario together.
     pub scenarios: Vec<ScenarioResult>,
     /// Aggregates over `scenarios`.
     pub summary: Summary,
     /// Trajectory metrics aggregated overall, per tier, category and type.
     #[serde(default)]
     pub metrics: MetricsReport,
+}
+
+/// How a run was configured, so two results can be told apart. Holds no secrets: the
+/// provider appears as a host name only, the system prompt as a hash.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunMeta {
+    /// The agent kind (`reference`, `openai`, `anthropic`, `command`, `replay`).
+    pub agent: String,
+    /// The model name, when one is configured.
+    pub model: Option<String>,
+    /// Host (and port) of the provider's base URL, for model-backed agents.
+    pub provider_host: Option<String>,
+    /// Sampling temperature passed to the model.
+    pub temperature: Option<f64>,
+    /// Sampling seed passed to the model.
+    pub seed: Option<u64>,
+    /// Output-token limit per model turn.
+    pub max_tokens: Option<u32>,
+    /// Model turns allowed per run.
+    pub max_turns: Option<u32>,
+    /// `tool_choice` passed to the model (`auto`, `required`, `none`).
+    pub tool_choice: Option<String>,
+    /// Lowercase hex SHA-256 of the system prompt's UTF-8 bytes; `None` when there is none.
+    pub system_prompt_sha256: Option<String>,
+    /// Runs per scenario (k of pass^k), at least 1.
+    pub repeat: u32,
+    /// Scenario runs at the same time.
+    pub concurrency: usize,
+    /// Wall-time limit of one run, in milliseconds.
+    pub run_timeout_ms: u64,
+    /// The scoring rules in force.
+    #[serde(default)]
+    pub scoring: ScoringOptions,
+    /// True when the run was stopped early (Ctrl-C): `not_run` lists what never finished.
+    #[serde(default)]
+    pub interrupted: bool,
+    /// Scenario runs that never finished because the run was interrupted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<NotRun>,
+}
+
+/// A scenario run that never finished.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotRun {
+    /// Scenario id.
+    pub id: String,
+    /// 0-based repetition.
+    pub repeat: u32,
 }
 
 /// One scenario's result.
@@ -51,6 +107,9 @@ pub struct ScenarioResult {
     /// Scenario type.
     #[serde(rename = "type")]
     pub kind: ScenarioKind,
+    /// 0-based repetition of the scenario (`--repeat k`); 0 in version 1 files.
+    #[serde(default)]
+    pub repeat: u32,
     /// Pass, fail or errored.
     pub outcome: Outcome,
     /// Why the run errored, when it did.
@@ -68,6 +127,19 @@ pub struct ScenarioResult {
     /// Trajectory metrics (absent for errored runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<RunMetrics>,
+    /// Model turns taken, when the agent finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns: Option<u32>,
+    /// True when the agent stopped at the turn limit.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hit_turn_limit: bool,
+    /// Tokens, requests and model latency, for model-backed agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// Pass/fail/errored counts over a set of runs.
@@ -102,14 +174,32 @@ impl Tally {
     }
 }
 
-/// Aggregates of a run.
+/// Aggregates of a run. With repetitions, every run counts in `overall` and `tiers`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Summary {
-    /// Over every scenario.
+    /// Over every scenario run.
     pub overall: Tally,
     /// Per tier (only tiers that ran).
     pub tiers: BTreeMap<u8, Tally>,
+    /// Per scenario id: its k runs.
+    #[serde(default)]
+    pub per_scenario: BTreeMap<String, Tally>,
+    /// The most runs any scenario had (k); 1 without repetitions.
+    #[serde(default = "one")]
+    pub repeat: u32,
+    /// pass@1: the chance that one run passes, estimated as passed / judged runs, in
+    /// 0.0..=1.0; `None` when no run was judged. Equals `overall`'s pass rate.
+    #[serde(default)]
+    pub pass_at_1: Option<f64>,
+    /// pass^k (all k runs pass; tau-bench, Yao et al. 2024): the share of scenarios whose runs
+    /// all passed, in 0.0..=1.0, over scenarios with no errored run; `None` when there is none.
+    #[serde(default)]
+    pub pass_hat_k: Option<f64>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl Summary {
@@ -123,25 +213,42 @@ impl Summary {
                 .entry(result.tier)
                 .or_default()
                 .add(result.outcome);
+            summary
+                .per_scenario
+                .entry(result.id.clone())
+                .or_default()
+                .add(result.outcome);
         }
+        summary.repeat = summary
+            .per_scenario
+            .values()
+            .map(|tally| u32::try_from(tally.total).unwrap_or(u32::MAX))
+            .max()
+            .unwrap_or(1);
+        summary.pass_at_1 = summary.overall.pass_rate();
+        let judged: Vec<&Tally> = summary
+            .per_scenario
+            .values()
+            .filter(|tally| tally.errored == 0)
+            .collect();
+        summary.pass_hat_k = (!judged.is_empty()).then(|| {
+            let all_passed = judged.iter().filter(|t| t.passed == t.total).count();
+            all_passed as f64 / judged.len() as f64
+        });
         summary
     }
 }
 
 impl RunReport {
-    /// Builds the report from the scenarios and their runs (same order, same length).
-    pub fn new(
-        agent: &str,
-        model: Option<String>,
-        scoring: ScoringOptions,
-        scenarios: &[Scenario],
-        runs: &[ScenarioRun],
-    ) -> RunReport {
-        let results: Vec<ScenarioResult> = scenarios
+    /// Builds the report from the scenarios and their finished runs (each run names its
+    /// scenario by position in `scenarios`; runs naming no scenario are skipped).
+    pub fn new(meta: RunMeta, scenarios: &[Scenario], runs: &[ScenarioRun]) -> RunReport {
+        let results: Vec<ScenarioResult> = runs
             .iter()
-            .zip(runs)
+            .filter_map(|run| Some((scenarios.get(run.index)?, run)))
             .map(|(scenario, run)| ScenarioResult {
                 id: scenario.id.clone(),
+                repeat: run.repeat,
                 tier: scenario.tier,
                 kind: scenario.kind,
                 outcome: run.outcome,
@@ -158,13 +265,20 @@ impl RunReport {
                     .and_then(|agent| agent.final_answer.clone()),
                 duration_ms: u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX),
                 metrics: run.metrics.clone(),
+                turns: run.agent.as_ref().map(|agent| agent.turns),
+                hit_turn_limit: run.agent.as_ref().is_some_and(|agent| agent.hit_turn_limit),
+                usage: run
+                    .agent
+                    .as_ref()
+                    .map(|agent| agent.usage.clone())
+                    .filter(|usage| *usage != Usage::default()),
             })
             .collect();
-        let grouped: Vec<Grouped<'_>> = scenarios
+        let grouped: Vec<Grouped<'_>> = results
             .iter()
-            .zip(&results)
-            .filter_map(|(scenario, result)| {
+            .filter_map(|result| {
                 let metrics = result.metrics.as_ref()?;
+                let scenario = scenarios.iter().find(|s| s.id == result.id)?;
                 let category = scenario
                     .expected_calls
                     .first()
@@ -185,9 +299,9 @@ impl RunReport {
         RunReport {
             schema_version: SCHEMA_VERSION,
             toolgate_version: env!("CARGO_PKG_VERSION").to_string(),
-            agent: agent.to_string(),
-            model,
-            scoring,
+            agent: meta.agent.clone(),
+            model: meta.model.clone(),
+            run: Some(meta),
             summary: Summary::of(&results),
             scenarios: results,
             metrics,
@@ -195,6 +309,9 @@ impl RunReport {
     }
 
     /// Reads a results file (e.g. a baseline).
+    ///
+    /// Version 1 files (before repetitions) load as runs with one repetition each; their
+    /// summary is recomputed so pass^k and the per-scenario tallies are filled in.
     ///
     /// Errors: unreadable file, invalid JSON or shape (with the field path and line), or a
     /// `schema_version` this build does not read.
@@ -205,18 +322,23 @@ impl RunReport {
             .ok()
             .and_then(|value| value.get("schema_version")?.as_u64());
         if let Some(version) = version
-            && version != u64::from(SCHEMA_VERSION)
+            && !(u64::from(OLDEST_SCHEMA_VERSION)..=u64::from(SCHEMA_VERSION)).contains(&version)
         {
             bail!(
-                "`{}`: schema_version: {version} is not supported (this toolgate reads {SCHEMA_VERSION})",
+                "`{}`: schema_version: {version} is not supported (this toolgate reads {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION})",
                 path.display()
             );
         }
         let mut deserializer = serde_json::Deserializer::from_str(&text);
-        serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-            let field = error.path().to_string();
-            anyhow::anyhow!("`{}`: {field}: {}", path.display(), error.into_inner())
-        })
+        let mut report: RunReport =
+            serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+                let field = error.path().to_string();
+                anyhow::anyhow!("`{}`: {field}: {}", path.display(), error.into_inner())
+            })?;
+        if report.schema_version < SCHEMA_VERSION {
+            report.summary = Summary::of(&report.scenarios);
+        }
+        Ok(report)
     }
 
     /// The same report limited to the scenarios that `other` also ran, with its summary
@@ -235,7 +357,7 @@ impl RunReport {
         }
     }
 
-    /// The result for scenario `id`.
+    /// The first result for scenario `id` (its first repetition).
     pub fn scenario(&self, id: &str) -> Option<&ScenarioResult> {
         self.scenarios.iter().find(|result| result.id == id)
     }
@@ -256,4 +378,71 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("failed to write `{}`", temporary.display()))?;
     std::fs::rename(&temporary, path)
         .with_context(|| format!("failed to write `{}`", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(id: &str, repeat: u32, outcome: Outcome) -> ScenarioResult {
+        ScenarioResult {
+            id: id.to_owned(),
+            tier: 1,
+            kind: ScenarioKind::SingleCall,
+            repeat,
+            outcome,
+            error: None,
+            calls: 1,
+            checks: Vec::new(),
+            final_answer: None,
+            duration_ms: 1,
+            turns: None,
+            hit_turn_limit: false,
+            usage: None,
+            metrics: None,
+        }
+    }
+
+    #[test]
+    fn pass_hat_k_counts_scenarios_whose_every_run_passed_leaving_errored_ones_out() {
+        let results = [
+            result("a", 0, Outcome::Pass),
+            result("a", 1, Outcome::Pass),
+            result("b", 0, Outcome::Pass),
+            result("b", 1, Outcome::Fail),
+            result("c", 0, Outcome::Pass),
+            result("c", 1, Outcome::Errored),
+        ];
+        let summary = Summary::of(&results);
+        assert_eq!(summary.repeat, 2);
+        assert_eq!(summary.pass_at_1, Some(0.8));
+        assert_eq!(summary.pass_hat_k, Some(0.5));
+        assert_eq!(summary.per_scenario["b"].failed, 1);
+        assert_eq!(summary.overall.errored, 1);
+    }
+
+    #[test]
+    fn a_version_1_baseline_still_loads_with_its_summary_recomputed() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("baseline.json");
+        let report = RunReport::load(&path).expect("the shipped baseline loads");
+        assert_eq!(report.schema_version, 1);
+        assert_eq!(report.summary.repeat, 1);
+        assert_eq!(report.summary.pass_hat_k, report.summary.pass_at_1);
+        assert_eq!(report.summary.per_scenario.len(), report.scenarios.len());
+    }
+
+    #[test]
+    fn a_newer_schema_version_is_refused_clearly() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("results.json");
+        std::fs::write(&path, r#"{"schema_version": 9}"#).expect("written");
+        let error = RunReport::load(&path).expect_err("too new");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "`{}`: schema_version: 9 is not supported (this toolgate reads 1 to 2)",
+                path.display()
+            )
+        );
+    }
 }

@@ -2,14 +2,16 @@
 //! scores it. One broken run (agent error, timeout) becomes an `errored` result; the suite
 //! goes on.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt as _;
 use serde_json::{Map, Value};
 
+use crate::agent::command::Invocation;
 use crate::agent::{
-    Agent, AgentOutcome, InvalidCallKind, ToolExecutor, ToolObservation, reference,
+    Agent, AgentError, AgentOutcome, InvalidCallKind, ToolExecutor, ToolObservation, reference,
 };
 use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{CallRecord, Harness, ToolSet};
@@ -18,26 +20,34 @@ use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::{self, Outcome, RunScore, ScoreContext, ScoringOptions};
 use crate::world::{self, World};
 
+/// Scenario runs at the same time by default. Runs wait on the model, not the CPU, so this is
+/// well above a CI runner's core count; it lets the smoke set run in one wave.
+pub const DEFAULT_CONCURRENCY: usize = 16;
+
 /// Limits for a suite run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// Scenarios run at the same time, at least 1.
+    /// Scenario runs at the same time, at least 1.
     pub concurrency: usize,
-    /// Wall-time limit for one scenario run; past it the run is `errored`.
+    /// Wall-time limit for one scenario run; past it the run is `errored` (and a `command`
+    /// agent's process is killed).
     pub run_timeout: Duration,
     /// Wall-time limit for one tool call.
     pub call_timeout: Duration,
     /// Run-wide scoring rules.
     pub scoring: ScoringOptions,
+    /// Runs per scenario (`--repeat k`), at least 1.
+    pub repeat: u32,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            concurrency: 4,
+            concurrency: DEFAULT_CONCURRENCY,
             run_timeout: Duration::from_secs(300),
             call_timeout: Duration::from_secs(30),
             scoring: ScoringOptions::default(),
+            repeat: 1,
         }
     }
 }
@@ -45,6 +55,10 @@ impl Default for RunOptions {
 /// One scenario's run: what happened and how it scored.
 #[derive(Debug, Clone)]
 pub struct ScenarioRun {
+    /// Position of the scenario in the suite passed to [`run_suite`].
+    pub index: usize,
+    /// 0-based repetition, below [`RunOptions::repeat`].
+    pub repeat: u32,
     /// Pass, fail or errored.
     pub outcome: Outcome,
     /// The deterministic checks; `None` when the run errored before it could be scored.
@@ -61,23 +75,48 @@ pub struct ScenarioRun {
     pub duration: Duration,
 }
 
-/// Runs `scenarios` with `agent`, at most `options.concurrency` at a time; results come back
-/// in the order of `scenarios`.
+/// The runs of a suite.
+#[derive(Debug, Clone)]
+pub struct SuiteRun {
+    /// Every finished run, ordered by scenario, then repetition.
+    pub runs: Vec<ScenarioRun>,
+    /// Whether `stop` fired: the runs not in `runs` never finished.
+    pub interrupted: bool,
+}
+
+/// Runs every scenario `options.repeat` times with `agent`, at most `options.concurrency` at
+/// a time, and calls `on_done` as each run finishes.
+///
+/// When `stop` completes (e.g. on Ctrl-C), no new run starts, the runs under way are dropped
+/// (a `command` agent's process is killed) and the finished ones are returned.
 pub async fn run_suite(
     scenarios: &[Scenario],
     agent: &Agent,
     tools: &Arc<ToolSet>,
     options: &RunOptions,
-) -> Vec<ScenarioRun> {
-    futures::stream::iter(scenarios)
-        .map(|scenario| run_one(scenario, agent, tools, options))
-        .buffered(options.concurrency.max(1))
+    stop: impl Future<Output = ()>,
+    on_done: &(dyn Fn(&ScenarioRun) + Sync),
+) -> SuiteRun {
+    let jobs = scenarios.iter().enumerate().flat_map(|(index, scenario)| {
+        (0..options.repeat.max(1)).map(move |repeat| (index, repeat, scenario))
+    });
+    let stop = futures::FutureExt::shared(Box::pin(stop));
+    let mut runs: Vec<ScenarioRun> = futures::stream::iter(jobs)
+        .map(|(index, repeat, scenario)| run_one(index, repeat, scenario, agent, tools, options))
+        .buffer_unordered(options.concurrency.max(1))
+        .inspect(|run| on_done(run))
+        .take_until(stop.clone())
         .collect()
-        .await
+        .await;
+    let interrupted = stop.peek().is_some();
+    runs.sort_by_key(|run| (run.index, run.repeat));
+    SuiteRun { runs, interrupted }
 }
 
 /// Runs one scenario in a fresh harness and scores it.
 pub async fn run_one(
+    index: usize,
+    repeat: u32,
     scenario: &Scenario,
     agent: &Agent,
     tools: &Arc<ToolSet>,
@@ -85,6 +124,8 @@ pub async fn run_one(
 ) -> ScenarioRun {
     let started = Instant::now();
     let errored = |error: String, trace: Vec<CallRecord>| ScenarioRun {
+        index,
+        repeat,
         outcome: Outcome::Errored,
         score: None,
         error: Some(error),
@@ -102,33 +143,11 @@ pub async fn run_one(
         World::new(&seeded),
         scenario.faults.clone(),
     ));
-    let client = match McpClient::connect_in_process(harness.clone()).await {
-        Ok(client) => client,
-        Err(error) => {
-            return errored(
-                format!("failed to connect to the harness: {error:#}"),
-                Vec::new(),
-            );
-        }
-    };
-    let definitions = match client.list_tools().await {
-        Ok(definitions) => definitions,
-        Err(error) => return errored(format!("failed to list tools: {error:#}"), Vec::new()),
-    };
-    let executor = McpExecutor {
-        client: &client,
-        harness: &harness,
-        definitions,
-        call_timeout: options.call_timeout,
-    };
-    let played = tokio::time::timeout(options.run_timeout, async {
-        match agent {
-            Agent::Reference => Ok(reference::run(scenario, &executor).await),
-            Agent::OpenAi(model) => model.run(&scenario.prompt, &executor).await,
-        }
-    })
+    let played = tokio::time::timeout(
+        options.run_timeout,
+        play(agent, scenario, repeat, &harness, options),
+    )
     .await;
-    let _ = client.close().await;
     let trace = harness.trace();
     let outcome = match played {
         Err(_) => {
@@ -140,7 +159,7 @@ pub async fn run_one(
                 trace,
             );
         }
-        Ok(Err(error)) => return errored(error.to_string(), trace),
+        Ok(Err(error)) => return errored(error, trace),
         Ok(Ok(outcome)) => outcome,
     };
     let final_state = harness.state();
@@ -167,6 +186,8 @@ pub async fn run_one(
     let metrics = metrics::measure(&view, &score.checks);
     ScenarioRun {
         metrics: Some(metrics),
+        index,
+        repeat,
         outcome: score.outcome,
         score: Some(score),
         error: None,
@@ -174,6 +195,57 @@ pub async fn run_one(
         agent: Some(outcome),
         duration: started.elapsed(),
     }
+}
+
+/// Lets `agent` play `scenario` against `harness`: over loopback HTTP for a `command` agent,
+/// through an in-process MCP client for the others. `Err` is why the run errored.
+async fn play(
+    agent: &Agent,
+    scenario: &Scenario,
+    repeat: u32,
+    harness: &Arc<Harness>,
+    options: &RunOptions,
+) -> Result<AgentOutcome, String> {
+    if let Agent::Command(command) = agent {
+        let server = crate::harness::http::serve_loopback(harness.clone())
+            .await
+            .map_err(|error| format!("failed to serve the harness over HTTP: {error:#}"))?;
+        let invocation = Invocation {
+            mcp_url: server.url(),
+            prompt: &scenario.prompt,
+            scenario_id: &scenario.id,
+            repeat,
+        };
+        return command
+            .run(invocation)
+            .await
+            .map_err(|error| error.to_string());
+    }
+    let client = McpClient::connect_in_process(harness.clone())
+        .await
+        .map_err(|error| format!("failed to connect to the harness: {error:#}"))?;
+    let definitions = match client.list_tools().await {
+        Ok(definitions) => definitions,
+        Err(error) => {
+            let _ = client.close().await;
+            return Err(format!("failed to list tools: {error:#}"));
+        }
+    };
+    let executor = McpExecutor {
+        client: &client,
+        harness,
+        definitions,
+        call_timeout: options.call_timeout,
+    };
+    let played: Result<AgentOutcome, AgentError> = match agent {
+        Agent::Reference => Ok(reference::run(scenario, &executor).await),
+        Agent::OpenAi(model) => model.run(&scenario.prompt, &executor).await,
+        Agent::Anthropic(model) => model.run(&scenario.prompt, &executor).await,
+        Agent::Replay(recordings) => recordings.run(&scenario.id, repeat, &executor).await,
+        Agent::Command(_) => unreachable!("handled above"),
+    };
+    let _ = client.close().await;
+    played.map_err(|error| error.to_string())
 }
 
 /// Tool access for agents: MCP calls through the client, with calls that never reach the

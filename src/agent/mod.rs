@@ -1,14 +1,20 @@
 //! Agents under test. Each reaches the tools only through a [`ToolExecutor`], which the
 //! runner implements over MCP and which records every call in the trace.
 
+pub mod anthropic;
+pub mod command;
+pub(crate) mod http;
 pub mod openai;
 pub mod reference;
+pub mod replay;
 
 use std::future::Future;
+use std::time::Duration;
 
 use serde::Serialize;
 
 pub use crate::harness::InvalidCallKind;
+pub use http::url_host;
 
 /// How an agent reaches the tools. The runner implements it over MCP and records every call in the trace.
 pub trait ToolExecutor: Send + Sync {
@@ -33,13 +39,53 @@ pub struct ToolObservation {
     pub content: String,
 }
 
-/// Tokens used over a run, as the provider reported them.
+/// What a run cost at the provider: tokens as the provider reported them, requests and model
+/// latency. All zero for agents without a model.
 #[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
 pub struct Usage {
     /// Input tokens summed over turns.
     pub prompt_tokens: u64,
     /// Output tokens summed over turns.
     pub completion_tokens: u64,
+    /// Successful model requests (one per turn); retried attempts are not counted.
+    #[serde(default)]
+    pub requests: u32,
+    /// Wall time of those requests summed, in milliseconds: the model's share of the run.
+    #[serde(default)]
+    pub latency_ms: u64,
+}
+
+impl Usage {
+    /// Counts one successful model request that took `latency`.
+    pub fn add_request(&mut self, latency: Duration) {
+        self.requests += 1;
+        self.latency_ms = self
+            .latency_ms
+            .saturating_add(u64::try_from(latency.as_millis()).unwrap_or(u64::MAX));
+    }
+}
+
+/// Whether and how the model must call tools; sent as each provider spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The model decides (OpenAI `auto`, Anthropic `{"type": "auto"}`).
+    Auto,
+    /// The model must call a tool (OpenAI `required`, Anthropic `{"type": "any"}`).
+    Required,
+    /// The model must not call tools (OpenAI `none`, Anthropic `{"type": "none"}`).
+    None,
+}
+
+impl ToolChoice {
+    /// The OpenAI spelling, also used in files and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolChoice::Auto => "auto",
+            ToolChoice::Required => "required",
+            ToolChoice::None => "none",
+        }
+    }
 }
 
 /// How an agent's run ended.
@@ -75,16 +121,28 @@ pub enum AgentError {
     /// The agent is misconfigured.
     #[error("{0}")]
     Config(String),
+    /// An external agent program failed (could not start, non-zero exit, killed).
+    #[error("agent command {0}")]
+    Command(String),
+    /// A recorded trajectory is missing or unusable.
+    #[error("{0}")]
+    Replay(String),
 }
 
 /// The agent kinds toolgate can test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentKind {
     /// Plays each scenario's known-good solution; needs no model.
     Reference,
-    /// Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, llama.cpp).
+    /// Any OpenAI-compatible chat-completions endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp).
     Openai,
+    /// The Anthropic Messages API.
+    Anthropic,
+    /// Your own agent program, talking MCP over streamable HTTP to a loopback server.
+    Command,
+    /// Recorded trajectories (JSON Lines), replayed through the harness without a model.
+    Replay,
 }
 
 impl AgentKind {
@@ -93,14 +151,23 @@ impl AgentKind {
         match self {
             AgentKind::Reference => "reference",
             AgentKind::Openai => "openai",
+            AgentKind::Anthropic => "anthropic",
+            AgentKind::Command => "command",
+            AgentKind::Replay => "replay",
         }
     }
 }
 
 /// A configured agent, ready to run scenarios.
 pub enum Agent {
-    /// See [`reference`].
+    /// See [`reference`](mod@reference).
     Reference,
     /// See [`openai`].
     OpenAi(Box<openai::OpenAiAgent>),
+    /// See [`anthropic`].
+    Anthropic(Box<anthropic::AnthropicAgent>),
+    /// See [`command`].
+    Command(command::CommandAgent),
+    /// See [`replay`].
+    Replay(replay::Recordings),
 }

@@ -7,13 +7,13 @@ mod parse;
 mod tests;
 
 use std::fmt;
-use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use crate::agent::http::JsonEndpoint;
 use crate::agent::{
-    AgentError, AgentOutcome, InvalidCallKind, ToolExecutor, ToolObservation, Usage,
+    AgentError, AgentOutcome, InvalidCallKind, ToolChoice, ToolExecutor, ToolObservation, Usage,
 };
 
 pub use parse::{CallArguments, CallNote, ParsedCall, ParsedTurn, parse_response, parse_tool_call};
@@ -21,21 +21,21 @@ pub use parse::{CallArguments, CallNote, ParsedCall, ParsedTurn, parse_response,
 /// The base URL used when `OPENAI_BASE_URL` is not set.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
-/// The longest wait a `Retry-After` header can impose before a retry.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
-
-/// The most characters of a provider's error body kept in an error message.
-const MAX_ERROR_CHARS: usize = 500;
-
 /// How to reach an OpenAI-compatible chat-completions endpoint and how to sample from it.
 #[derive(Clone)]
 pub struct OpenAiConfig {
-    /// The API root, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`;
+    /// The API root, e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1`, or an
+    /// Azure-style deployment `https://NAME.openai.azure.com/openai/deployments/DEPLOYMENT`;
     /// `/chat/completions` is appended.
     pub base_url: String,
-    /// Sent only as `Authorization: Bearer ..`; `None` sends no Authorization header (local
-    /// servers). Never shown in `Debug` output or error messages.
+    /// The credential; `None` sends none (local servers). Never shown in `Debug` output, error
+    /// messages or results.
     pub api_key: Option<String>,
+    /// The header that carries `api_key`: `None` sends `Authorization: Bearer KEY`; a name
+    /// (Azure: `api-key`) sends the bare key in that header.
+    pub api_key_header: Option<String>,
+    /// Azure-style `api-version`, sent as a query parameter when set.
+    pub api_version: Option<String>,
     /// The `model` field of each request.
     pub model: String,
     /// Sampling temperature; `None` leaves the provider's default.
@@ -45,6 +45,10 @@ pub struct OpenAiConfig {
     pub max_tokens: Option<u32>,
     /// `seed` for providers that support reproducible sampling.
     pub seed: Option<u64>,
+    /// `tool_choice`; `None` leaves the provider's default (`auto`).
+    pub tool_choice: Option<ToolChoice>,
+    /// `parallel_tool_calls`; `None` leaves the provider's default (allowed).
+    pub parallel_tool_calls: Option<bool>,
     /// The most model responses per run, at least 1.
     pub max_turns: u32,
     /// Timeout of one HTTP request, from sending to the end of the body.
@@ -56,10 +60,10 @@ pub struct OpenAiConfig {
 }
 
 impl OpenAiConfig {
-    /// From `OPENAI_API_KEY`, `OPENAI_BASE_URL` (default `https://api.openai.com/v1`), and the
-    /// model name. Empty variables count as unset. Other fields take their defaults: no
-    /// temperature, max tokens or seed, 20 turns, a 120 s request timeout, 4 attempts, no system
-    /// prompt.
+    /// From `OPENAI_API_KEY`, `OPENAI_BASE_URL` (default `https://api.openai.com/v1`),
+    /// `OPENAI_API_VERSION` (Azure-style, optional), and the model name. Empty variables count
+    /// as unset. Other fields take their defaults: no temperature, max tokens, seed or tool
+    /// choice, 20 turns, a 120 s request timeout, 4 attempts, no system prompt.
     pub fn from_env(model: &str) -> Self {
         Self::from_lookup(model, |name| std::env::var(name).ok())
     }
@@ -69,10 +73,14 @@ impl OpenAiConfig {
         Self {
             base_url: non_empty("OPENAI_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_owned()),
             api_key: non_empty("OPENAI_API_KEY"),
+            api_key_header: None,
+            api_version: non_empty("OPENAI_API_VERSION"),
             model: model.to_owned(),
             temperature: None,
             max_tokens: None,
             seed: None,
+            tool_choice: None,
+            parallel_tool_calls: None,
             max_turns: 20,
             request_timeout: Duration::from_secs(120),
             max_attempts: 4,
@@ -86,10 +94,14 @@ impl fmt::Debug for OpenAiConfig {
         f.debug_struct("OpenAiConfig")
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("api_key_header", &self.api_key_header)
+            .field("api_version", &self.api_version)
             .field("model", &self.model)
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
             .field("seed", &self.seed)
+            .field("tool_choice", &self.tool_choice)
+            .field("parallel_tool_calls", &self.parallel_tool_calls)
             .field("max_turns", &self.max_turns)
             .field("request_timeout", &self.request_timeout)
             .field("max_attempts", &self.max_attempts)
@@ -98,61 +110,19 @@ impl fmt::Debug for OpenAiConfig {
     }
 }
 
-/// Exponential backoff between attempts: `base * 2^(attempt - 1)`, at most `max`, plus up to
-/// half of that again as jitter.
-#[derive(Debug, Clone, Copy)]
-struct Backoff {
-    base: Duration,
-    max: Duration,
-}
-
-impl Backoff {
-    const DEFAULT: Self = Self {
-        base: Duration::from_millis(500),
-        max: Duration::from_secs(8),
-    };
-
-    /// The wait after failed attempt number `attempt` (1-based).
-    fn delay(self, attempt: u32) -> Duration {
-        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
-        let delay = self.base.saturating_mul(factor).min(self.max);
-        let jitter_ms = u64::try_from(delay.as_millis() / 2).unwrap_or(u64::MAX);
-        delay + Duration::from_millis(random_below(jitter_ms.saturating_add(1)))
-    }
-}
-
-/// A number in `0..bound` from the standard library's randomly keyed hasher; enough for jitter.
-fn random_below(bound: u64) -> u64 {
-    let random = std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish();
-    random % bound.max(1)
-}
-
 /// An agent that talks to an OpenAI-compatible chat-completions endpoint.
 #[derive(Debug)]
 pub struct OpenAiAgent {
     config: OpenAiConfig,
-    endpoint: String,
-    client: reqwest::Client,
-    backoff: Backoff,
-}
-
-/// One failed HTTP attempt.
-struct Failure {
-    error: AgentError,
-    /// Whether another attempt may succeed (429, 5xx, transport errors).
-    is_retryable: bool,
-    /// The provider's `Retry-After`, already capped.
-    retry_after: Option<Duration>,
+    http: JsonEndpoint,
 }
 
 impl OpenAiAgent {
     /// Checks the config and builds the HTTP client once.
     ///
     /// Errors (`AgentError::Config`) when `model` is empty, `max_turns` or `max_attempts` is 0,
-    /// `base_url` is not an http(s) URL, or the HTTP client cannot be built (e.g. no CA
-    /// certificates; set `SSL_CERT_FILE`).
+    /// `base_url` is not an http(s) URL, `api_key_header` is not a header name, or the HTTP
+    /// client cannot be built (e.g. no CA certificates; set `SSL_CERT_FILE`).
     pub fn new(config: OpenAiConfig) -> Result<Self, AgentError> {
         if config.model.trim().is_empty() {
             return Err(AgentError::Config(
@@ -164,49 +134,35 @@ impl OpenAiAgent {
                 "`max_turns` must be at least 1".to_owned(),
             ));
         }
-        if config.max_attempts == 0 {
-            return Err(AgentError::Config(
-                "`max_attempts` must be at least 1".to_owned(),
-            ));
+        let mut endpoint = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        if let Some(version) = &config.api_version {
+            endpoint.push_str(if endpoint.contains('?') { "&" } else { "?" });
+            endpoint.push_str("api-version=");
+            endpoint.push_str(version);
         }
-        let endpoint = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
-        match reqwest::Url::parse(&endpoint) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") => {}
-            Ok(_) => {
-                return Err(AgentError::Config(format!(
-                    "invalid OpenAI base URL `{}`: expected http or https",
-                    config.base_url
-                )));
-            }
-            Err(error) => {
-                return Err(AgentError::Config(format!(
-                    "invalid OpenAI base URL `{}`: {error}",
-                    config.base_url
-                )));
-            }
-        }
-        let client = reqwest::Client::builder()
-            .timeout(config.request_timeout)
-            .build()
-            .map_err(|error| {
-                AgentError::Config(format!(
-                    "failed to build the HTTP client: {}",
-                    chain(&error)
-                ))
-            })?;
-        Ok(Self {
-            config,
-            endpoint,
-            client,
-            backoff: Backoff::DEFAULT,
-        })
+        let headers = match (&config.api_key, &config.api_key_header) {
+            (None, _) => Vec::new(),
+            (Some(key), None) => vec![("authorization".to_owned(), format!("Bearer {key}"))],
+            (Some(key), Some(header)) => vec![(header.clone(), key.clone())],
+        };
+        let http = JsonEndpoint::new(
+            "OpenAI",
+            &config.base_url,
+            &endpoint,
+            headers,
+            config.api_key.as_deref(),
+            config.request_timeout,
+            config.max_attempts,
+        )?;
+        Ok(Self { config, http })
     }
 
     /// Runs one scenario prompt to completion.
     ///
-    /// Each turn sends the whole conversation, executes the model's tool calls one after another
-    /// in the order given, and answers each with a `tool` message. Invalid calls are recorded
-    /// with `record_invalid`, never executed, and answered with an error message. The run ends
+    /// Each turn sends the whole conversation, executes the model's tool calls (several per
+    /// response when the model emits parallel calls) one after another in the order given,
+    /// and answers each with a `tool` message. Invalid calls are recorded with
+    /// `record_invalid`, never executed, and answered with an error message. The run ends
     /// when the model answers without tool calls (its text is the final answer) or after
     /// `max_turns` responses (`hit_turn_limit`; the tool calls of the last response are still
     /// executed; the final answer is the last non-empty text, if any).
@@ -229,8 +185,9 @@ impl OpenAiAgent {
         let mut last_text = None;
         for turn in 1..=self.config.max_turns {
             let body = self.request_body(&messages, &tool_definitions);
-            let response = self.post(&body).await?;
-            let parsed = parse_response(&response, self.config.max_tokens)?;
+            let reply = self.http.post(&body).await?;
+            usage.add_request(reply.latency);
+            let parsed = parse_response(&reply.body, self.config.max_tokens)?;
             if let Some(turn_usage) = &parsed.usage {
                 usage.prompt_tokens += turn_usage.prompt_tokens;
                 usage.completion_tokens += turn_usage.completion_tokens;
@@ -252,7 +209,7 @@ impl OpenAiAgent {
             }
             messages.push(parsed.assistant_message.clone());
             for call in &parsed.calls {
-                let content = execute(call, tools).await;
+                let (_, content) = execute(call, tools).await;
                 messages.push(if parsed.is_legacy_function_call {
                     json!({"role": "function", "name": call.name, "content": content})
                 } else {
@@ -275,6 +232,12 @@ impl OpenAiAgent {
         body.insert("messages".to_owned(), Value::from(messages.to_vec()));
         if !tools.is_empty() {
             body.insert("tools".to_owned(), Value::from(tools.to_vec()));
+            if let Some(choice) = self.config.tool_choice {
+                body.insert("tool_choice".to_owned(), Value::from(choice.as_str()));
+            }
+            if let Some(parallel) = self.config.parallel_tool_calls {
+                body.insert("parallel_tool_calls".to_owned(), Value::from(parallel));
+            }
         }
         if let Some(temperature) = self.config.temperature {
             body.insert("temperature".to_owned(), Value::from(temperature));
@@ -287,100 +250,20 @@ impl OpenAiAgent {
         }
         Value::Object(body)
     }
-
-    /// POSTs one request, retrying 429, 5xx and transport errors up to `max_attempts` attempts.
-    async fn post(&self, body: &Value) -> Result<Value, AgentError> {
-        let mut attempt = 1;
-        loop {
-            match self.post_once(body).await {
-                Ok(response) => return Ok(response),
-                Err(failure) if failure.is_retryable && attempt < self.config.max_attempts => {
-                    let delay = failure
-                        .retry_after
-                        .unwrap_or_else(|| self.backoff.delay(attempt));
-                    tokio::time::sleep(delay).await;
-                    attempt += 1;
-                }
-                Err(failure) => return Err(failure.error),
-            }
-        }
-    }
-
-    async fn post_once(&self, body: &Value) -> Result<Value, Failure> {
-        let mut request = self.client.post(&self.endpoint).json(body);
-        if let Some(api_key) = &self.config.api_key {
-            request = request.bearer_auth(api_key);
-        }
-        let response = request
-            .send()
-            .await
-            .map_err(|error| self.transport(error))?;
-        let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|value| value.to_str().ok())
-            .and_then(parse_retry_after);
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|error| self.transport(error))?;
-        if !status.is_success() {
-            let message = self.redact(&error_text(&bytes, status));
-            return Err(Failure {
-                error: AgentError::Http {
-                    status: status.as_u16(),
-                    message,
-                },
-                is_retryable: status == reqwest::StatusCode::TOO_MANY_REQUESTS
-                    || status.is_server_error(),
-                retry_after,
-            });
-        }
-        serde_json::from_slice(&bytes).map_err(|error| Failure {
-            error: AgentError::BadResponse(self.redact(&format!(
-                "body is not JSON ({error}): `{}`",
-                snippet(&String::from_utf8_lossy(&bytes))
-            ))),
-            is_retryable: false,
-            retry_after: None,
-        })
-    }
-
-    fn transport(&self, error: reqwest::Error) -> Failure {
-        let what = if error.is_timeout() {
-            format!("timed out after {:?}", self.config.request_timeout)
-        } else {
-            chain(&error.without_url())
-        };
-        Failure {
-            error: AgentError::Transport(
-                self.redact(&format!("failed to POST `{}`: {what}", self.endpoint)),
-            ),
-            is_retryable: true,
-            retry_after: None,
-        }
-    }
-
-    /// Removes the API key from text bound for an error message.
-    fn redact(&self, text: &str) -> String {
-        match &self.config.api_key {
-            Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
-            _ => text.to_owned(),
-        }
-    }
 }
 
-/// Executes one parsed call, or records it as invalid; returns what the model is shown.
-async fn execute<E: ToolExecutor>(call: &ParsedCall, tools: &E) -> String {
+/// Executes one parsed call, or records it as invalid; returns whether it failed and what the
+/// model is shown.
+pub(crate) async fn execute<E: ToolExecutor>(call: &ParsedCall, tools: &E) -> (bool, String) {
     match &call.arguments {
         CallArguments::Valid(arguments) => {
-            let ToolObservation { content, .. } = tools.call(&call.name, arguments.clone()).await;
-            content
+            let ToolObservation { is_error, content } =
+                tools.call(&call.name, arguments.clone()).await;
+            (is_error, content)
         }
         CallArguments::Invalid { kind, raw } => {
             tools.record_invalid(&call.name, raw, *kind);
-            invalid_call_message(&call.name, *kind, &call.notes)
+            (true, invalid_call_message(&call.name, *kind, &call.notes))
         }
     }
 }
@@ -425,55 +308,4 @@ fn openai_tool(tool: &Value) -> Value {
             .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
     );
     json!({"type": "function", "function": function})
-}
-
-/// A `Retry-After` in seconds (fractions allowed), capped at `MAX_RETRY_AFTER`; HTTP dates are
-/// ignored (the backoff applies).
-fn parse_retry_after(value: &str) -> Option<Duration> {
-    let seconds: f64 = value.trim().parse().ok()?;
-    if !seconds.is_finite() || seconds < 0.0 {
-        return None;
-    }
-    Some(Duration::from_secs_f64(
-        seconds.min(MAX_RETRY_AFTER.as_secs_f64()),
-    ))
-}
-
-/// The provider's `error.message` from an error body, else the body itself, else the status.
-fn error_text(bytes: &[u8], status: reqwest::StatusCode) -> String {
-    let from_json = serde_json::from_slice::<Value>(bytes)
-        .ok()
-        .and_then(|body| match body.get("error")? {
-            Value::String(message) => Some(message.clone()),
-            error => error.get("message")?.as_str().map(str::to_owned),
-        });
-    let text = from_json.unwrap_or_else(|| String::from_utf8_lossy(bytes).trim().to_owned());
-    if text.is_empty() {
-        status.canonical_reason().unwrap_or("no body").to_owned()
-    } else {
-        snippet(&text)
-    }
-}
-
-/// `text` cut to `MAX_ERROR_CHARS` characters.
-fn snippet(text: &str) -> String {
-    match text.char_indices().nth(MAX_ERROR_CHARS) {
-        Some((end, _)) => format!("{}...", &text[..end]),
-        None => text.to_owned(),
-    }
-}
-
-/// An error and its sources, joined by `: `.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }

@@ -154,6 +154,10 @@ mod tests {
                 final_answer: None,
                 duration_ms: 1,
                 metrics: None,
+                repeat: 0,
+                turns: None,
+                hit_turn_limit: false,
+                usage: None,
             })
             .collect();
         RunReport {
@@ -161,7 +165,7 @@ mod tests {
             toolgate_version: "0".into(),
             agent: "reference".into(),
             model: None,
-            scoring: Default::default(),
+            run: None,
             summary: Summary::of(&scenarios),
             scenarios,
             metrics: Default::default(),

@@ -5,6 +5,7 @@
 //! [`CallRecord`]s and the final state.
 
 pub mod client;
+pub mod http;
 mod interceptor;
 pub mod server;
 mod toolset;
@@ -29,7 +30,7 @@ pub trait Backend: Send + Sync + 'static {
 }
 
 /// Why a tool call the model emitted could not be executed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InvalidCallKind {
     /// The arguments are valid JSON but not an object (a string, array, number, `null`).

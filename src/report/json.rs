@@ -13,18 +13,28 @@ pub fn render_results(report: &RunReport) -> String {
     text
 }
 
-/// The trace: one JSON object per tool call, `{"scenario": id, ...call}`, scenarios in suite
-/// order and calls in arrival order.
+/// The trace: one JSON object per tool call, `{"scenario": id, "repeat": n, ...call}`, then
+/// one `{"scenario": id, "repeat": n, "final_answer": text}` line when the agent gave one;
+/// runs in suite order and calls in arrival order. `toolgate gate --agent replay` reads it back.
 pub fn render_trace(scenarios: &[Scenario], runs: &[ScenarioRun]) -> String {
     let mut text = String::new();
-    for (scenario, run) in scenarios.iter().zip(runs) {
+    for run in runs {
+        let Some(scenario) = scenarios.get(run.index) else {
+            continue;
+        };
         for call in &run.trace {
-            let mut line = json!({ "scenario": scenario.id });
+            let mut line = json!({ "scenario": scenario.id, "repeat": run.repeat });
             if let (Some(line), Ok(serde_json::Value::Object(call))) =
                 (line.as_object_mut(), serde_json::to_value(call))
             {
                 line.extend(call);
             }
+            text.push_str(&line.to_string());
+            text.push('\n');
+        }
+        if let Some(answer) = run.agent.as_ref().and_then(|a| a.final_answer.as_ref()) {
+            let line =
+                json!({ "scenario": scenario.id, "repeat": run.repeat, "final_answer": answer });
             text.push_str(&line.to_string());
             text.push('\n');
         }

@@ -125,7 +125,12 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
     let mut out = String::new();
     let _ = writeln!(out, "{table}");
     let _ = write!(out, "{}", metrics_lines(&report.metrics.overall));
-    let defaults = match report.scoring.omitted_defaults {
+    let scoring = report
+        .run
+        .as_ref()
+        .map(|run| run.scoring)
+        .unwrap_or_default();
+    let defaults = match scoring.omitted_defaults {
         crate::score::OmittedDefaults::Strict => "strict",
         crate::score::OmittedDefaults::Schema => "schema",
     };
@@ -133,6 +138,28 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
         out,
         "scoring: omitted defaults {defaults}; per-argument comparators as each scenario names them"
     );
+    let summary = &report.summary;
+    if summary.repeat > 1 {
+        let _ = writeln!(
+            out,
+            "\n{} runs per scenario: pass@1 {}, pass^{} {}",
+            summary.repeat,
+            percent(summary.pass_at_1),
+            summary.repeat,
+            percent(summary.pass_hat_k)
+        );
+        for (id, tally) in summary
+            .per_scenario
+            .iter()
+            .filter(|(_, t)| t.passed < t.total)
+        {
+            let _ = writeln!(
+                out,
+                "  {id}: {}/{} passed ({} errored)",
+                tally.passed, tally.total, tally.errored
+            );
+        }
+    }
     let mut problems = report
         .scenarios
         .iter()
@@ -148,8 +175,13 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
         };
         let _ = writeln!(
             out,
-            "  {label} {} (tier {}, {})",
+            "  {label} {}{} (tier {}, {})",
             result.id,
+            if report.summary.repeat > 1 {
+                format!(" run {}", result.repeat + 1)
+            } else {
+                String::new()
+            },
             result.tier,
             result.kind.as_str()
         );
@@ -203,6 +235,10 @@ mod tests {
             final_answer: None,
             duration_ms: 12,
             metrics: None,
+            repeat: 0,
+            turns: None,
+            hit_turn_limit: false,
+            usage: None,
         }
     }
 
@@ -212,7 +248,7 @@ mod tests {
             toolgate_version: "0.1.0".into(),
             agent: "openai".into(),
             model: Some("m".into()),
-            scoring: Default::default(),
+            run: None,
             summary: Summary::of(&scenarios),
             scenarios,
             metrics: Default::default(),

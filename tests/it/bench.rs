@@ -149,7 +149,16 @@ async fn reference_agent_passes_every_scenario_and_the_checks_kill_broken_trajec
     let suite = suite();
     let catalog = Catalog::builtin();
     let tools = Arc::new(ToolSet::new(catalog).expect("schemas compile"));
-    let runs = runner::run_suite(&suite, &Agent::Reference, &tools, &RunOptions::default()).await;
+    let runs = runner::run_suite(
+        &suite,
+        &Agent::Reference,
+        &tools,
+        &RunOptions::default(),
+        std::future::pending(),
+        &|_| {},
+    )
+    .await
+    .runs;
     let failing: Vec<&str> = suite
         .iter()
         .zip(&runs)

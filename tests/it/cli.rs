@@ -19,7 +19,7 @@ fn gate_on_the_built_in_defaults_passes_with_the_reference_agent() {
         &std::fs::read_to_string(out.path().join("out/results.json")).expect("results written"),
     )
     .expect("results are JSON");
-    assert_eq!(results["schema_version"], 1);
+    assert_eq!(results["schema_version"], 2);
     assert_eq!(results["summary"]["overall"]["passed"], 36);
     let trace = std::fs::read_to_string(out.path().join("out/trace.jsonl")).expect("trace written");
     let first: serde_json::Value =

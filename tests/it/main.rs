@@ -1,7 +1,8 @@
 //! The one integration-test binary, one module per area: the CLI end to end, the benchmark's
-//! shape, agents against fake providers on loopback, and third-party MCP clients against
-//! `toolgate serve`.
+//! shape, agents against fake providers on loopback and as child processes, and third-party
+//! MCP clients against `toolgate serve`.
 
+mod agents;
 mod bench;
 mod cli;
 mod openai_agent;

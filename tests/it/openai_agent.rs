@@ -35,7 +35,7 @@ async fn run_t2_007(
     config.max_turns = 6;
     let agent = Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("config")));
     let tools = Arc::new(ToolSet::new(Catalog::builtin()).expect("catalog"));
-    let run = run_one(&scenario, &agent, &tools, &RunOptions::default()).await;
+    let run = run_one(0, 0, &scenario, &agent, &tools, &RunOptions::default()).await;
     (run, provider)
 }
 

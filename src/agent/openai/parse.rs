@@ -291,6 +291,7 @@ fn parse_usage(usage: &Value) -> Option<Usage> {
     Some(Usage {
         prompt_tokens: count("prompt_tokens"),
         completion_tokens: count("completion_tokens"),
+        ..Usage::default()
     })
 }
 

@@ -55,10 +55,14 @@ impl Provider {
         OpenAiConfig {
             base_url: format!("{}/v1", self.server.uri()),
             api_key: Some(KEY.to_owned()),
+            api_key_header: None,
+            api_version: None,
             model: "test-model".to_owned(),
             temperature: Some(0.0),
             max_tokens: None,
             seed: Some(7),
+            tool_choice: None,
+            parallel_tool_calls: None,
             max_turns: 5,
             request_timeout: Duration::from_secs(5),
             max_attempts: 3,
@@ -68,7 +72,7 @@ impl Provider {
 
     fn agent(&self, config: OpenAiConfig) -> OpenAiAgent {
         let mut agent = OpenAiAgent::new(config).expect("valid config");
-        agent.backoff = Backoff {
+        agent.http.backoff = crate::agent::http::Backoff {
             base: Duration::from_millis(1),
             max: Duration::from_millis(4),
         };
@@ -543,7 +547,7 @@ async fn reports_a_transport_error_after_retries_without_the_key() {
         ..OpenAiConfig::from_lookup("m", |_| None)
     };
     let mut agent = OpenAiAgent::new(config).expect("valid config");
-    agent.backoff = Backoff {
+    agent.http.backoff = crate::agent::http::Backoff {
         base: Duration::from_millis(1),
         max: Duration::from_millis(1),
     };
@@ -649,36 +653,6 @@ fn new_rejects_unusable_configs() {
 }
 
 #[test]
-fn retry_after_is_read_in_seconds_and_capped() {
-    assert_eq!(parse_retry_after("0"), Some(Duration::ZERO));
-    assert_eq!(parse_retry_after(" 2 "), Some(Duration::from_secs(2)));
-    assert_eq!(parse_retry_after("1.5"), Some(Duration::from_millis(1500)));
-    assert_eq!(parse_retry_after("3600"), Some(Duration::from_secs(30)));
-    assert_eq!(parse_retry_after("-1"), None);
-    assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
-}
-
-#[test]
-fn backoff_doubles_up_to_its_cap_with_bounded_jitter() {
-    let backoff = Backoff::DEFAULT;
-    for (attempt, base_ms) in [
-        (1, 500),
-        (2, 1000),
-        (3, 2000),
-        (4, 4000),
-        (5, 8000),
-        (40, 8000),
-    ] {
-        let delay = backoff.delay(attempt);
-        assert!(
-            delay >= Duration::from_millis(base_ms)
-                && delay <= Duration::from_millis(base_ms * 3 / 2),
-            "attempt {attempt}: {delay:?}"
-        );
-    }
-}
-
-#[test]
 fn mcp_tool_without_schema_gets_an_empty_object_schema() {
     assert_eq!(
         openai_tool(&json!({"name": "ping", "description": null})),
@@ -687,13 +661,77 @@ fn mcp_tool_without_schema_gets_an_empty_object_schema() {
     );
 }
 
-#[test]
-fn long_error_bodies_are_cut() {
-    let body = "x".repeat(2000);
-    let text = error_text(body.as_bytes(), reqwest::StatusCode::BAD_GATEWAY);
-    assert_eq!(text.len(), MAX_ERROR_CHARS + 3);
-    assert_eq!(
-        error_text(b"", reqwest::StatusCode::BAD_GATEWAY),
-        "Bad Gateway"
-    );
+#[tokio::test]
+async fn sends_tool_choice_and_parallel_tool_calls_when_configured() {
+    let provider = Provider::start(vec![answer("Done.")]).await;
+    let mut config = provider.config();
+    config.tool_choice = Some(ToolChoice::Required);
+    config.parallel_tool_calls = Some(false);
+    config.max_tokens = Some(256);
+    let agent = provider.agent(config);
+
+    agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect("run succeeds");
+
+    let body = provider.body(0);
+    assert_eq!(body["tool_choice"], json!("required"));
+    assert_eq!(body["parallel_tool_calls"], json!(false));
+    assert_eq!(body["temperature"], json!(0.0));
+    assert_eq!(body["seed"], json!(7));
+    assert_eq!(body["max_tokens"], json!(256));
+}
+
+#[tokio::test]
+async fn azure_style_endpoint_gets_api_version_and_api_key_header() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/openai/deployments/gpt/chat/completions"))
+        .and(wiremock::matchers::query_param("api-version", "2024-10-21"))
+        .and(wiremock::matchers::header("api-key", KEY))
+        .respond_with(answer("Azure says hi."))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let config = OpenAiConfig {
+        base_url: format!("{}/openai/deployments/gpt", server.uri()),
+        api_key: Some(KEY.to_owned()),
+        api_key_header: Some("api-key".to_owned()),
+        api_version: Some("2024-10-21".to_owned()),
+        ..OpenAiConfig::from_lookup("gpt", |_| None)
+    };
+    let agent = OpenAiAgent::new(config).expect("valid config");
+
+    let outcome = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect("run succeeds");
+
+    assert_eq!(outcome.final_answer.as_deref(), Some("Azure says hi."));
+    let requests = server.received_requests().await.expect("recorded");
+    assert!(requests[0].headers.get("authorization").is_none());
+}
+
+#[tokio::test]
+async fn records_requests_and_model_latency_per_run() {
+    let provider = Provider::start(vec![
+        calling(
+            Value::Null,
+            vec![tool_call("c1", "get_weather", r#"{"city":"Paris"}"#)],
+        ),
+        answer("Done.").set_delay(Duration::from_millis(120)),
+    ])
+    .await;
+    let agent = provider.agent(provider.config());
+
+    let outcome = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect("run succeeds");
+
+    assert_eq!(outcome.usage.requests, 2);
+    assert!(outcome.usage.latency_ms >= 120, "{:?}", outcome.usage);
+    assert_eq!(outcome.usage.prompt_tokens, 30);
+    assert_eq!(outcome.usage.completion_tokens, 7);
 }

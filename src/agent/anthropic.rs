@@ -1,0 +1,258 @@
+//! The agent under test for the Anthropic Messages API: the conversation loop and its requests.
+//! Retries and backoff are shared with the OpenAI agent (`http`); reading a response lives in
+//! `parse`.
+
+mod parse;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::agent::http::JsonEndpoint;
+use crate::agent::openai::execute;
+use crate::agent::{AgentError, AgentOutcome, ToolChoice, ToolExecutor, Usage};
+
+pub use parse::{
+    AnthropicTurn, Block, JoinedStream, ServerToolCall, join_stream, parse_message, parse_stream,
+};
+
+/// The base URL used when `ANTHROPIC_BASE_URL` is not set.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+
+/// The `anthropic-version` header sent with every request.
+pub const API_VERSION: &str = "2023-06-01";
+
+/// `max_tokens` is required by the Messages API; this is sent when none is configured.
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// How to reach the Messages API and how to sample from it.
+#[derive(Clone)]
+pub struct AnthropicConfig {
+    /// The API root, e.g. `https://api.anthropic.com`; `/v1/messages` is appended.
+    pub base_url: String,
+    /// Sent as `x-api-key`. Never shown in `Debug` output, error messages or results.
+    pub api_key: Option<String>,
+    /// The `model` field of each request.
+    pub model: String,
+    /// Sampling temperature in 0.0..=1.0; `None` leaves the provider's default.
+    pub temperature: Option<f64>,
+    /// `max_tokens` per response (required by the API); `None` sends [`DEFAULT_MAX_TOKENS`].
+    pub max_tokens: Option<u32>,
+    /// `tool_choice`; `None` leaves the provider's default (`auto`).
+    pub tool_choice: Option<ToolChoice>,
+    /// `false` sends `disable_parallel_tool_use: true`; `None` leaves the default (allowed).
+    pub parallel_tool_calls: Option<bool>,
+    /// The most model responses per run, at least 1.
+    pub max_turns: u32,
+    /// Timeout of one HTTP request, from sending to the end of the body.
+    pub request_timeout: Duration,
+    /// HTTP attempts per model response, at least 1; 429, 5xx (including 529 overloaded) and
+    /// transport errors are retried.
+    pub max_attempts: u32,
+    /// Sent as the top-level `system` field when set.
+    pub system_prompt: Option<String>,
+}
+
+impl AnthropicConfig {
+    /// From `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` (default `https://api.anthropic.com`) and
+    /// the model name. Empty variables count as unset. Other fields as for the OpenAI agent:
+    /// 20 turns, a 120 s request timeout, 4 attempts.
+    pub fn from_env(model: &str) -> Self {
+        Self::from_lookup(model, |name| std::env::var(name).ok())
+    }
+
+    fn from_lookup(model: &str, lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let non_empty = |name| lookup(name).filter(|value| !value.trim().is_empty());
+        Self {
+            base_url: non_empty("ANTHROPIC_BASE_URL")
+                .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned()),
+            api_key: non_empty("ANTHROPIC_API_KEY"),
+            model: model.to_owned(),
+            temperature: None,
+            max_tokens: None,
+            tool_choice: None,
+            parallel_tool_calls: None,
+            max_turns: 20,
+            request_timeout: Duration::from_secs(120),
+            max_attempts: 4,
+            system_prompt: None,
+        }
+    }
+}
+
+impl fmt::Debug for AnthropicConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnthropicConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("model", &self.model)
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("tool_choice", &self.tool_choice)
+            .field("parallel_tool_calls", &self.parallel_tool_calls)
+            .field("max_turns", &self.max_turns)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_attempts", &self.max_attempts)
+            .field("system_prompt", &self.system_prompt)
+            .finish()
+    }
+}
+
+/// An agent that talks to the Anthropic Messages API.
+#[derive(Debug)]
+pub struct AnthropicAgent {
+    config: AnthropicConfig,
+    http: JsonEndpoint,
+}
+
+impl AnthropicAgent {
+    /// Checks the config and builds the HTTP client once.
+    ///
+    /// Errors (`AgentError::Config`) when `model` is empty, `max_turns` or `max_attempts` is 0,
+    /// or `base_url` is not an http(s) URL.
+    pub fn new(config: AnthropicConfig) -> Result<Self, AgentError> {
+        if config.model.trim().is_empty() {
+            return Err(AgentError::Config(
+                "the Anthropic model name is empty".to_owned(),
+            ));
+        }
+        if config.max_turns == 0 {
+            return Err(AgentError::Config(
+                "`max_turns` must be at least 1".to_owned(),
+            ));
+        }
+        let endpoint = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
+        let mut headers = vec![("anthropic-version".to_owned(), API_VERSION.to_owned())];
+        if let Some(key) = &config.api_key {
+            headers.push(("x-api-key".to_owned(), key.clone()));
+        }
+        let http = JsonEndpoint::new(
+            "Anthropic",
+            &config.base_url,
+            &endpoint,
+            headers,
+            config.api_key.as_deref(),
+            config.request_timeout,
+            config.max_attempts,
+        )?;
+        Ok(Self { config, http })
+    }
+
+    /// Runs one scenario prompt to completion.
+    ///
+    /// Each turn sends the whole conversation and executes every client `tool_use` of the
+    /// response in content order (several per turn), answering them together in one user
+    /// message of `tool_result` blocks (`is_error` for failed or invalid calls). Server tool
+    /// calls are the provider's own and are not executed. The run ends when a response has no
+    /// client tool call (its text is the final answer; `max_tokens` included), or after
+    /// `max_turns` responses (`hit_turn_limit`).
+    ///
+    /// Errors only for what is not the model's fault: HTTP errors after retries, transport
+    /// errors, bodies that are not a Messages response.
+    pub async fn run<E: ToolExecutor>(
+        &self,
+        prompt: &str,
+        tools: &E,
+    ) -> Result<AgentOutcome, AgentError> {
+        let tool_definitions: Vec<Value> = tools.tools().iter().map(anthropic_tool).collect();
+        let mut messages = vec![json!({"role": "user", "content": prompt})];
+        let mut usage = Usage::default();
+        let mut last_text = None;
+        for turn in 1..=self.config.max_turns {
+            let body = self.request_body(&messages, &tool_definitions);
+            let reply = self.http.post(&body).await?;
+            usage.add_request(reply.latency);
+            let parsed = parse_message(&reply.body)?;
+            if let Some(turn_usage) = &parsed.usage {
+                usage.prompt_tokens += turn_usage.prompt_tokens;
+                usage.completion_tokens += turn_usage.completion_tokens;
+            }
+            if parsed.calls.is_empty() {
+                return Ok(AgentOutcome {
+                    final_answer: parsed.text,
+                    turns: turn,
+                    hit_turn_limit: false,
+                    usage,
+                });
+            }
+            if let Some(text) = parsed.text.as_ref().filter(|text| !text.trim().is_empty()) {
+                last_text = Some(text.clone());
+            }
+            messages.push(json!({"role": "assistant", "content": parsed.assistant_content}));
+            let mut results = Vec::with_capacity(parsed.calls.len());
+            for call in &parsed.calls {
+                let (is_error, content) = execute(call, tools).await;
+                let mut result = json!({"type": "tool_result",
+                                        "tool_use_id": call.id.as_deref().unwrap_or(""),
+                                        "content": content});
+                if is_error {
+                    result["is_error"] = Value::Bool(true);
+                }
+                results.push(result);
+            }
+            messages.push(json!({"role": "user", "content": results}));
+        }
+        Ok(AgentOutcome {
+            final_answer: last_text,
+            turns: self.config.max_turns,
+            hit_turn_limit: true,
+            usage,
+        })
+    }
+
+    fn request_body(&self, messages: &[Value], tools: &[Value]) -> Value {
+        let mut body = Map::new();
+        body.insert("model".to_owned(), Value::from(self.config.model.as_str()));
+        body.insert(
+            "max_tokens".to_owned(),
+            Value::from(self.config.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+        );
+        if let Some(system_prompt) = &self.config.system_prompt {
+            body.insert("system".to_owned(), Value::from(system_prompt.as_str()));
+        }
+        body.insert("messages".to_owned(), Value::from(messages.to_vec()));
+        if !tools.is_empty() {
+            body.insert("tools".to_owned(), Value::from(tools.to_vec()));
+            let kind = self.config.tool_choice.map(|choice| match choice {
+                ToolChoice::Auto => "auto",
+                ToolChoice::Required => "any",
+                ToolChoice::None => "none",
+            });
+            let no_parallel = self.config.parallel_tool_calls == Some(false);
+            if kind.is_some() || no_parallel {
+                let mut choice = json!({"type": kind.unwrap_or("auto")});
+                if no_parallel {
+                    choice["disable_parallel_tool_use"] = Value::Bool(true);
+                }
+                body.insert("tool_choice".to_owned(), choice);
+            }
+        }
+        if let Some(temperature) = self.config.temperature {
+            body.insert("temperature".to_owned(), Value::from(temperature));
+        }
+        Value::Object(body)
+    }
+}
+
+/// An MCP tool definition as an Anthropic `tools` entry.
+fn anthropic_tool(tool: &Value) -> Value {
+    let mut entry = Map::new();
+    entry.insert(
+        "name".to_owned(),
+        tool.get("name").cloned().unwrap_or(Value::from("")),
+    );
+    if let Some(description) = tool.get("description").filter(|d| d.is_string()) {
+        entry.insert("description".to_owned(), description.clone());
+    }
+    entry.insert(
+        "input_schema".to_owned(),
+        tool.get("inputSchema")
+            .filter(|schema| schema.is_object())
+            .cloned()
+            .unwrap_or_else(|| json!({"type": "object", "properties": {}})),
+    );
+    Value::Object(entry)
+}

@@ -1,0 +1,363 @@
+//! The HTTP side shared by the model-backed agents: one JSON POST with bounded retries,
+//! exponential backoff with jitter, `Retry-After`, and error messages scrubbed of credentials.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::agent::AgentError;
+
+/// The longest wait a `Retry-After` header can impose before a retry.
+pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// The most characters of a provider's error body kept in an error message.
+pub(crate) const MAX_ERROR_CHARS: usize = 500;
+
+/// Exponential backoff between attempts: `base * 2^(attempt - 1)`, at most `max`, plus up to
+/// half of that again as jitter.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Backoff {
+    pub(crate) base: Duration,
+    pub(crate) max: Duration,
+}
+
+impl Backoff {
+    pub(crate) const DEFAULT: Self = Self {
+        base: Duration::from_millis(500),
+        max: Duration::from_secs(8),
+    };
+
+    /// The wait after failed attempt number `attempt` (1-based).
+    pub(crate) fn delay(self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+        let delay = self.base.saturating_mul(factor).min(self.max);
+        let jitter_ms = u64::try_from(delay.as_millis() / 2).unwrap_or(u64::MAX);
+        delay + Duration::from_millis(random_below(jitter_ms.saturating_add(1)))
+    }
+}
+
+/// A number in `0..bound` from the standard library's randomly keyed hasher; enough for jitter.
+fn random_below(bound: u64) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    random % bound.max(1)
+}
+
+/// A provider endpoint that takes JSON POSTs: the URL, the headers that carry credentials, and
+/// the retry policy.
+pub(crate) struct JsonEndpoint {
+    client: reqwest::Client,
+    url: reqwest::Url,
+    /// Extra headers, credentials among them.
+    headers: Vec<(reqwest::header::HeaderName, String)>,
+    /// The credential, scrubbed from every error message.
+    secret: Option<String>,
+    request_timeout: Duration,
+    max_attempts: u32,
+    pub(crate) backoff: Backoff,
+}
+
+impl std::fmt::Debug for JsonEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsonEndpoint")
+            .field("url", &self.url.as_str())
+            .field("headers", &"[redacted]")
+            .field("request_timeout", &self.request_timeout)
+            .field("max_attempts", &self.max_attempts)
+            .finish()
+    }
+}
+
+/// One POST, successful: the decoded body and how long the provider took.
+pub(crate) struct Reply {
+    pub(crate) body: Value,
+    /// Wall time of the successful attempt, from sending to the end of the body.
+    pub(crate) latency: Duration,
+}
+
+/// One failed HTTP attempt.
+struct Failure {
+    error: AgentError,
+    /// Whether another attempt may succeed (429, 5xx, transport errors).
+    is_retryable: bool,
+    /// The provider's `Retry-After`, already capped.
+    retry_after: Option<Duration>,
+}
+
+impl JsonEndpoint {
+    /// Checks `url` (http or https) and builds the HTTP client once.
+    ///
+    /// `provider` names the provider in errors (`OpenAI`, `Anthropic`); `base_url` is what the
+    /// user wrote; `secret` is the credential inside `headers`, never shown. Errors (`AgentError::Config`) on a bad URL, `max_attempts` of 0, or a client
+    /// that cannot be built (e.g. no CA certificates; set `SSL_CERT_FILE`).
+    pub(crate) fn new(
+        provider: &str,
+        base_url: &str,
+        url: &str,
+        headers: Vec<(String, String)>,
+        secret: Option<&str>,
+        request_timeout: Duration,
+        max_attempts: u32,
+    ) -> Result<Self, AgentError> {
+        if max_attempts == 0 {
+            return Err(AgentError::Config(
+                "`max_attempts` must be at least 1".to_owned(),
+            ));
+        }
+        let url = match reqwest::Url::parse(url) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => url,
+            Ok(_) => {
+                return Err(AgentError::Config(format!(
+                    "invalid {provider} base URL `{base_url}`: expected http or https"
+                )));
+            }
+            Err(error) => {
+                return Err(AgentError::Config(format!(
+                    "invalid {provider} base URL `{base_url}`: {error}"
+                )));
+            }
+        };
+        let headers = headers
+            .into_iter()
+            .map(|(name, value)| {
+                reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                    .map(|name| (name, value))
+                    .map_err(|_| AgentError::Config(format!("invalid header name `{name}`")))
+            })
+            .collect::<Result<_, _>>()?;
+        let client = reqwest::Client::builder()
+            .timeout(request_timeout)
+            .build()
+            .map_err(|error| {
+                AgentError::Config(format!(
+                    "failed to build the HTTP client: {}",
+                    chain(&error)
+                ))
+            })?;
+        Ok(Self {
+            client,
+            url,
+            headers,
+            secret: secret
+                .filter(|secret| !secret.is_empty())
+                .map(str::to_owned),
+            request_timeout,
+            max_attempts,
+            backoff: Backoff::DEFAULT,
+        })
+    }
+
+    /// POSTs `body`, retrying 429, 5xx and transport errors (timeouts, resets) up to
+    /// `max_attempts` attempts; waits `Retry-After` when the provider sends one, else the
+    /// backoff. A body that is not JSON is not retried.
+    pub(crate) async fn post(&self, body: &Value) -> Result<Reply, AgentError> {
+        let mut attempt = 1;
+        loop {
+            let started = Instant::now();
+            match self.post_once(body).await {
+                Ok(body) => {
+                    return Ok(Reply {
+                        body,
+                        latency: started.elapsed(),
+                    });
+                }
+                Err(failure) if failure.is_retryable && attempt < self.max_attempts => {
+                    let delay = failure
+                        .retry_after
+                        .unwrap_or_else(|| self.backoff.delay(attempt));
+                    tokio::time::sleep(delay).await;
+                    attempt += 1;
+                }
+                Err(failure) => return Err(failure.error),
+            }
+        }
+    }
+
+    async fn post_once(&self, body: &Value) -> Result<Value, Failure> {
+        let mut request = self.client.post(self.url.clone()).json(body);
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|error| self.transport(error))?;
+        let status = response.status();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .and_then(parse_retry_after);
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|error| self.transport(error))?;
+        if !status.is_success() {
+            let message = self.redact(&error_text(&bytes, status));
+            return Err(Failure {
+                error: AgentError::Http {
+                    status: status.as_u16(),
+                    message,
+                },
+                is_retryable: status == reqwest::StatusCode::TOO_MANY_REQUESTS
+                    || status.is_server_error(),
+                retry_after,
+            });
+        }
+        serde_json::from_slice(&bytes).map_err(|error| Failure {
+            error: AgentError::BadResponse(self.redact(&format!(
+                "body is not JSON ({error}): `{}`",
+                snippet(&String::from_utf8_lossy(&bytes))
+            ))),
+            is_retryable: false,
+            retry_after: None,
+        })
+    }
+
+    fn transport(&self, error: reqwest::Error) -> Failure {
+        let what = if error.is_timeout() {
+            format!("timed out after {:?}", self.request_timeout)
+        } else {
+            chain(&error.without_url())
+        };
+        Failure {
+            error: AgentError::Transport(
+                self.redact(&format!("failed to POST `{}`: {what}", self.url)),
+            ),
+            is_retryable: true,
+            retry_after: None,
+        }
+    }
+
+    /// Removes the credential from text bound for an error message.
+    pub(crate) fn redact(&self, text: &str) -> String {
+        match &self.secret {
+            Some(secret) => text.replace(secret.as_str(), "[redacted]"),
+            None => text.to_owned(),
+        }
+    }
+}
+
+/// A `Retry-After` in seconds (fractions allowed), capped at `MAX_RETRY_AFTER`; HTTP dates are
+/// ignored (the backoff applies).
+pub(crate) fn parse_retry_after(value: &str) -> Option<Duration> {
+    let seconds: f64 = value.trim().parse().ok()?;
+    if !seconds.is_finite() || seconds < 0.0 {
+        return None;
+    }
+    Some(Duration::from_secs_f64(
+        seconds.min(MAX_RETRY_AFTER.as_secs_f64()),
+    ))
+}
+
+/// The provider's `error.message` from an error body, else the body itself, else the status.
+pub(crate) fn error_text(bytes: &[u8], status: reqwest::StatusCode) -> String {
+    let from_json = serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|body| match body.get("error")? {
+            Value::String(message) => Some(message.clone()),
+            error => error.get("message")?.as_str().map(str::to_owned),
+        });
+    let text = from_json.unwrap_or_else(|| String::from_utf8_lossy(bytes).trim().to_owned());
+    if text.is_empty() {
+        status.canonical_reason().unwrap_or("no body").to_owned()
+    } else {
+        snippet(&text)
+    }
+}
+
+/// `text` cut to `MAX_ERROR_CHARS` characters.
+pub(crate) fn snippet(text: &str) -> String {
+    match text.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+/// An error and its sources, joined by `: `.
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The host (and port, when given) of a base URL, for the results: never a path, query or
+/// credentials. `None` when the URL does not parse.
+pub fn url_host(base_url: &str) -> Option<String> {
+    let url = reqwest::Url::parse(base_url).ok()?;
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_is_read_in_seconds_and_capped() {
+        assert_eq!(parse_retry_after("0"), Some(Duration::ZERO));
+        assert_eq!(parse_retry_after(" 2 "), Some(Duration::from_secs(2)));
+        assert_eq!(parse_retry_after("1.5"), Some(Duration::from_millis(1500)));
+        assert_eq!(parse_retry_after("3600"), Some(Duration::from_secs(30)));
+        assert_eq!(parse_retry_after("-1"), None);
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap_with_bounded_jitter() {
+        let backoff = Backoff::DEFAULT;
+        for (attempt, base_ms) in [
+            (1, 500),
+            (2, 1000),
+            (3, 2000),
+            (4, 4000),
+            (5, 8000),
+            (40, 8000),
+        ] {
+            let delay = backoff.delay(attempt);
+            assert!(
+                delay >= Duration::from_millis(base_ms)
+                    && delay <= Duration::from_millis(base_ms * 3 / 2),
+                "attempt {attempt}: {delay:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn long_error_bodies_are_cut() {
+        let body = "x".repeat(2000);
+        let text = error_text(body.as_bytes(), reqwest::StatusCode::BAD_GATEWAY);
+        assert_eq!(text.len(), MAX_ERROR_CHARS + 3);
+        assert_eq!(
+            error_text(b"", reqwest::StatusCode::BAD_GATEWAY),
+            "Bad Gateway"
+        );
+    }
+
+    #[test]
+    fn url_host_keeps_host_and_port_only() {
+        assert_eq!(
+            url_host("https://user:pw@example.openai.azure.com/openai/deployments/x?api-version=1")
+                .as_deref(),
+            Some("example.openai.azure.com")
+        );
+        assert_eq!(
+            url_host("http://localhost:11434/v1").as_deref(),
+            Some("localhost:11434")
+        );
+        assert_eq!(url_host("not a url"), None);
+    }
+}

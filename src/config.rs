@@ -1,0 +1,357 @@
+//! The config file, `toolgate.yaml`: the agent, model, sampling, repeats, concurrency,
+//! timeouts and tolerance of `toolgate gate`, and how flags and environment variables override
+//! it. Precedence: command-line flags, then environment variables, then the file, then defaults.
+//!
+//! Two layers: [`ConfigFile`] mirrors the file exactly (unknown keys are errors); [`Settings`]
+//! is the validated result the rest of the code uses.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use serde::Deserialize;
+
+use crate::agent::{AgentKind, ToolChoice};
+use crate::cli::GateArgs;
+use crate::runner::DEFAULT_CONCURRENCY;
+
+/// The config file's name under the suite root, read when `--config` is not given.
+pub const FILE_NAME: &str = "toolgate.yaml";
+
+/// `toolgate.yaml` as written. Every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// `reference`, `openai`, `anthropic`, `command` or `replay`.
+    pub agent: Option<AgentKind>,
+    /// Model name for `openai` and `anthropic` (passed to `command` as `TOOLGATE_MODEL`).
+    pub model: Option<String>,
+    /// Provider base URL; `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` win when set.
+    pub base_url: Option<String>,
+    /// OpenAI-compatible: send the key in this header instead of `Authorization: Bearer`
+    /// (Azure: `api-key`).
+    pub api_key_header: Option<String>,
+    /// OpenAI-compatible: Azure-style `api-version` query parameter.
+    pub api_version: Option<String>,
+    /// `auto`, `required` or `none`.
+    pub tool_choice: Option<ToolChoice>,
+    /// Whether the model may emit several tool calls per turn.
+    pub parallel_tool_calls: Option<bool>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Sampling seed.
+    pub seed: Option<u64>,
+    /// Output-token limit per model turn.
+    pub max_tokens: Option<u32>,
+    /// Model turns per run.
+    pub max_turns: Option<u32>,
+    /// The system prompt, inline.
+    pub system_prompt: Option<String>,
+    /// The system prompt, from a file (relative to the config file).
+    pub system_prompt_file: Option<PathBuf>,
+    /// `command` agent: the shell command line to start.
+    pub command: Option<String>,
+    /// `replay` agent: the JSON Lines file of recorded trajectories (relative to the config
+    /// file).
+    pub recordings: Option<PathBuf>,
+    /// Largest allowed drop of the pass rate, in percentage points (0..=100).
+    pub tolerance: Option<f64>,
+    /// Runs per scenario (k of pass^k).
+    pub repeat: Option<u32>,
+    /// Scenario runs at the same time.
+    pub concurrency: Option<usize>,
+    /// Wall-time limit of one run, e.g. `5m`.
+    pub timeout: Option<String>,
+    /// Timeout of one model request, e.g. `2m`.
+    pub request_timeout: Option<String>,
+    /// Attempts per model request (429, 5xx and transport errors are retried).
+    pub max_attempts: Option<u32>,
+}
+
+impl ConfigFile {
+    /// Reads and parses a config file; errors name the file, the key and the line.
+    pub fn load(path: &Path) -> Result<ConfigFile> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("failed to read config `{}`", path.display()))?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses config text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<ConfigFile> {
+        if text.trim().is_empty() {
+            return Ok(ConfigFile::default());
+        }
+        serde_saphyr::from_str(text)
+            .map_err(|error| anyhow::anyhow!("`{}`: {error}", path.display()))
+    }
+}
+
+/// The settings of one `gate` run after flags, environment and file are merged and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The agent under test.
+    pub agent: AgentKind,
+    /// Model name.
+    pub model: Option<String>,
+    /// Provider base URL from the file (environment variables still win).
+    pub base_url: Option<String>,
+    /// See [`ConfigFile::api_key_header`].
+    pub api_key_header: Option<String>,
+    /// See [`ConfigFile::api_version`].
+    pub api_version: Option<String>,
+    /// See [`ConfigFile::tool_choice`].
+    pub tool_choice: Option<ToolChoice>,
+    /// See [`ConfigFile::parallel_tool_calls`].
+    pub parallel_tool_calls: Option<bool>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Sampling seed.
+    pub seed: Option<u64>,
+    /// Output-token limit per turn.
+    pub max_tokens: Option<u32>,
+    /// Model turns per run, at least 1 (default 12).
+    pub max_turns: u32,
+    /// The system prompt's text.
+    pub system_prompt: Option<String>,
+    /// `command` agent's command line.
+    pub command: Option<String>,
+    /// `replay` agent's recordings file.
+    pub recordings: Option<PathBuf>,
+    /// Tolerance band in percentage points (default 3).
+    pub tolerance: f64,
+    /// Runs per scenario, at least 1 (default 1).
+    pub repeat: u32,
+    /// Scenario runs at the same time, at least 1 (default [`DEFAULT_CONCURRENCY`]).
+    pub concurrency: usize,
+    /// Wall-time limit of one run (default 5 minutes).
+    pub timeout: Duration,
+    /// Timeout of one model request (default 2 minutes).
+    pub request_timeout: Duration,
+    /// Attempts per model request, at least 1 (default 4).
+    pub max_attempts: u32,
+}
+
+impl Settings {
+    /// Merges `args` (flags and environment variables, already merged by clap) over `file`
+    /// (read from `file_path`) over the defaults, and checks the result.
+    ///
+    /// Errors name the file and key for a bad file value, or the setting for a bad final
+    /// value; a missing model, command or recordings file for agents that need one.
+    pub fn resolve(args: &GateArgs, file: &ConfigFile, file_path: &Path) -> Result<Settings> {
+        let in_file = |key: &str| format!("`{}`: {key}", file_path.display());
+        let relative = |path: &PathBuf| match file_path.parent() {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path.clone(),
+        };
+        let duration = |value: &Option<String>, key: &str| -> Result<Option<Duration>> {
+            value
+                .as_deref()
+                .map(|text| {
+                    humantime::parse_duration(text)
+                        .with_context(|| format!("{}: `{text}` is not a duration", in_file(key)))
+                })
+                .transpose()
+        };
+        let system_prompt = match (&args.system_prompt, &args.system_prompt_text) {
+            (Some(path), _) => Some(read_prompt(path)?),
+            (None, Some(text)) => Some(text.clone()),
+            (None, None) => match (&file.system_prompt, &file.system_prompt_file) {
+                (Some(_), Some(_)) => bail!(
+                    "{}: give `system_prompt` or `system_prompt_file`, not both",
+                    in_file("system_prompt")
+                ),
+                (Some(text), None) => Some(text.clone()),
+                (None, Some(path)) => Some(read_prompt(&relative(path))?),
+                (None, None) => None,
+            },
+        };
+        let tolerance = args.tolerance.or(file.tolerance).unwrap_or(3.0);
+        if !(0.0..=100.0).contains(&tolerance) {
+            bail!(
+                "{}: {tolerance} is not a number of points in 0..=100",
+                in_file("tolerance")
+            );
+        }
+        let settings = Settings {
+            agent: args.agent.or(file.agent).unwrap_or(AgentKind::Reference),
+            model: args.model.clone().or_else(|| file.model.clone()),
+            base_url: file.base_url.clone(),
+            api_key_header: file.api_key_header.clone(),
+            api_version: file.api_version.clone(),
+            tool_choice: args.tool_choice.or(file.tool_choice),
+            parallel_tool_calls: file.parallel_tool_calls,
+            temperature: args.temperature.or(file.temperature),
+            seed: args.seed.or(file.seed),
+            max_tokens: args.max_tokens.or(file.max_tokens),
+            max_turns: args.max_turns.or(file.max_turns).unwrap_or(12),
+            system_prompt,
+            command: args.command.clone().or_else(|| file.command.clone()),
+            recordings: args
+                .recordings
+                .clone()
+                .or_else(|| file.recordings.as_ref().map(relative)),
+            tolerance,
+            repeat: args.repeat.or(file.repeat).unwrap_or(1),
+            concurrency: args
+                .concurrency
+                .map(usize::from)
+                .or(file.concurrency)
+                .unwrap_or(DEFAULT_CONCURRENCY),
+            timeout: match args.timeout {
+                Some(timeout) => timeout,
+                None => duration(&file.timeout, "timeout")?.unwrap_or(Duration::from_secs(300)),
+            },
+            request_timeout: match args.request_timeout {
+                Some(timeout) => timeout,
+                None => duration(&file.request_timeout, "request_timeout")?
+                    .unwrap_or(Duration::from_secs(120)),
+            },
+            max_attempts: file.max_attempts.unwrap_or(4),
+        };
+        for (value, key) in [
+            (settings.max_turns, "max_turns"),
+            (settings.repeat, "repeat"),
+            (settings.max_attempts, "max_attempts"),
+        ] {
+            if value == 0 {
+                bail!("`{key}` must be at least 1");
+            }
+        }
+        if settings.concurrency == 0 {
+            bail!("`concurrency` must be at least 1");
+        }
+        match settings.agent {
+            AgentKind::Openai | AgentKind::Anthropic if settings.model.is_none() => bail!(
+                "`--agent {}` needs a model: `--model NAME`, TOOLGATE_MODEL or `model:` in {FILE_NAME}",
+                settings.agent.as_str()
+            ),
+            AgentKind::Command if settings.command.is_none() => bail!(
+                "`--agent command` needs a command line: `--command CMD`, TOOLGATE_COMMAND or `command:` in {FILE_NAME}"
+            ),
+            AgentKind::Replay if settings.recordings.is_none() => bail!(
+                "`--agent replay` needs recorded trajectories: `--recordings FILE`, TOOLGATE_RECORDINGS or `recordings:` in {FILE_NAME}"
+            ),
+            _ => {}
+        }
+        Ok(settings)
+    }
+}
+
+fn read_prompt(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read system prompt `{}`", path.display()))
+}
+
+/// Lowercase hex SHA-256 of `text`'s UTF-8 bytes.
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn args(flags: &[&str]) -> GateArgs {
+        let mut argv = vec!["toolgate", "gate"];
+        argv.extend_from_slice(flags);
+        match Cli::try_parse_from(argv).expect("valid flags").command {
+            Command::Gate(args) => *args,
+            other => panic!("not gate: {other:?}"),
+        }
+    }
+
+    const PATH: &str = "ci/toolgate.yaml";
+
+    fn file(text: &str) -> ConfigFile {
+        ConfigFile::parse(text, Path::new(PATH)).expect("valid config")
+    }
+
+    #[test]
+    fn flags_win_over_the_file_which_wins_over_defaults() {
+        let file = file(
+            "agent: openai\nmodel: gpt-file\nrepeat: 3\nconcurrency: 2\ntimeout: 90s\n\
+             temperature: 0.5\nseed: 9\nsystem_prompt: Be brief.\ntolerance: 5\n",
+        );
+        let settings = Settings::resolve(
+            &args(&["--model", "gpt-flag", "--repeat", "5"]),
+            &file,
+            Path::new(PATH),
+        )
+        .expect("valid");
+        assert_eq!(settings.agent, AgentKind::Openai);
+        assert_eq!(settings.model.as_deref(), Some("gpt-flag"));
+        assert_eq!(settings.repeat, 5);
+        assert_eq!(settings.concurrency, 2);
+        assert_eq!(settings.timeout, Duration::from_secs(90));
+        assert_eq!(settings.temperature, Some(0.5));
+        assert_eq!(settings.seed, Some(9));
+        assert_eq!(settings.system_prompt.as_deref(), Some("Be brief."));
+        assert_eq!(settings.tolerance, 5.0);
+        assert_eq!(settings.max_turns, 12);
+
+        let defaults =
+            Settings::resolve(&args(&[]), &ConfigFile::default(), Path::new(PATH)).expect("valid");
+        assert_eq!(defaults.agent, AgentKind::Reference);
+        assert_eq!(defaults.repeat, 1);
+        assert_eq!(defaults.concurrency, DEFAULT_CONCURRENCY);
+        assert_eq!(defaults.timeout, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_naming_the_file_and_line() {
+        let error = ConfigFile::parse("model: m\nrepeats: 3\n", Path::new(PATH))
+            .expect_err("misspelled key");
+        let message = error.to_string();
+        assert!(message.starts_with("`ci/toolgate.yaml`: "), "{message}");
+        assert!(message.contains("unknown field `repeats`"), "{message}");
+        assert!(message.contains("line 2"), "{message}");
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        let error = Settings::resolve(&args(&[]), &file("timeout: soon\n"), Path::new(PATH))
+            .expect_err("bad duration");
+        assert_eq!(
+            error.to_string(),
+            "`ci/toolgate.yaml`: timeout: `soon` is not a duration"
+        );
+        let error = Settings::resolve(&args(&[]), &file("agent: anthropic\n"), Path::new(PATH))
+            .expect_err("no model");
+        assert_eq!(
+            error.to_string(),
+            "`--agent anthropic` needs a model: `--model NAME`, TOOLGATE_MODEL or `model:` in toolgate.yaml"
+        );
+        let error = Settings::resolve(&args(&[]), &file("repeat: 0\n"), Path::new(PATH))
+            .expect_err("zero repeat");
+        assert_eq!(error.to_string(), "`repeat` must be at least 1");
+    }
+
+    #[test]
+    fn file_paths_are_relative_to_the_config_file() {
+        let settings = Settings::resolve(
+            &args(&[]),
+            &file("agent: replay\nrecordings: runs/trace.jsonl\n"),
+            Path::new(PATH),
+        )
+        .expect("valid");
+        assert_eq!(
+            settings.recordings,
+            Some(PathBuf::from("ci/runs/trace.jsonl"))
+        );
+    }
+
+    #[test]
+    fn sha256_matches_the_standard_test_vector() {
+        assert_eq!(
+            sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
