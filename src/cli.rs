@@ -128,6 +128,18 @@ pub struct GateArgs {
     /// `strict` (missing, as BFCL scores it) or `schema` (the default was meant).
     #[arg(long, value_enum, default_value_t = OmittedDefaults::Strict)]
     pub omitted_defaults: OmittedDefaults,
+    /// Turn on the judge with this pinned model (any OpenAI-compatible endpoint). It reads
+    /// runs that passed every deterministic check and may only mark them `degraded`.
+    #[arg(long, value_name = "MODEL", env = "TOOLGATE_JUDGE_MODEL")]
+    pub judge_model: Option<String>,
+    /// The judge's chat-completions base URL [default: OPENAI_BASE_URL, else
+    /// `https://api.openai.com/v1`]; its key comes from TOOLGATE_JUDGE_API_KEY, else
+    /// OPENAI_API_KEY.
+    #[arg(long, value_name = "URL", env = "TOOLGATE_JUDGE_BASE_URL")]
+    pub judge_base_url: Option<String>,
+    /// Directory of cached judge verdicts, keyed by a hash of everything the judge saw.
+    #[arg(long, value_name = "DIR", default_value = ".toolgate-cache/judge")]
+    pub judge_cache: PathBuf,
     /// Largest allowed drop of the overall pass rate, in percentage points [default: 3].
     #[arg(long, value_parser = parse_tolerance, env = "TOOLGATE_TOLERANCE")]
     pub tolerance: Option<f64>,

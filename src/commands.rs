@@ -15,6 +15,7 @@ use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
 use crate::gate::{self, Decision, Policy};
 use crate::harness::{self, Harness, ToolSet};
+use crate::judge::{Judge, JudgeConfig};
 use crate::report;
 use crate::results::{NotRun, RunMeta, RunReport, write_atomic};
 use crate::runner::{self, RunOptions};
@@ -155,6 +156,32 @@ fn run_meta(settings: &Settings, agent: &Agent) -> RunMeta {
     }
 }
 
+/// The judge, when `--judge-model` names one.
+fn build_judge(args: &GateArgs) -> Result<Option<Judge>> {
+    let Some(model) = &args.judge_model else {
+        return Ok(None);
+    };
+    let env = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+    };
+    let base_url = args
+        .judge_base_url
+        .clone()
+        .or_else(|| env("OPENAI_BASE_URL"))
+        .unwrap_or_else(|| openai::DEFAULT_BASE_URL.to_string());
+    let config = JudgeConfig {
+        base_url,
+        api_key: env("TOOLGATE_JUDGE_API_KEY").or_else(|| env("OPENAI_API_KEY")),
+        model: model.clone(),
+        cache_dir: Some(args.suite.root.join(&args.judge_cache)),
+        request_timeout: std::time::Duration::from_secs(120),
+        max_attempts: 4,
+    };
+    Ok(Some(Judge::new(config)?))
+}
+
 fn load_config(args: &GateArgs) -> Result<(ConfigFile, PathBuf)> {
     match &args.config {
         Some(path) => Ok((ConfigFile::load(path)?, path.clone())),
@@ -200,11 +227,13 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
     let scoring = ScoringOptions {
         omitted_defaults: args.omitted_defaults,
     };
+    let judge = build_judge(args)?.map(Arc::new);
     let options = RunOptions {
         concurrency: settings.concurrency,
         run_timeout: settings.timeout,
         repeat: settings.repeat,
         scoring,
+        judge: judge.clone(),
         ..RunOptions::default()
     };
 
@@ -271,6 +300,14 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
         &args.out.join("trace.jsonl"),
         report::json::render_trace(&selected, &suite.runs).as_bytes(),
     )?;
+    if let Some(judge) = &judge {
+        let mut audit = String::new();
+        for entry in judge.audit_log() {
+            audit.push_str(&entry.to_string());
+            audit.push('\n');
+        }
+        write_atomic(&args.out.join("judge.jsonl"), audit.as_bytes())?;
+    }
 
     if suite.interrupted {
         writeln!(
@@ -349,7 +386,7 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
     let failing: Vec<(&Scenario, &runner::ScenarioRun)> = scenarios
         .iter()
         .zip(&runs)
-        .filter(|(_, run)| run.outcome != crate::score::Outcome::Pass)
+        .filter(|(_, run)| !run.outcome.is_pass())
         .collect();
     writeln!(
         out,

@@ -17,6 +17,7 @@ pub mod config;
 pub mod exit;
 pub mod gate;
 pub mod harness;
+pub mod judge;
 pub mod report;
 pub mod results;
 pub mod runner;

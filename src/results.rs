@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::Usage;
 use crate::catalog::Catalog;
+use crate::judge::JudgeVerdict;
 use crate::runner::ScenarioRun;
 use crate::scenario::{Scenario, ScenarioKind};
 use crate::score::metrics::{Grouped, MetricsReport, RunMetrics};
@@ -127,6 +128,12 @@ pub struct ScenarioResult {
     /// Trajectory metrics (absent for errored runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<RunMetrics>,
+    /// The judge's verdict, when a judge ran on this (deterministically passing) run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeVerdict>,
+    /// Why the judge could not give a verdict (the outcome was left as it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_error: Option<String>,
     /// Model turns taken, when the agent finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turns: Option<u32>,
@@ -148,8 +155,11 @@ fn is_false(value: &bool) -> bool {
 pub struct Tally {
     /// Runs counted.
     pub total: usize,
-    /// Runs that passed.
+    /// Runs that passed every deterministic check (degraded ones included).
     pub passed: usize,
+    /// Of `passed`, runs the judge flagged as degraded.
+    #[serde(default)]
+    pub degraded: usize,
     /// Runs that failed a check.
     pub failed: usize,
     /// Runs that could not be judged.
@@ -168,6 +178,10 @@ impl Tally {
         self.total += 1;
         match outcome {
             Outcome::Pass => self.passed += 1,
+            Outcome::Degraded => {
+                self.passed += 1;
+                self.degraded += 1;
+            }
             Outcome::Fail => self.failed += 1,
             Outcome::Errored => self.errored += 1,
         }
@@ -265,6 +279,8 @@ impl RunReport {
                     .and_then(|agent| agent.final_answer.clone()),
                 duration_ms: u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX),
                 metrics: run.metrics.clone(),
+                judge: run.judge.clone(),
+                judge_error: run.judge_error.clone(),
                 turns: run.agent.as_ref().map(|agent| agent.turns),
                 hit_turn_limit: run.agent.as_ref().is_some_and(|agent| agent.hit_turn_limit),
                 usage: run
@@ -400,6 +416,8 @@ mod tests {
             hit_turn_limit: false,
             usage: None,
             metrics: None,
+            judge: None,
+            judge_error: None,
         }
     }
 

@@ -15,6 +15,7 @@ use crate::agent::{
 };
 use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{CallRecord, Harness, ToolSet};
+use crate::judge::{Judge, JudgeVerdict};
 use crate::scenario::Scenario;
 use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::{self, Outcome, RunScore, ScoreContext, ScoringOptions};
@@ -38,6 +39,8 @@ pub struct RunOptions {
     pub scoring: ScoringOptions,
     /// Runs per scenario (`--repeat k`), at least 1.
     pub repeat: u32,
+    /// The optional judge; it can only turn a pass into `degraded`.
+    pub judge: Option<Arc<Judge>>,
 }
 
 impl Default for RunOptions {
@@ -48,6 +51,7 @@ impl Default for RunOptions {
             call_timeout: Duration::from_secs(30),
             scoring: ScoringOptions::default(),
             repeat: 1,
+            judge: None,
         }
     }
 }
@@ -71,6 +75,10 @@ pub struct ScenarioRun {
     pub agent: Option<AgentOutcome>,
     /// Trajectory metrics; `None` when the run errored before it could be scored.
     pub metrics: Option<RunMetrics>,
+    /// The judge's verdict on a deterministic pass, when a judge is configured.
+    pub judge: Option<JudgeVerdict>,
+    /// Why the judge gave no verdict (the outcome stands).
+    pub judge_error: Option<String>,
     /// Wall time of the run.
     pub duration: Duration,
 }
@@ -132,6 +140,8 @@ pub async fn run_one(
         trace,
         agent: None,
         metrics: None,
+        judge: None,
+        judge_error: None,
         duration: started.elapsed(),
     };
     let seeded = match world::load_fixture(&scenario.seed_state) {
@@ -184,11 +194,32 @@ pub async fn run_one(
         options: options.scoring,
     };
     let metrics = metrics::measure(&view, &score.checks);
+    let (mut verdict, mut judge_error, mut run_outcome) = (None, None, score.outcome);
+    if let Some(judge) = options
+        .judge
+        .as_ref()
+        .filter(|_| score.outcome == Outcome::Pass)
+    {
+        match judge
+            .assess(scenario, &trace, outcome.final_answer.as_deref())
+            .await
+        {
+            Ok(judged) => {
+                if judged.flagged {
+                    run_outcome = Outcome::Degraded;
+                }
+                verdict = Some(judged);
+            }
+            Err(error) => judge_error = Some(error),
+        }
+    }
     ScenarioRun {
         metrics: Some(metrics),
+        judge: verdict,
+        judge_error,
         index,
         repeat,
-        outcome: score.outcome,
+        outcome: run_outcome,
         score: Some(score),
         error: None,
         trace,

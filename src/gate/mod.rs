@@ -113,7 +113,7 @@ pub fn decide(current: &RunReport, baseline: Option<&RunReport>, policy: Policy)
                 "Tier 5 `{}` fails, as it did in the baseline",
                 result.id
             )),
-            Some(Outcome::Pass) => reasons.push(format!(
+            Some(Outcome::Pass | Outcome::Degraded) => reasons.push(format!(
                 "Tier 5 `{}` passed in the baseline and fails now (zero tolerance)",
                 result.id
             )),
@@ -158,6 +158,8 @@ mod tests {
                 turns: None,
                 hit_turn_limit: false,
                 usage: None,
+                judge: None,
+                judge_error: None,
             })
             .collect();
         RunReport {

@@ -171,6 +171,7 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
     for result in problems {
         let label = match result.outcome {
             Outcome::Errored => "ERRORED",
+            Outcome::Degraded => "DEGRADED",
             _ => "FAILED",
         };
         let _ = writeln!(
@@ -187,6 +188,9 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
         );
         if let Some(error) = &result.error {
             let _ = writeln!(out, "    {error}");
+        }
+        if let Some(judge) = result.judge.as_ref().filter(|judge| judge.flagged) {
+            let _ = writeln!(out, "    judge ({}): {}", judge.model, judge.reason);
         }
         if let Some(divergence) = result
             .metrics
@@ -239,6 +243,8 @@ mod tests {
             turns: None,
             hit_turn_limit: false,
             usage: None,
+            judge: None,
+            judge_error: None,
         }
     }
 

@@ -31,6 +31,8 @@ pub struct ScenarioFile {
     pub final_answer: Option<AnswerChecksFile>,
     #[serde(default)]
     pub reference_answer: Option<String>,
+    #[serde(default)]
+    pub judge_rubric: Option<String>,
 }
 
 /// One entry of `forbidden_calls`.

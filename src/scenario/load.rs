@@ -288,6 +288,7 @@ fn validate(
         forbidden_calls,
         final_answer,
         reference_answer: raw.reference_answer,
+        judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
     })
 }
 

@@ -215,6 +215,9 @@ pub struct Scenario {
     /// The known-good final answer the reference agent gives; present whenever
     /// `final_answer` has a check. Never used to score another agent.
     pub reference_answer: Option<String>,
+    /// The question the optional judge answers about this scenario's final answer; `None`
+    /// uses the built-in rubric for the scenario's type.
+    pub judge_rubric: Option<String>,
 }
 
 /// A call the agent must not make: a call to `tool` whose arguments match `args_match`

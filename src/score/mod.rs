@@ -21,11 +21,21 @@ use metrics::SchemaLookup;
 pub enum Outcome {
     /// Every deterministic check holds.
     Pass,
+    /// Every deterministic check holds, but the judge flagged the final answer (right
+    /// actions, faulty narration). Counts as a pass for the gate; reported apart.
+    Degraded,
     /// At least one deterministic check fails.
     Fail,
     /// The run could not be judged (provider outage, crash, timeout): never a pass and never
     /// a model failure.
     Errored,
+}
+
+impl Outcome {
+    /// Whether every deterministic check held (pass or degraded).
+    pub fn is_pass(self) -> bool {
+        matches!(self, Outcome::Pass | Outcome::Degraded)
+    }
 }
 
 /// What a check looks at.

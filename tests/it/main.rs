@@ -5,6 +5,7 @@
 mod agents;
 mod bench;
 mod cli;
+mod judge;
 mod openai_agent;
 mod peers;
 mod support;
