@@ -6,6 +6,10 @@
 //! [`world`] and the [`catalog`]) driven by an agent ([`agent`]) -> the trace -> deterministic
 //! checks ([`score`]) -> the results ([`results`]) -> the verdict ([`gate`]) -> text
 //! ([`report`]).
+//!
+//! Apart from that flow, [`lint`] checks a catalog (built-in, or any MCP server's tools/list)
+//! for what makes agents fail before a scenario runs: broken schemas, names a provider rejects,
+//! vague descriptions, look-alike tools, context cost and drift against a lock file.
 
 pub mod agent;
 pub mod catalog;
@@ -13,6 +17,7 @@ pub mod cli;
 pub mod exit;
 pub mod gate;
 pub mod harness;
+pub mod lint;
 pub mod report;
 pub mod results;
 pub mod runner;
