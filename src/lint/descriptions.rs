@@ -26,6 +26,7 @@ const MIN_PARAMETER_WORDS: usize = 3;
 const ACTION_VERBS: &[&str] = &[
     "add",
     "analyze",
+    "annotate",
     "append",
     "apply",
     "archive",
@@ -40,6 +41,7 @@ const ACTION_VERBS: &[&str] = &[
     "clone",
     "close",
     "compare",
+    "compress",
     "compute",
     "convert",
     "copy",
@@ -51,6 +53,7 @@ const ACTION_VERBS: &[&str] = &[
     "detect",
     "download",
     "draft",
+    "echo",
     "edit",
     "enable",
     "encode",
@@ -59,6 +62,7 @@ const ACTION_VERBS: &[&str] = &[
     "export",
     "extract",
     "fetch",
+    "fill",
     "filter",
     "find",
     "format",
@@ -77,6 +81,7 @@ const ACTION_VERBS: &[&str] = &[
     "mark",
     "merge",
     "move",
+    "multiply",
     "navigate",
     "notify",
     "open",
@@ -118,10 +123,12 @@ const ACTION_VERBS: &[&str] = &[
     "store",
     "submit",
     "subscribe",
+    "sum",
     "summarize",
     "sync",
     "take",
     "test",
+    "toggle",
     "track",
     "transfer",
     "translate",
@@ -133,6 +140,7 @@ const ACTION_VERBS: &[&str] = &[
     "view",
     "watch",
     "write",
+    "zip",
 ];
 
 /// Cue words for when (or when not) to use a tool.
@@ -396,7 +404,7 @@ fn check_opaque_parameters(
 ) {
     let opaque: Vec<String> = parameters
         .iter()
-        .filter(|parameter| !parameter.schema.get("$ref").is_some())
+        .filter(|parameter| parameter.schema.get("$ref").is_none())
         .filter(|parameter| {
             let words = words(parameter_description(parameter.schema));
             let name_words = name_words(parameter.name);
@@ -453,17 +461,17 @@ fn check_exemplars(
                 ));
             }
         }
-        if let Some(default) = parameter.schema.get("default") {
-            if let Some(reason) = contradicts(parameter.schema, default) {
-                out.push(Finding::tool(
-                    "exemplar_issues",
-                    Severity::Warning,
-                    tool,
-                    format!("{pointer}/default"),
-                    format!("default {default} of `{}` {reason}", parameter.name),
-                    "make the default a value the schema accepts",
-                ));
-            }
+        if let Some(default) = parameter.schema.get("default")
+            && let Some(reason) = contradicts(parameter.schema, default)
+        {
+            out.push(Finding::tool(
+                "exemplar_issues",
+                Severity::Warning,
+                tool,
+                format!("{pointer}/default"),
+                format!("default {default} of `{}` {reason}", parameter.name),
+                "make the default a value the schema accepts",
+            ));
         }
         let constrained = ["enum", "const", "format", "pattern", "examples"]
             .iter()
@@ -496,15 +504,15 @@ fn check_exemplars(
 
 /// Why `value` does not fit `schema`'s `type` or `enum`; `None` when it fits.
 fn contradicts(schema: &Value, value: &Value) -> Option<String> {
-    if let Some(ty) = schema.get("type").and_then(Value::as_str) {
-        if !matches_type(value, ty) {
-            return Some(format!("is not of type `{ty}`"));
-        }
+    if let Some(ty) = schema.get("type").and_then(Value::as_str)
+        && !matches_type(value, ty)
+    {
+        return Some(format!("is not of type `{ty}`"));
     }
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        if !values.contains(value) {
-            return Some("is not one of the `enum` values".to_owned());
-        }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array)
+        && !values.contains(value)
+    {
+        return Some("is not one of the `enum` values".to_owned());
     }
     None
 }

@@ -104,10 +104,10 @@ pub fn check_tool(tool: &ToolRef<'_>, profiles: &[Profile], out: &mut Vec<Findin
             }
         }
     }
-    if profiles.contains(&Profile::Anthropic) {
-        if let Some(schema) = tool.definition.get("inputSchema") {
-            check_property_keys(tool, schema, "/inputSchema", 0, out);
-        }
+    if profiles.contains(&Profile::Anthropic)
+        && let Some(schema) = tool.definition.get("inputSchema")
+    {
+        check_property_keys(tool, schema, "/inputSchema", 0, out);
     }
 }
 

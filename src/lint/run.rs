@@ -56,7 +56,7 @@ pub fn lint(catalog: &LoadedCatalog, options: &LintOptions) -> LintReport {
     similarity::check_catalog(&tools, options.similarity_threshold, &mut findings);
     let tokens = tokens::count(&tools);
     tokens::check(&tools, &tokens, options, &mut findings);
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    findings.sort_by_key(|finding| std::cmp::Reverse(finding.severity));
 
     LintReport {
         schema_version: LintReport::SCHEMA_VERSION,

@@ -295,9 +295,11 @@ pub fn parse_saved(name: &str, value: Value) -> anyhow::Result<LoadedCatalog> {
 fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> anyhow::Result<T> {
     let deserializer = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(deserializer).map_err(|error| {
+        // An unknown last segment shows as `.?`; the line and column locate it.
         let path = error.path().to_string();
+        let path = path.trim_end_matches(".?").to_owned();
         let inner = error.into_inner();
-        if path == "." {
+        if path == "." || path.is_empty() {
             anyhow::anyhow!("{inner}")
         } else {
             anyhow::anyhow!("at `{path}`: {inner}")
