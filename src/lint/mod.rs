@@ -66,7 +66,7 @@ pub enum Profile {
     Mcp,
     /// The OpenAI API: names `^[a-zA-Z0-9_-]{1,64}$`, at most 128 tools per request.
     Openai,
-    /// OpenAI structured outputs (`strict: true`): as [`Profile::Openai`], and every array
+    /// OpenAI structured outputs (`strict: true`): the `openai` limits, and every array
     /// needs `items` and every object `properties`.
     OpenaiStrict,
     /// The Anthropic API: names `^[a-zA-Z0-9_-]{1,128}$`, property keys `^[a-zA-Z0-9_.-]{1,64}$`.
