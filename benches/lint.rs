@@ -11,11 +11,27 @@ use toolgate::lint::{self, LintOptions, LoadedCatalog};
 /// A deterministic catalog of `count` tools with realistic names, descriptions and schemas.
 fn generated(count: usize) -> LoadedCatalog {
     const NOUNS: [&str; 10] = [
-        "order", "invoice", "customer", "ticket", "project", "repository", "message", "calendar",
-        "document", "payment",
+        "order",
+        "invoice",
+        "customer",
+        "ticket",
+        "project",
+        "repository",
+        "message",
+        "calendar",
+        "document",
+        "payment",
     ];
     const VERBS: [&str; 10] = [
-        "get", "list", "create", "update", "delete", "search", "archive", "export", "assign",
+        "get",
+        "list",
+        "create",
+        "update",
+        "delete",
+        "search",
+        "archive",
+        "export",
+        "assign",
         "summarize",
     ];
     let tools: Vec<Value> = (0..count)
@@ -61,12 +77,31 @@ fn main() {
     let builtin = LoadedCatalog::from_tools("toolgate", Catalog::builtin().definitions().to_vec());
     let start = Instant::now();
     black_box(lint::tokens::count_text("warm up the o200k vocabulary"));
-    println!("o200k vocabulary load (once per process): {:?}", start.elapsed());
+    println!(
+        "o200k vocabulary load (once per process): {:?}",
+        start.elapsed()
+    );
     for (name, catalog, runs, target_ms) in [
         ("built-in catalog", &builtin, 50, 10),
         ("generated 1,000-tool catalog", &generated(1_000), 11, 100),
     ] {
         let time = median(catalog, runs);
+        let tools: Vec<lint::ToolRef<'_>> = catalog
+            .tools
+            .iter()
+            .map(|tool| lint::ToolRef {
+                server: &tool.server,
+                name: tool.definition["name"].as_str().unwrap_or(""),
+                definition: &tool.definition,
+            })
+            .collect();
+        let start = Instant::now();
+        black_box(lint::tokens::count(&tools));
+        let tokens = start.elapsed();
+        let start = Instant::now();
+        let pairs = black_box(lint::similarity::look_alikes(&tools, 0.5)).len();
+        let similarity = start.elapsed();
+        println!("  of which: token count {tokens:?}, similarity {similarity:?} ({pairs} pairs)");
         println!(
             "lint {name} ({} tools): median {:.2} ms over {runs} runs (target {target_ms} ms)",
             catalog.tools.len(),

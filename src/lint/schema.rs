@@ -153,6 +153,9 @@ struct SchemaCheck<'a, 'o> {
     first: usize,
     /// A `$ref` that cannot be resolved here (dangling or remote): compiling would fail on it.
     has_unresolved_ref: bool,
+    /// A `pattern` or `patternProperties` is present: only regexes can fail to compile after
+    /// the meta-schema passes, so only then is the schema compiled (compiling is the costly part).
+    has_pattern: bool,
 }
 
 impl<'a, 'o> SchemaCheck<'a, 'o> {
@@ -172,6 +175,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
             out,
             first,
             has_unresolved_ref: false,
+            has_pattern: false,
         }
     }
 
@@ -227,6 +231,9 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
         };
         if let Some(reference) = object.get("$ref") {
             self.check_ref(reference, &pointer);
+        }
+        if object.contains_key("pattern") || object.contains_key("patternProperties") {
+            self.has_pattern = true;
         }
         let types = types(schema);
         if types.contains(&"array")
@@ -443,12 +450,12 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
         }
     }
 
-    /// Validates the root against the draft 2020-12 meta-schema, then compiles it. Skips what
-    /// the walk already reported at the same place.
+    /// Validates the root against the draft 2020-12 meta-schema, then compiles it when it has
+    /// regexes. Skips what the walk already reported at the same place.
     fn check_meta_schema(&mut self) {
         let error = match jsonschema::draft202012::meta::validate(self.root) {
             Err(error) => Some((error.instance_path().to_string(), error.to_string())),
-            Ok(()) if self.has_unresolved_ref => None,
+            Ok(()) if self.has_unresolved_ref || !self.has_pattern => None,
             Ok(()) => jsonschema::draft202012::options()
                 .should_validate_formats(false)
                 .build(self.root)
@@ -767,6 +774,25 @@ mod tests {
         assert_eq!(
             found[0].message,
             "enum value \"2\" is not of type `integer`"
+        );
+    }
+
+    #[test]
+    fn reports_a_pattern_that_is_not_a_regex() {
+        let tool = json!({"name": "t", "inputSchema": {"type": "object", "properties": {
+            "code": {"type": "string", "description": "Code.", "pattern": "(unclosed"}}}});
+        let found = findings(&tool, &[]);
+        assert_eq!(
+            summary(&found)
+                .into_iter()
+                .map(|(check, severity, _)| (check, severity))
+                .collect::<Vec<_>>(),
+            [("invalid_schema", Severity::Error)]
+        );
+        assert!(
+            found[0]
+                .message
+                .starts_with("not a valid JSON Schema (draft 2020-12): ")
         );
     }
 

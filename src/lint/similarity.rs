@@ -41,8 +41,9 @@ fn terms(tool: &ToolRef<'_>) -> Vec<String> {
         .collect()
 }
 
-/// Every pair of tools with similarity at or above `threshold` (in 0.0..=1.0), most similar
-/// first. Tools with the same name are left to the duplicate-name check.
+/// Pairs of tools with similarity at or above `threshold` (in 0.0..=1.0), most similar first:
+/// each tool's closest such partner (ties: the first in catalog order). Tools with the same
+/// name are left to the duplicate-name check.
 pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
     let mut vocabulary: HashMap<String, u32> = HashMap::new();
     let documents: Vec<Vec<u32>> = tools
@@ -95,26 +96,43 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
         })
         .collect();
 
-    let mut pairs = Vec::new();
+    // Each tool's closest partner at or above the threshold; a pair is reported when it is the
+    // closest for either side, so a family of near-identical tools gives one line per tool
+    // rather than one per pair.
+    let mut closest: Vec<Option<(usize, f64)>> = vec![None; vectors.len()];
     for first in 0..vectors.len() {
         for second in first + 1..vectors.len() {
             if tools[first].name == tools[second].name {
                 continue;
             }
             let similarity = dot(&vectors[first], &vectors[second]);
-            if similarity >= threshold {
-                pairs.push(LookAlike {
-                    first,
-                    second,
-                    similarity,
-                    only_first: separating(&vectors[first], &vectors[second], &names),
-                    only_second: separating(&vectors[second], &vectors[first], &names),
-                });
+            if similarity < threshold {
+                continue;
+            }
+            for (own, other) in [(first, second), (second, first)] {
+                if closest[own].is_none_or(|(_, best)| similarity > best) {
+                    closest[own] = Some((other, similarity));
+                }
             }
         }
     }
-    pairs.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
-    pairs
+    let mut chosen: Vec<(usize, usize, f64)> = closest
+        .iter()
+        .enumerate()
+        .filter_map(|(own, best)| best.map(|(other, s)| (own.min(other), own.max(other), s)))
+        .collect();
+    chosen.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+    chosen.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    chosen
+        .into_iter()
+        .map(|(first, second, similarity)| LookAlike {
+            first,
+            second,
+            similarity,
+            only_first: separating(&vectors[first], &vectors[second], &names),
+            only_second: separating(&vectors[second], &vectors[first], &names),
+        })
+        .collect()
 }
 
 fn dot(a: &Vector, b: &Vector) -> f64 {
@@ -210,6 +228,21 @@ mod tests {
         assert!(pairs[0].similarity > 0.5 && pairs[0].similarity < 1.0);
         assert_eq!(pairs[0].only_first, ["search", "crm"]);
         assert_eq!(pairs[0].only_second, ["find", "address", "book"]);
+    }
+
+    #[test]
+    fn reports_each_tools_closest_look_alike_once() {
+        let definitions = [
+            json!({"name": "get_order_a", "description": "Get an order by id from the store."}),
+            json!({"name": "get_order_b", "description": "Get an order by id from the store."}),
+            json!({"name": "get_order_c", "description": "Get an order by id from the store."}),
+            json!({"name": "send_invoice", "description": "Email an invoice PDF to a customer."}),
+        ];
+        let pairs: Vec<(usize, usize)> = look_alikes(&refs(&definitions), 0.5)
+            .iter()
+            .map(|pair| (pair.first, pair.second))
+            .collect();
+        assert_eq!(pairs, [(0, 1), (0, 2)]);
     }
 
     #[test]

@@ -62,16 +62,37 @@ fn model_view(tool: &ToolRef<'_>) -> Value {
     })
 }
 
-/// Counts every tool of the catalog.
+/// Tools per thread below which counting stays on one thread.
+const TOOLS_PER_THREAD: usize = 64;
+
+/// Counts every tool of the catalog (on several threads for large catalogs; the result does not
+/// depend on how many).
 pub fn count(tools: &[ToolRef<'_>]) -> TokenCount {
-    let per_tool: Vec<ToolTokens> = tools
-        .iter()
-        .map(|tool| ToolTokens {
-            server: tool.server.to_owned(),
-            tool: tool.name.to_owned(),
-            tokens: count_text(&model_view(tool).to_string()),
+    let count_one = |tool: &ToolRef<'_>| ToolTokens {
+        server: tool.server.to_owned(),
+        tool: tool.name.to_owned(),
+        tokens: count_text(&model_view(tool).to_string()),
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(tools.len() / TOOLS_PER_THREAD)
+        .max(1);
+    let per_tool: Vec<ToolTokens> = if threads == 1 {
+        tools.iter().map(count_one).collect()
+    } else {
+        let chunk = tools.len().div_ceil(threads);
+        encoder();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = tools
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || part.iter().map(count_one).collect::<Vec<_>>()))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|handle| handle.join().expect("counting tokens does not panic"))
+                .collect()
         })
-        .collect();
+    };
     TokenCount {
         encoding: ENCODING,
         total: per_tool.iter().map(|tool| tool.tokens).sum(),
