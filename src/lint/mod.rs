@@ -3,7 +3,7 @@
 //!
 //! Data flows one way: a [`Source`] is loaded into a [`LoadedCatalog`] ([`sources`]), the checks
 //! ([`schema`], [`names`], [`descriptions`], [`similarity`], [`tokens`]) turn it into a
-//! [`LintReport`] ([`run`]), and renderers ([`render`], [`sarif`]) turn the report into text.
+//! [`LintReport`] ([`lint()`]), and renderers ([`render`], [`sarif`]) turn the report into text.
 //! [`drift`] compares a catalog with a [`drift::Lock`] written by `toolgate snapshot`.
 //!
 //! Every check is deterministic and pure; only [`sources`] does I/O.
