@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::agent::AgentKind;
+use crate::lint::Profile;
 use crate::score::OmittedDefaults;
 
 /// Measure how well an LLM agent uses tools over MCP, and gate pull requests on it.
@@ -30,6 +31,14 @@ pub enum Command {
     /// Run every scenario with the reference agent and check that all pass (exit 0, else 1);
     /// with `--mutants`, also check that the scenarios' checks fail broken trajectories.
     Verify(VerifyArgs),
+    /// Lint a catalog: schemas, names, descriptions, look-alike tools and context cost
+    /// (exit 0 clean, 1 a finding at or above --fail-on, 2 error).
+    Lint(LintArgs),
+    /// Write a lock file of a catalog, to compare with later (`toolgate drift`).
+    Snapshot(SnapshotArgs),
+    /// Compare a catalog with its lock file (exit 0 no drift, 1 breaking, 4 descriptions
+    /// changed, 5 only non-breaking changes, 2 error).
+    Drift(DriftArgs),
 }
 
 /// Output format of `toolgate tools`.
@@ -61,6 +70,97 @@ pub struct VerifyArgs {
     /// List every surviving mutant, not only the per-scenario counts.
     #[arg(long)]
     pub verbose: bool,
+}
+
+/// Where the catalog comes from; without any of these, the built-in catalog.
+#[derive(Debug, Args)]
+pub struct CatalogArgs {
+    /// A streamable HTTP MCP server, e.g. `http://127.0.0.1:3001/mcp`.
+    #[arg(long, value_name = "URL", group = "source")]
+    pub url: Option<String>,
+    /// An `mcpServers` JSON config (as MCP clients use); every server in it is listed.
+    #[arg(long, value_name = "FILE", group = "source")]
+    pub config: Option<PathBuf>,
+    /// Only this server of `--config` (repeatable).
+    #[arg(long = "server", value_name = "NAME", requires = "config")]
+    pub servers: Vec<String>,
+    /// A saved tools/list: `{"tools": [...]}`, a JSON-RPC response, an array of tools, or
+    /// `{"servers": {"NAME": {"tools": [...]}}}`.
+    #[arg(long, value_name = "FILE", group = "source")]
+    pub tools_json: Option<PathBuf>,
+    /// A stdio MCP server command, after `--`
+    /// (e.g. `-- npx -y @modelcontextprotocol/server-memory`).
+    #[arg(last = true, value_name = "COMMAND", conflicts_with = "source")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
+    /// Provider profiles whose name and schema limits apply (comma-separated or repeated).
+    #[arg(long = "profile", value_enum, value_delimiter = ',', default_values = ["mcp", "openai", "anthropic"])]
+    pub profiles: Vec<Profile>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = LintFormat::Table)]
+    pub format: LintFormat,
+    /// Write the report to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Exit 1 when a finding is at least this severe.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// Most tokens (o200k) the whole catalog may cost before a warning.
+    #[arg(long, default_value_t = 10_000)]
+    pub token_budget: usize,
+    /// Most tokens (o200k) one tool may cost before an info.
+    #[arg(long, default_value_t = 1_000)]
+    pub tool_token_budget: usize,
+    /// TF-IDF cosine similarity (0.0-1.0) at which two tools count as look-alikes.
+    #[arg(long, default_value_t = 0.5, value_parser = parse_fraction)]
+    pub similarity: f64,
+}
+
+/// How `toolgate lint` writes its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LintFormat {
+    /// A table for terminals and CI logs.
+    Table,
+    /// The report as JSON.
+    Json,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
+}
+
+/// The least severe finding that fails `toolgate lint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    /// Never fail on findings (exit 0 unless the lint itself fails).
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
+    /// The lock file to write.
+    #[arg(long, value_name = "FILE", default_value = "toolgate.lock.json")]
+    pub lock: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct DriftArgs {
+    #[command(flatten)]
+    pub catalog: CatalogArgs,
+    /// The lock file written by `toolgate snapshot`.
+    #[arg(long, value_name = "FILE", default_value = "toolgate.lock.json")]
+    pub lock: PathBuf,
+    /// Output format (`sarif` is not available for drift).
+    #[arg(long, value_enum, default_value_t = LintFormat::Table)]
+    pub format: LintFormat,
 }
 
 /// Where the suite lives.
@@ -169,6 +269,13 @@ pub struct ServeArgs {
     /// Write the trace of every call here (JSON Lines) when the client disconnects.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+}
+
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err(format!("`{text}` is not a number in 0.0..=1.0")),
+    }
 }
 
 fn parse_tolerance(text: &str) -> Result<f64, String> {

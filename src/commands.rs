@@ -9,13 +9,15 @@ use anyhow::{Context as _, Result, bail};
 use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
-    Cli, Command, GateArgs, ServeArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
+    CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, LintArgs, LintFormat, ServeArgs,
+    SnapshotArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
 use crate::gate::{self, Decision, Policy};
 use crate::harness::{self, Harness, ToolSet};
 use crate::judge::{Judge, JudgeConfig};
+use crate::lint::{self, LintOptions, Severity, Source, drift};
 use crate::report;
 use crate::results::{NotRun, RunMeta, RunReport, write_atomic};
 use crate::runner::{self, RunOptions};
@@ -31,6 +33,9 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> Result<Exit> {
         Command::Serve(args) => serve_command(&args),
         Command::Tools(args) => tools_command(&args, out),
         Command::Verify(args) => verify_command(&args, out),
+        Command::Lint(args) => lint_command(&args, out),
+        Command::Snapshot(args) => snapshot_command(&args, out),
+        Command::Drift(args) => drift_command(&args, out),
     }
 }
 
@@ -414,4 +419,121 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
         holds &= report.holds();
     }
     Ok(if holds { Exit::Pass } else { Exit::GateFailed })
+}
+
+fn catalog_source(args: &CatalogArgs) -> Source {
+    if let Some(url) = &args.url {
+        Source::Http { url: url.clone() }
+    } else if let Some(path) = &args.config {
+        Source::Config {
+            path: path.clone(),
+            only: args.servers.clone(),
+        }
+    } else if let Some(path) = &args.tools_json {
+        Source::File { path: path.clone() }
+    } else if let Some((program, rest)) = args.command.split_first() {
+        Source::Command {
+            program: program.clone(),
+            args: rest.to_vec(),
+        }
+    } else {
+        Source::Builtin
+    }
+}
+
+fn load_catalog(args: &CatalogArgs) -> Result<lint::LoadedCatalog> {
+    runtime()?.block_on(lint::sources::load(&catalog_source(args)))
+}
+
+fn lint_command(args: &LintArgs, out: &mut dyn Write) -> Result<Exit> {
+    let catalog = load_catalog(&args.catalog)?;
+    let mut profiles = args.profiles.clone();
+    profiles.sort();
+    profiles.dedup();
+    let options = LintOptions {
+        profiles,
+        token_budget: args.token_budget,
+        tool_token_budget: args.tool_token_budget,
+        similarity_threshold: args.similarity,
+    };
+    let report = lint::lint(&catalog, &options);
+    let text = match args.format {
+        LintFormat::Table => lint::render::render_table(&report),
+        LintFormat::Json => lint::render::render_json(&report),
+        LintFormat::Sarif => {
+            let origin = match &report.origin {
+                Some(path) => {
+                    let text = std::fs::read_to_string(path)
+                        .with_context(|| format!("failed to read `{}`", path.display()))?;
+                    Some((path.as_path(), text))
+                }
+                None => None,
+            };
+            lint::sarif::render(&report, origin.as_ref().map(|(p, t)| (*p, t.as_str())))
+        }
+    };
+    match &args.output {
+        Some(path) => write_atomic(path, text.as_bytes())?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    let failed =
+        matches!((report.worst(), threshold), (Some(worst), Some(threshold)) if worst >= threshold);
+    Ok(if failed { Exit::GateFailed } else { Exit::Pass })
+}
+
+fn snapshot_command(args: &SnapshotArgs, out: &mut dyn Write) -> Result<Exit> {
+    let catalog = load_catalog(&args.catalog)?;
+    if let Some(problem) = catalog
+        .findings
+        .iter()
+        .find(|f| f.severity == Severity::Error)
+    {
+        bail!(
+            "refusing to write a lock of an incomplete catalog: {}",
+            problem.message
+        );
+    }
+    let lock = drift::Lock::from_catalog(&catalog);
+    write_atomic(&args.lock, lock.render().as_bytes())?;
+    writeln!(
+        out,
+        "locked {} tools from {} servers in `{}`",
+        lock.tools.len(),
+        catalog.servers.len(),
+        args.lock.display()
+    )?;
+    Ok(Exit::Pass)
+}
+
+fn drift_command(args: &DriftArgs, out: &mut dyn Write) -> Result<Exit> {
+    if args.format == LintFormat::Sarif {
+        bail!("`--format sarif` is for `toolgate lint`; use table or json");
+    }
+    let lock = drift::Lock::load(&args.lock)?;
+    let catalog = load_catalog(&args.catalog)?;
+    if let Some(problem) = catalog
+        .findings
+        .iter()
+        .find(|f| f.severity == Severity::Error)
+    {
+        bail!("cannot compare an incomplete catalog: {}", problem.message);
+    }
+    let report = drift::compare(&lock, &catalog);
+    let text = match args.format {
+        LintFormat::Json => lint::render::render_drift_json(&report),
+        LintFormat::Table | LintFormat::Sarif => lint::render::render_drift_table(&report),
+    };
+    out.write_all(text.as_bytes())?;
+    Ok(match report.worst() {
+        None => Exit::Pass,
+        Some(drift::ChangeClass::Breaking) => Exit::GateFailed,
+        Some(drift::ChangeClass::DescriptionChanged) => Exit::DriftDescription,
+        Some(drift::ChangeClass::NonBreaking) => Exit::DriftNonBreaking,
+    })
 }

@@ -6,10 +6,12 @@ use std::process::ExitCode;
 ///
 /// | code | meaning |
 /// |---|---|
-/// | 0 | the gate passed (or the command succeeded) |
-/// | 1 | the gate failed: a regression beyond the tolerance band, or a Tier 5 failure |
+/// | 0 | the gate passed (or the command succeeded; `lint`: no finding at or above `--fail-on`; `drift`: no drift) |
+/// | 1 | the gate failed: a regression beyond the tolerance band, or a Tier 5 failure; `lint`: a finding at or above `--fail-on`; `drift`: a breaking change |
 /// | 2 | error: bad input, bad usage, or an internal failure; nothing was judged |
 /// | 3 | could not evaluate: most runs errored (provider outage, timeouts), so no verdict |
+/// | 4 | `drift`: descriptions changed, nothing breaking |
+/// | 5 | `drift`: only non-breaking changes (tools or optional parameters added) |
 /// | 130 | interrupted (Ctrl-C): the results of the runs that finished were written, no verdict |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -21,6 +23,10 @@ pub enum Exit {
     Error,
     /// Code 3.
     CouldNotEvaluate,
+    /// Code 4.
+    DriftDescription,
+    /// Code 5.
+    DriftNonBreaking,
     /// Code 130 (128 + SIGINT, as shells report it).
     Interrupted,
 }
@@ -33,6 +39,8 @@ impl Exit {
             Exit::GateFailed => 1,
             Exit::Error => 2,
             Exit::CouldNotEvaluate => 3,
+            Exit::DriftDescription => 4,
+            Exit::DriftNonBreaking => 5,
             Exit::Interrupted => 130,
         }
     }

@@ -9,6 +9,9 @@
 //!
 //! [`verify`] checks the benchmark itself: the reference agent passes every scenario, and
 //! broken trajectories derived from its runs fail.
+//! Apart from that flow, [`lint`] checks a catalog (built-in, or any MCP server's tools/list)
+//! for what makes agents fail before a scenario runs: broken schemas, names a provider rejects,
+//! vague descriptions, look-alike tools, context cost and drift against a lock file.
 
 pub mod agent;
 pub mod catalog;
@@ -18,6 +21,7 @@ pub mod exit;
 pub mod gate;
 pub mod harness;
 pub mod judge;
+pub mod lint;
 pub mod report;
 pub mod results;
 pub mod runner;

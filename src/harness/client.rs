@@ -1,11 +1,14 @@
-//! The MCP client: connects to a server (in process or a child process) to list and call tools.
+//! The MCP client: connects to a server (in process, a child process or a streamable HTTP URL)
+//! to list and call tools.
 //!
 //! The client always opens with the `initialize` handshake at protocol version `2025-11-25`, the
 //! last one that has it: rmcp servers and older servers (the TypeScript reference servers, MCP
 //! Inspector) all accept it, whereas rmcp's default offer, `2026-07-28`, has no handshake.
 
 use std::{
+    collections::HashSet,
     fmt,
+    path::Path,
     process::Stdio,
     sync::{Arc, Mutex},
     time::Duration,
@@ -15,12 +18,16 @@ use anyhow::Context as _;
 use rmcp::{
     RoleClient, ServiceError, ServiceExt as _,
     model::{
-        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-        ProtocolVersion,
+        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
+        CustomRequest, Implementation, ProtocolVersion, ServerResult,
     },
     service::RunningService,
-    transport::TokioChildProcess,
+    transport::{
+        StreamableHttpClientTransport, TokioChildProcess,
+        streamable_http_client::StreamableHttpClientTransportConfig,
+    },
 };
+use serde_json::Value;
 use tokio::{io::AsyncReadExt as _, process::ChildStderr, task::JoinHandle};
 
 use super::{Backend, server};
@@ -40,6 +47,23 @@ pub struct McpClient {
     service: RunningService<RoleClient, ClientConfig>,
     /// The in-process server task, awaited by [`McpClient::close`].
     server_task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+/// How long one tools/list page may take.
+const LIST_PAGE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The most tools/list pages followed before the walk stops with a warning.
+const MAX_LIST_PAGES: usize = 10_000;
+
+/// Every tool a server lists, as it sent them, and what went wrong while paging.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolListing {
+    /// The tool objects of every page, in server order, unmodified (fields rmcp does not model
+    /// are kept, and a tool missing `inputSchema` does not drop the page).
+    pub tools: Vec<Value>,
+    /// Why the walk stopped early or what looked wrong, one sentence each (e.g. a cursor that
+    /// does not advance, or `"nextCursor": null`).
+    pub warnings: Vec<String>,
 }
 
 /// Result of one tools/call as the client saw it.
@@ -97,8 +121,23 @@ impl McpClient {
     /// the handshake fails. The child is shut down by [`McpClient::close`] (stdin closed, then
     /// `SIGTERM`, then kill) or killed when the client is dropped.
     pub async fn connect_command(program: &str, args: &[String]) -> anyhow::Result<Self> {
+        Self::connect_command_with(program, args, &[], None).await
+    }
+
+    /// As [`McpClient::connect_command`], with extra environment variables for the child and,
+    /// when `cwd` is set, its working directory (an `mcpServers` entry's `env` and `cwd`).
+    pub async fn connect_command_with(
+        program: &str,
+        args: &[String],
+        env: &[(String, String)],
+        cwd: Option<&Path>,
+    ) -> anyhow::Result<Self> {
         let mut command = tokio::process::Command::new(program);
         command.args(args);
+        command.envs(env.iter().map(|(key, value)| (key, value)));
+        if let Some(cwd) = cwd {
+            command.current_dir(cwd);
+        }
         let (transport, stderr) = TokioChildProcess::builder(command)
             .stderr(Stdio::piped())
             .spawn()
@@ -122,23 +161,101 @@ impl McpClient {
         })
     }
 
-    /// All tools, following `nextCursor` pagination, each as MCP tool JSON in server order.
-    ///
-    /// Tools go through rmcp's `Tool`, so fields it does not model (e.g. `execution`) are dropped.
-    pub async fn list_tools(&self) -> anyhow::Result<Vec<serde_json::Value>> {
-        let tools = self
-            .service
-            .peer()
-            .list_all_tools()
+    /// Connects to a streamable HTTP MCP server at `url` (e.g. `http://127.0.0.1:3001/mcp`).
+    pub async fn connect_http(url: &str) -> anyhow::Result<Self> {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .context("failed to set up the HTTP client (are CA certificates installed?)")?;
+        let transport = StreamableHttpClientTransport::with_client(
+            http,
+            StreamableHttpClientTransportConfig::with_uri(url),
+        );
+        let service = handshake(transport)
             .await
-            .context("failed to list the server's tools")?;
-        tools
-            .iter()
-            .map(|tool| {
-                serde_json::to_value(tool)
-                    .with_context(|| format!("failed to encode tool `{}`", tool.name))
-            })
-            .collect()
+            .with_context(|| format!("failed to connect to MCP server `{url}`"))?;
+        Ok(Self {
+            service,
+            server_task: None,
+        })
+    }
+
+    /// All tools, following `nextCursor` pagination, each as MCP tool JSON in server order.
+    /// Paging problems are dropped; [`McpClient::list_tool_pages`] reports them.
+    pub async fn list_tools(&self) -> anyhow::Result<Vec<serde_json::Value>> {
+        Ok(self.list_tool_pages().await?.tools)
+    }
+
+    /// Every page of tools/list, as the server sent the tools.
+    ///
+    /// Cursors are passed back unchanged (they are opaque). An absent or `null` `nextCursor` ends
+    /// the walk (rmcp's typed result cannot tell them apart); `""` or a non-string also end it,
+    /// with a warning; so does a cursor seen before
+    /// (a server that does not advance would otherwise loop forever) and the
+    /// 10,000th page. Each page may take 60 s.
+    pub async fn list_tool_pages(&self) -> anyhow::Result<ToolListing> {
+        let mut listing = ToolListing::default();
+        let mut seen = HashSet::new();
+        let mut cursor: Option<String> = None;
+        for page in 1..=MAX_LIST_PAGES {
+            let params = match &cursor {
+                None => serde_json::json!({}),
+                Some(cursor) => serde_json::json!({ "cursor": cursor }),
+            };
+            let result = self.list_page(params).await.with_context(|| {
+                format!("failed to list the server's tools (tools/list page {page})")
+            })?;
+            let Some(Value::Array(tools)) = result.get("tools") else {
+                anyhow::bail!("tools/list page {page} has no `tools` array");
+            };
+            listing.tools.extend(tools.iter().cloned());
+            cursor = match result.get("nextCursor") {
+                None => return Ok(listing),
+                Some(Value::String(next)) if next.is_empty() => {
+                    listing.warnings.push(format!(
+                        "tools/list page {page} has `\"nextCursor\": \"\"`; treated as the last page (leave the field out instead)"
+                    ));
+                    return Ok(listing);
+                }
+                Some(Value::String(next)) => {
+                    if !seen.insert(next.clone()) {
+                        listing.warnings.push(format!(
+                            "tools/list page {page} repeats cursor `{next}`; stopped after {} tools (the cursor does not advance)",
+                            listing.tools.len()
+                        ));
+                        return Ok(listing);
+                    }
+                    Some(next.clone())
+                }
+                Some(other) => {
+                    listing.warnings.push(format!(
+                        "tools/list page {page} has `\"nextCursor\": {other}`; treated as the last page (leave the field out instead)"
+                    ));
+                    return Ok(listing);
+                }
+            };
+        }
+        listing.warnings.push(format!(
+            "stopped after {MAX_LIST_PAGES} tools/list pages ({} tools)",
+            listing.tools.len()
+        ));
+        Ok(listing)
+    }
+
+    /// One raw tools/list request. Sent as a custom request so the tools come back as the
+    /// server wrote them: rmcp's typed result drops unknown fields and fails a whole page on
+    /// one tool without `inputSchema`.
+    async fn list_page(&self, params: Value) -> anyhow::Result<Value> {
+        let request = ClientRequest::CustomRequest(CustomRequest::new("tools/list", Some(params)));
+        let result =
+            tokio::time::timeout(LIST_PAGE_TIMEOUT, self.service.peer().send_request(request))
+                .await
+                .with_context(|| format!("no answer within {LIST_PAGE_TIMEOUT:?}"))??;
+        match result {
+            ServerResult::CustomResult(raw) => Ok(raw.0),
+            ServerResult::ListToolsResult(typed) => Ok(serde_json::to_value(typed)?),
+            other => anyhow::bail!("the answer is not a tool list: {other:?}"),
+        }
     }
 
     /// One tools/call with a timeout.
@@ -511,4 +628,309 @@ mod tests {
             "{message}"
         );
     }
+}
+
+/// A scripted MCP server for tests: answers `initialize` itself and every other request with
+/// a closure, over an in-process pipe, writing exactly the JSON it is given.
+#[cfg(test)]
+pub(crate) mod scripted {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+    use super::{McpClient, handshake};
+
+    /// Answers one request (`method`, `params`): `Ok` is sent as the JSON-RPC `result`, `Err`
+    /// as the JSON-RPC `error`.
+    pub(crate) type Script = Box<dyn FnMut(&str, &Value) -> Result<Value, Value> + Send>;
+
+    /// Every request the client sent after `initialize`, as `{"method", "params"}`.
+    pub(crate) type Requests = Arc<Mutex<Vec<Value>>>;
+
+    /// Connects a client to a server that answers with `script`.
+    pub(crate) async fn connect(mut script: Script) -> (McpClient, Requests) {
+        let (client_end, server_end) = tokio::io::duplex(1 << 20);
+        let requests: Requests = Arc::default();
+        let seen = Arc::clone(&requests);
+        tokio::spawn(async move {
+            let (read, mut write) = tokio::io::split(server_end);
+            let mut lines = BufReader::new(read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let message: Value = serde_json::from_str(&line).expect("the client sends JSON");
+                let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str())
+                else {
+                    continue;
+                };
+                let params = message.get("params").cloned().unwrap_or(Value::Null);
+                let answer = if method == "initialize" {
+                    Ok(json!({
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "scripted", "version": "1.0.0"}
+                    }))
+                } else {
+                    seen.lock()
+                        .expect("no test panics while holding the lock")
+                        .push(json!({"method": method, "params": params}));
+                    script(method, &params)
+                };
+                let reply = match answer {
+                    Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                };
+                let mut bytes = serde_json::to_vec(&reply).expect("JSON encodes");
+                bytes.push(b'\n');
+                if write.write_all(&bytes).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let service = handshake(client_end)
+            .await
+            .expect("the scripted server accepts the handshake");
+        let client = McpClient {
+            service,
+            server_task: None,
+        };
+        (client, requests)
+    }
+
+    /// `count` minimal tools named `t001`, `t002`, ... starting at `first`.
+    pub(crate) fn numbered_tools(first: usize, count: usize) -> Vec<Value> {
+        (first..first + count)
+            .map(|n| {
+                json!({
+                    "name": format!("t{n:03}"),
+                    "description": format!("Tool number {n}."),
+                    "inputSchema": {"type": "object", "properties": {}}
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod field_case_tests {
+    use serde_json::{Map, Value, json};
+
+    use super::scripted::{self, numbered_tools};
+    use super::*;
+
+    /// The `cursor` each tools/list request carried (`null` when none).
+    fn params_of(requests: &scripted::Requests) -> Vec<Value> {
+        requests
+            .lock()
+            .expect("no test panics while holding the lock")
+            .iter()
+            .map(|request| {
+                request["params"]
+                    .get("cursor")
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            })
+            .collect()
+    }
+
+    /// B18: three pages of 50, 50 and 1 tools; cursors go back unchanged, 101 tools come out.
+    #[tokio::test]
+    async fn follows_every_page_of_tools_list_b18() {
+        let (client, requests) = scripted::connect(Box::new(|_, params| {
+            Ok(match params["cursor"].as_str() {
+                None => {
+                    json!({"tools": numbered_tools(1, 50), "nextCursor": "eyJvZmZzZXQiOjUwfQ=="})
+                }
+                Some("eyJvZmZzZXQiOjUwfQ==") => {
+                    json!({"tools": numbered_tools(51, 50), "nextCursor": "eyJvZmZzZXQiOjEwMH0="})
+                }
+                Some(_) => json!({"tools": numbered_tools(101, 1)}),
+            })
+        }))
+        .await;
+        let listing = client.list_tool_pages().await.expect("tools/list succeeds");
+        assert_eq!(listing.tools.len(), 101);
+        assert_eq!(listing.tools[100]["name"], "t101");
+        assert_eq!(listing.warnings, Vec::<String>::new());
+        assert_eq!(
+            params_of(&requests),
+            [
+                json!(null),
+                json!("eyJvZmZzZXQiOjUwfQ=="),
+                json!("eyJvZmZzZXQiOjEwMH0=")
+            ]
+        );
+        assert_eq!(client.list_tools().await.expect("succeeds").len(), 101);
+    }
+
+    /// B18: `"nextCursor": ""` ends the walk like an absent cursor, with a warning; `null` ends
+    /// it too (rmcp's typed result cannot tell `null` from absent, so without a warning).
+    #[tokio::test]
+    async fn treats_a_null_or_empty_cursor_as_the_last_page_b18() {
+        for (cursor, warnings) in [
+            (
+                json!(""),
+                vec![
+                    "tools/list page 1 has `\"nextCursor\": \"\"`; treated as the last page (leave the field out instead)"
+                        .to_owned(),
+                ],
+            ),
+            (json!(null), vec![]),
+        ] {
+            let (client, requests) = scripted::connect(Box::new(move |_, _| {
+                Ok(json!({"tools": numbered_tools(1, 2), "nextCursor": cursor.clone()}))
+            }))
+            .await;
+            let listing = client.list_tool_pages().await.expect("tools/list succeeds");
+            assert_eq!(listing.tools.len(), 2);
+            assert_eq!(params_of(&requests).len(), 1);
+            assert_eq!(listing.warnings, warnings);
+        }
+    }
+
+    /// A server that hands back the same cursor forever is stopped, with a warning.
+    #[tokio::test]
+    async fn stops_on_a_cursor_that_does_not_advance() {
+        let (client, requests) = scripted::connect(Box::new(|_, _| {
+            Ok(json!({"tools": numbered_tools(1, 1), "nextCursor": "same"}))
+        }))
+        .await;
+        let listing = client.list_tool_pages().await.expect("tools/list succeeds");
+        assert_eq!(params_of(&requests).len(), 2);
+        assert_eq!(listing.tools.len(), 2);
+        assert_eq!(
+            listing.warnings,
+            [
+                "tools/list page 2 repeats cursor `same`; stopped after 2 tools (the cursor does not advance)"
+            ]
+        );
+    }
+
+    /// B27: one tool without `inputSchema` must not drop the page; the others are kept as sent.
+    #[tokio::test]
+    async fn keeps_a_page_whose_tool_lacks_an_input_schema_b27() {
+        let tools = json!([
+            {"name": "test_err", "inputSchema": {}},
+            {"name": "legacy_tool", "description": "old server", "schema": {}},
+            {"name": "sub", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}
+        ]);
+        let page = json!({ "tools": tools });
+        let (client, _) = scripted::connect(Box::new(move |_, _| Ok(page.clone()))).await;
+        let listing = client.list_tool_pages().await.expect("tools/list succeeds");
+        assert_eq!(Value::Array(listing.tools), tools);
+    }
+
+    fn reply_with(result: Result<Value, Value>) -> scripted::Script {
+        Box::new(move |_, _| result.clone())
+    }
+
+    /// B20 A: `isError: true` is a tool error with its text kept, not a success.
+    #[tokio::test]
+    async fn reports_is_error_true_as_a_tool_error_b20() {
+        let (client, _) = scripted::connect(reply_with(Ok(json!({
+            "content": [{"type": "text", "text": "Error executing tool: 401 Unauthorized"}],
+            "isError": true
+        }))))
+        .await;
+        let reply = client
+            .call_tool("x", Map::new(), TIMEOUT)
+            .await
+            .expect("a tool error is a result");
+        assert!(reply.is_error);
+        assert_eq!(reply.text, "Error executing tool: 401 Unauthorized");
+    }
+
+    /// B20 B: a JSON-RPC -32602 is a protocol error carrying the code and the message.
+    #[tokio::test]
+    async fn reports_invalid_params_as_a_protocol_error_b20() {
+        let (client, _) = scripted::connect(reply_with(Err(json!({
+            "code": -32602,
+            "message": "invalid params: required field 'project' absent"
+        }))))
+        .await;
+        let failure = client
+            .call_tool("x", Map::new(), TIMEOUT)
+            .await
+            .expect_err("a JSON-RPC error is no result");
+        assert_eq!(
+            failure,
+            CallFailure::Protocol {
+                code: -32602,
+                message: "invalid params: required field 'project' absent".to_owned()
+            }
+        );
+    }
+
+    /// B20 C: error-looking text in a result marked `isError: false` is still a success.
+    #[tokio::test]
+    async fn never_reads_error_text_as_a_failure_b20() {
+        let (client, _) = scripted::connect(reply_with(Ok(json!({
+            "content": [{"type": "text", "text": "Error: index not found"}],
+            "isError": false
+        }))))
+        .await;
+        let reply = client
+            .call_tool("x", Map::new(), TIMEOUT)
+            .await
+            .expect("a result");
+        assert!(!reply.is_error);
+        assert_eq!(reply.text, "Error: index not found");
+    }
+
+    /// B21 A and B: `content: []` with or without `structuredContent` is a valid result.
+    #[tokio::test]
+    async fn accepts_empty_content_with_and_without_structured_content_b21() {
+        let structured = json!({"accounts": [{"id": "a1"}], "total": 36});
+        let (client, _) = scripted::connect(reply_with(Ok(
+            json!({"content": [], "structuredContent": structured}),
+        )))
+        .await;
+        let reply = client.call_tool("x", Map::new(), TIMEOUT).await;
+        assert_eq!(
+            reply,
+            Ok(ToolReply {
+                is_error: false,
+                structured: Some(structured),
+                text: String::new()
+            })
+        );
+        let (client, _) =
+            scripted::connect(reply_with(Ok(json!({"content": [], "isError": false})))).await;
+        let reply = client.call_tool("x", Map::new(), TIMEOUT).await;
+        assert_eq!(
+            reply,
+            Ok(ToolReply {
+                is_error: false,
+                structured: None,
+                text: String::new()
+            })
+        );
+    }
+
+    /// B21 C: text and structured copies that disagree are both kept; structured data wins.
+    #[tokio::test]
+    async fn keeps_both_copies_when_text_and_structured_content_disagree_b21() {
+        let (client, _) = scripted::connect(reply_with(Ok(json!({
+            "content": [{"type": "text", "text": "{\"total\": 36}"}],
+            "structuredContent": {"total": 35}
+        }))))
+        .await;
+        let reply = client
+            .call_tool("x", Map::new(), TIMEOUT)
+            .await
+            .expect("a result");
+        assert_eq!(reply.structured, Some(json!({"total": 35})));
+        assert_eq!(reply.text, "{\"total\": 36}");
+        let finding = crate::lint::schema::structured_text_mismatch("x", &reply)
+            .expect("the copies disagree");
+        assert_eq!(
+            (finding.check, finding.severity),
+            ("structured_text_mismatch", crate::lint::Severity::Info)
+        );
+        assert_eq!(
+            finding.message,
+            "the text content `{\"total\":36}` disagrees with `structuredContent` `{\"total\":35}`"
+        );
+    }
+
+    const TIMEOUT: Duration = Duration::from_secs(5);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the third-party MCP peers the tests drive, into target/peers (idempotent):
-# - the official MCP Python SDK (PyPI `mcp`) in a virtual environment.
+# - the official MCP Python SDK (PyPI `mcp`) in a virtual environment;
+# - the reference MCP servers `server-everything` and `server-memory` (npm), under target/peers/node.
 # Prints nothing on success when everything is already there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -10,4 +11,23 @@ mkdir -p "$peers"
 if [ ! -x "$peers/venv/bin/python" ] || ! "$peers/venv/bin/python" -c "import mcp" 2>/dev/null; then
   python3 -m venv "$peers/venv"
   "$peers/venv/bin/pip" install --quiet --disable-pip-version-check "mcp>=2,<3"
+fi
+
+# The reference servers, pinned; tests run them with `node <package>/dist/index.js`.
+node_peers=(
+  "@modelcontextprotocol/server-everything@2026.8.31"
+  "@modelcontextprotocol/server-memory@2026.8.31"
+)
+node_dir="$peers/node"
+missing=0
+for package in "${node_peers[@]}"; do
+  name="${package%@*}"
+  version="${package##*@}"
+  manifest="$node_dir/node_modules/$name/package.json"
+  if [ ! -f "$manifest" ] || ! grep -q "\"version\": \"$version\"" "$manifest"; then
+    missing=1
+  fi
+done
+if [ "$missing" = 1 ]; then
+  npm install --silent --no-audit --no-fund --prefix "$node_dir" "${node_peers[@]}" >/dev/null
 fi

@@ -1,0 +1,110 @@
+//! The lint report as a terminal table or as JSON, and the drift report as a table.
+
+use std::fmt::Write as _;
+
+use comfy_table::{Table, presets};
+
+use super::drift::DriftReport;
+use super::{LintReport, Severity};
+
+/// How many of the costliest tools the table lists.
+const COSTLIEST_TOOLS: usize = 5;
+
+/// Renders findings as a table (plain ASCII, no colour), then a summary.
+pub fn render_table(report: &LintReport) -> String {
+    let mut text = String::new();
+    if !report.findings.is_empty() {
+        let mut table = Table::new();
+        table.load_style(presets::ASCII_MARKDOWN);
+        table.set_header(["severity", "check", "tool", "where", "finding and fix"]);
+        for finding in &report.findings {
+            let tool = match (&finding.server, &finding.tool) {
+                (_, Some(tool)) if report.servers.len() <= 1 => tool.clone(),
+                (Some(server), Some(tool)) => format!("{server}/{tool}"),
+                (None, Some(tool)) => tool.clone(),
+                (Some(server), None) => server.clone(),
+                (None, None) => "(catalog)".to_owned(),
+            };
+            let pointer = if finding.pointer.is_empty() {
+                "-"
+            } else {
+                &finding.pointer
+            };
+            table.add_row([
+                finding.severity.as_str(),
+                finding.check,
+                &tool,
+                pointer,
+                &format!("{}\nfix: {}", finding.message, finding.hint),
+            ]);
+        }
+        let _ = writeln!(text, "{table}");
+    }
+    let _ = writeln!(
+        text,
+        "{} tools from {} server{}: {} errors, {} warnings, {} infos",
+        report.tool_count,
+        report.servers.len(),
+        if report.servers.len() == 1 { "" } else { "s" },
+        report.count(Severity::Error),
+        report.count(Severity::Warning),
+        report.count(Severity::Info),
+    );
+    let mut costliest: Vec<_> = report.tokens.per_tool.iter().collect();
+    costliest.sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.tool.cmp(&b.tool)));
+    let costliest: Vec<String> = costliest
+        .iter()
+        .take(COSTLIEST_TOOLS)
+        .map(|tool| format!("{} {}", tool.tool, tool.tokens))
+        .collect();
+    let _ = write!(
+        text,
+        "context cost: {} tokens ({})",
+        report.tokens.total, report.tokens.encoding
+    );
+    if !costliest.is_empty() {
+        let _ = write!(text, "; costliest: {}", costliest.join(", "));
+    }
+    text.push('\n');
+    text
+}
+
+/// Renders the report as pretty JSON with a trailing newline.
+pub fn render_json(report: &LintReport) -> String {
+    let mut text = serde_json::to_string_pretty(report).expect("the lint report is plain data");
+    text.push('\n');
+    text
+}
+
+/// Renders drift as a table of changes, then a one-line summary.
+pub fn render_drift_table(report: &DriftReport) -> String {
+    let mut text = String::new();
+    if !report.changes.is_empty() {
+        let mut table = Table::new();
+        table.load_style(presets::ASCII_MARKDOWN);
+        table.set_header(["class", "tool", "where", "change"]);
+        for change in &report.changes {
+            let pointer = if change.pointer.is_empty() {
+                "-"
+            } else {
+                &change.pointer
+            };
+            table.add_row([
+                change.class.as_str(),
+                &format!("{}/{}", change.server, change.tool),
+                pointer,
+                &change.message,
+            ]);
+        }
+        let _ = writeln!(text, "{table}");
+    }
+    let _ = writeln!(text, "{}", report.summary());
+    text
+}
+
+/// Renders drift as pretty JSON with a trailing newline.
+pub fn render_drift_json(report: &DriftReport) -> String {
+    let mut text = serde_json::to_string_pretty(report).expect("the drift report is plain data");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,291 @@
+//! The lint report as SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+//!
+//! A small typed model of the parts of the format toolgate fills in (OASIS SARIF 2.1.0,
+//! sections 3.13 `run`, 3.19 `toolComponent`, 3.27 `result`, 3.28 `location`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{Finding, LintReport, Severity};
+
+#[derive(Serialize)]
+struct Log {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: Vec<Run>,
+}
+
+#[derive(Serialize)]
+struct Run {
+    tool: Tool,
+    results: Vec<SarifResult>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    rules: Vec<Rule>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rule {
+    id: &'static str,
+    short_description: Text,
+    default_configuration: Configuration,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Serialize)]
+struct Text {
+    text: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: Text,
+    locations: Vec<Location>,
+    partial_fingerprints: BTreeMap<&'static str, String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    physical_location: Option<PhysicalLocation>,
+    logical_locations: Vec<LogicalLocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+struct ArtifactLocation {
+    uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogicalLocation {
+    name: String,
+    fully_qualified_name: String,
+    kind: &'static str,
+}
+
+/// SARIF's level for a severity.
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// A one-line description of each check, for the SARIF rule list.
+fn rule_description(check: &str) -> &'static str {
+    match check {
+        "missing_input_schema" => "The tool has no inputSchema.",
+        "input_schema_root_not_object" => "The input schema's root is not an object schema.",
+        "output_schema_root_not_object" => "The output schema's root is not an object schema.",
+        "invalid_schema" => "The schema is not valid JSON Schema (draft 2020-12).",
+        "unresolved_ref" => "A $ref points at nothing in its schema.",
+        "remote_ref" => "A $ref points outside the schema; it is never fetched.",
+        "recursive_schema" => "A $ref refers to an enclosing schema.",
+        "required_not_in_properties" => "`required` names a property that is not defined.",
+        "array_missing_items" => "An array schema has no `items`.",
+        "object_missing_properties" => "An object schema has no `properties`.",
+        "property_not_a_schema" => "A property's value is not a schema.",
+        "enum_type_mismatch" => "An enum value does not match the schema's type.",
+        "missing_parameter_description" => "A parameter has no description.",
+        "nonstandard_$schema" => "`$schema` is not a JSON Schema dialect URI.",
+        "missing_tool_name" => "The tool has no name.",
+        "invalid_tool_name" => "The tool name has characters a provider rejects.",
+        "tool_name_too_long" => "The tool name is longer than a provider accepts.",
+        "invalid_property_key" => "A property key has characters or a length a provider rejects.",
+        "duplicate_tool_name" => "Two tools share a name.",
+        "too_many_tools" => "The catalog has more tools than a provider accepts per request.",
+        "unclear_purpose" => "The description does not state what the tool does.",
+        "missing_usage_guidance" => "The description does not say when to use the tool.",
+        "unstated_limitations" => "The description states no limits or errors.",
+        "opaque_parameters" => "Most parameters say little beyond their names.",
+        "underspecified" => "The description is short or does not say what the tool returns.",
+        "exemplar_issues" => "Examples are missing or contradict the schema.",
+        "look_alike_tools" => "Two tools are too similar to tell apart.",
+        "token_budget_exceeded" => "The catalog costs more tokens than the budget.",
+        "tool_token_budget_exceeded" => "A tool costs more tokens than the per-tool budget.",
+        "tool_not_an_object" => "A tools/list entry is not an object.",
+        "pagination_stopped" => "tools/list paging stopped early or irregularly.",
+        "server_unreachable" => "A server could not be reached or listed.",
+        _ => "A catalog readiness finding.",
+    }
+}
+
+/// The 1-based line in `text` where the tool named `tool` is defined (its `"name"` line), or 1.
+fn line_of(text: &str, tool: &str) -> usize {
+    let quoted = format!("\"{tool}\"");
+    text.lines()
+        .position(|line| line.contains("\"name\"") && line.contains(&quoted))
+        .map_or(1, |index| index + 1)
+}
+
+fn location(finding: &Finding, origin: Option<(&Path, &str)>) -> Location {
+    let tool = finding.tool.clone().unwrap_or_default();
+    let server = finding.server.clone().unwrap_or_default();
+    Location {
+        physical_location: origin.map(|(path, text)| PhysicalLocation {
+            artifact_location: ArtifactLocation {
+                uri: path.to_string_lossy().replace('\\', "/"),
+            },
+            region: Region {
+                start_line: finding
+                    .tool
+                    .as_deref()
+                    .map_or(1, |tool| line_of(text, tool)),
+            },
+        }),
+        logical_locations: vec![LogicalLocation {
+            name: if tool.is_empty() {
+                server.clone()
+            } else {
+                tool.clone()
+            },
+            fully_qualified_name: format!("{server}/{tool}#{}", finding.pointer),
+            kind: "function",
+        }],
+    }
+}
+
+/// Renders `report` as a SARIF 2.1.0 log (pretty JSON, trailing newline).
+///
+/// `origin` is the file the catalog came from and its text: results then point at the line of
+/// the tool's `"name"` (line 1 when not found). Without it (live servers) results carry only
+/// logical locations (`server/tool#pointer`).
+pub fn render(report: &LintReport, origin: Option<(&Path, &str)>) -> String {
+    let mut rules: Vec<Rule> = Vec::new();
+    let mut results = Vec::new();
+    for finding in &report.findings {
+        let rule_index = match rules.iter().position(|rule| rule.id == finding.check) {
+            Some(index) => index,
+            None => {
+                rules.push(Rule {
+                    id: finding.check,
+                    short_description: Text {
+                        text: rule_description(finding.check).to_owned(),
+                    },
+                    default_configuration: Configuration {
+                        level: level(finding.severity),
+                    },
+                });
+                rules.len() - 1
+            }
+        };
+        let fingerprint = format!(
+            "{}/{}/{}#{}",
+            finding.check,
+            finding.server.as_deref().unwrap_or(""),
+            finding.tool.as_deref().unwrap_or(""),
+            finding.pointer
+        );
+        results.push(SarifResult {
+            rule_id: finding.check,
+            rule_index,
+            level: level(finding.severity),
+            message: Text {
+                text: format!("{} Fix: {}", finding.message, finding.hint),
+            },
+            locations: vec![location(finding, origin)],
+            partial_fingerprints: BTreeMap::from([("toolgateFinding/v1", fingerprint)]),
+        });
+    }
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        version: "2.1.0",
+        runs: vec![Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "toolgate",
+                    version: env!("CARGO_PKG_VERSION"),
+                    rules,
+                },
+            },
+            results,
+        }],
+    };
+    let mut text = serde_json::to_string_pretty(&log).expect("the SARIF log is plain data");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::lint::{LintOptions, lint};
+
+    #[test]
+    fn renders_findings_as_sarif_results_pointing_at_the_tools_line() {
+        let text = "{\"tools\": [\n  {\"name\": \"ok\", \"inputSchema\": {\"type\": \"object\", \"properties\": {}}},\n  {\"name\": \"admin.list\", \"description\": \"List admins.\", \"inputSchema\": {\"type\": \"object\", \"properties\": {}}}\n]}\n";
+        let value: Value = serde_json::from_str(text).expect("valid JSON");
+        let catalog = crate::lint::sources::parse_saved("tools.json", value).expect("parses");
+        let report = lint(&catalog, &LintOptions::default());
+        let sarif: Value = serde_json::from_str(&render(
+            &report,
+            Some((Path::new("fixtures/tools.json"), text)),
+        ))
+        .expect("SARIF is JSON");
+        assert_eq!(sarif["version"], "2.1.0");
+        let results = sarif["runs"][0]["results"].as_array().expect("results");
+        assert_eq!(results.len(), report.findings.len());
+        let first = &results[0];
+        assert_eq!(first["ruleId"], "invalid_tool_name");
+        assert_eq!(first["level"], "error");
+        assert_eq!(
+            first["locations"][0]["physicalLocation"],
+            json!({"artifactLocation": {"uri": "fixtures/tools.json"}, "region": {"startLine": 3}})
+        );
+        assert_eq!(
+            first["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+            "tools.json/admin.list#/name"
+        );
+        let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .expect("rules");
+        let index = first["ruleIndex"].as_u64().expect("an index") as usize;
+        assert_eq!(rules[index]["id"], "invalid_tool_name");
+        let levels: Vec<&str> = results.iter().filter_map(|r| r["level"].as_str()).collect();
+        assert!(
+            levels
+                .iter()
+                .all(|level| ["error", "warning", "note"].contains(level))
+        );
+    }
+}

@@ -1,0 +1,263 @@
+//! Look-alike tools: pairs whose names and descriptions are too similar for a model to tell
+//! apart, by cosine similarity of TF-IDF vectors, listed with the words that separate them.
+
+use std::collections::HashMap;
+
+use super::descriptions::{STOP_WORDS, name_words, words};
+use super::{Finding, Severity, ToolRef};
+
+/// How many separating words each side of a pair lists.
+const SEPARATING_WORDS: usize = 5;
+
+/// A sparse, L2-normalised TF-IDF vector: `(term id, weight)` sorted by term id.
+type Vector = Vec<(u32, f64)>;
+
+/// One look-alike pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LookAlike {
+    /// Indexes into the tool list, `first < second`.
+    pub first: usize,
+    pub second: usize,
+    /// Cosine similarity in 0.0..=1.0.
+    pub similarity: f64,
+    /// The highest-weighted words only the first tool uses (at most five).
+    pub only_first: Vec<String>,
+    /// The highest-weighted words only the second tool uses (at most five).
+    pub only_second: Vec<String>,
+}
+
+/// The words of a tool as the similarity sees them: its name split into words, then its
+/// description, lowercased, without stop words.
+fn terms(tool: &ToolRef<'_>) -> Vec<String> {
+    let description = tool
+        .definition
+        .get("description")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    name_words(tool.name)
+        .into_iter()
+        .chain(words(description))
+        .filter(|word| !STOP_WORDS.contains(&word.as_str()))
+        .collect()
+}
+
+/// Pairs of tools with similarity at or above `threshold` (in 0.0..=1.0), most similar first:
+/// each tool's closest such partner (ties: the first in catalog order). Tools with the same
+/// name are left to the duplicate-name check.
+pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
+    let mut vocabulary: HashMap<String, u32> = HashMap::new();
+    let documents: Vec<Vec<u32>> = tools
+        .iter()
+        .map(|tool| {
+            terms(tool)
+                .into_iter()
+                .map(|term| {
+                    let next = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX);
+                    *vocabulary.entry(term).or_insert(next)
+                })
+                .collect()
+        })
+        .collect();
+    let mut names = vec![String::new(); vocabulary.len()];
+    for (term, id) in vocabulary {
+        names[id as usize] = term;
+    }
+    let mut document_frequency = vec![0_usize; names.len()];
+    for document in &documents {
+        let mut unique = document.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        for term in unique {
+            document_frequency[term as usize] += 1;
+        }
+    }
+    let count = documents.len() as f64;
+    let vectors: Vec<Vector> = documents
+        .iter()
+        .map(|document| {
+            let mut counts: HashMap<u32, f64> = HashMap::new();
+            for term in document {
+                *counts.entry(*term).or_default() += 1.0;
+            }
+            let mut vector: Vector = counts
+                .into_iter()
+                .map(|(term, tf)| {
+                    // Smoothed IDF, as scikit-learn's TfidfVectorizer.
+                    let df = document_frequency[term as usize] as f64;
+                    (term, tf * (((1.0 + count) / (1.0 + df)).ln() + 1.0))
+                })
+                .collect();
+            let norm = vector.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
+            if norm > 0.0 {
+                vector.iter_mut().for_each(|(_, w)| *w /= norm);
+            }
+            vector.sort_unstable_by_key(|(term, _)| *term);
+            vector
+        })
+        .collect();
+
+    // Each tool's closest partner at or above the threshold; a pair is reported when it is the
+    // closest for either side, so a family of near-identical tools gives one line per tool
+    // rather than one per pair.
+    let mut closest: Vec<Option<(usize, f64)>> = vec![None; vectors.len()];
+    for first in 0..vectors.len() {
+        for second in first + 1..vectors.len() {
+            if tools[first].name == tools[second].name {
+                continue;
+            }
+            let similarity = dot(&vectors[first], &vectors[second]);
+            if similarity < threshold {
+                continue;
+            }
+            for (own, other) in [(first, second), (second, first)] {
+                if closest[own].is_none_or(|(_, best)| similarity > best) {
+                    closest[own] = Some((other, similarity));
+                }
+            }
+        }
+    }
+    let mut chosen: Vec<(usize, usize, f64)> = closest
+        .iter()
+        .enumerate()
+        .filter_map(|(own, best)| best.map(|(other, s)| (own.min(other), own.max(other), s)))
+        .collect();
+    chosen.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
+    chosen.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    chosen
+        .into_iter()
+        .map(|(first, second, similarity)| LookAlike {
+            first,
+            second,
+            similarity,
+            only_first: separating(&vectors[first], &vectors[second], &names),
+            only_second: separating(&vectors[second], &vectors[first], &names),
+        })
+        .collect()
+}
+
+fn dot(a: &Vector, b: &Vector) -> f64 {
+    let (mut i, mut j, mut sum) = (0, 0, 0.0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                sum += a[i].1 * b[j].1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    sum
+}
+
+/// The highest-weighted terms of `own` that `other` lacks.
+fn separating(own: &Vector, other: &Vector, names: &[String]) -> Vec<String> {
+    let mut only: Vec<&(u32, f64)> = own
+        .iter()
+        .filter(|(term, _)| other.binary_search_by_key(term, |(t, _)| *t).is_err())
+        .collect();
+    only.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    only.iter()
+        .take(SEPARATING_WORDS)
+        .map(|(term, _)| names[*term as usize].clone())
+        .collect()
+}
+
+/// Appends a `look_alike_tools` warning for every pair at or above `threshold`.
+pub fn check_catalog(tools: &[ToolRef<'_>], threshold: f64, out: &mut Vec<Finding>) {
+    for pair in look_alikes(tools, threshold) {
+        let (a, b) = (&tools[pair.first], &tools[pair.second]);
+        let list = |words: &[String]| {
+            if words.is_empty() {
+                "nothing".to_owned()
+            } else {
+                words.join(", ")
+            }
+        };
+        out.push(Finding::tool(
+            "look_alike_tools",
+            Severity::Warning,
+            a,
+            "/description",
+            format!(
+                "`{}` and `{}` look alike (similarity {:.2}); only `{}` says: {}; only `{}` says: {}",
+                a.name,
+                b.name,
+                pair.similarity,
+                a.name,
+                list(&pair.only_first),
+                b.name,
+                list(&pair.only_second)
+            ),
+            format!(
+                "state in each description when to use it rather than the other (`{}` vs `{}`)",
+                a.name, b.name
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn refs(definitions: &[Value]) -> Vec<ToolRef<'_>> {
+        definitions
+            .iter()
+            .map(|definition| ToolRef {
+                server: "s",
+                name: definition["name"].as_str().unwrap_or(""),
+                definition,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pairs_look_alikes_and_names_the_words_that_separate_them() {
+        let definitions = [
+            json!({"name": "search_contacts", "description": "Search contacts by name or email and return the matching contact records from the CRM."}),
+            json!({"name": "find_contacts", "description": "Find contacts by name or email and return the matching contact records from the address book."}),
+            json!({"name": "send_invoice", "description": "Email an invoice PDF to a customer."}),
+        ];
+        let pairs = look_alikes(&refs(&definitions), 0.5);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!((pairs[0].first, pairs[0].second), (0, 1));
+        assert!(pairs[0].similarity > 0.5 && pairs[0].similarity < 1.0);
+        assert_eq!(pairs[0].only_first, ["search", "crm"]);
+        assert_eq!(pairs[0].only_second, ["find", "address", "book"]);
+    }
+
+    #[test]
+    fn reports_each_tools_closest_look_alike_once() {
+        let definitions = [
+            json!({"name": "get_order_a", "description": "Get an order by id from the store."}),
+            json!({"name": "get_order_b", "description": "Get an order by id from the store."}),
+            json!({"name": "get_order_c", "description": "Get an order by id from the store."}),
+            json!({"name": "send_invoice", "description": "Email an invoice PDF to a customer."}),
+        ];
+        let pairs: Vec<(usize, usize)> = look_alikes(&refs(&definitions), 0.5)
+            .iter()
+            .map(|pair| (pair.first, pair.second))
+            .collect();
+        assert_eq!(pairs, [(0, 1), (0, 2)]);
+    }
+
+    #[test]
+    fn reports_a_pair_whose_only_difference_is_the_name() {
+        let definitions = [
+            json!({"name": "purge_record", "description": "Delete the record for good."}),
+            json!({"name": "drop_record", "description": "Delete the record for good."}),
+        ];
+        let mut out = Vec::new();
+        check_catalog(&refs(&definitions), 0.5, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].tool.as_deref(), Some("purge_record"));
+        assert_eq!(
+            out[0].message,
+            "`purge_record` and `drop_record` look alike (similarity 0.75); only `purge_record` says: purge; only `drop_record` says: drop"
+        );
+    }
+}
