@@ -6,9 +6,9 @@ use crate::score::{Check, CheckKind};
 /// The first failing step of a run, in trajectory order, as one line:
 /// - "call 2: expected `crm_log_activity`, got `comm_send_email`" (wrong tool at that step),
 /// - "call 2: expected `crm_log_activity`, got nothing" (the run stopped),
-/// - "call 2 `crm_log_activity`: <first argument problem>",
+/// - "call 2 `crm_log_activity`: " followed by the first argument problem,
 /// - "call 5: over the budget of 4 calls",
-/// - "final state: <assertion and values>".
+/// - "final state: " followed by the assertion and its values.
 ///
 /// `None` when every check holds.
 pub fn first_divergence(view: &RunView<'_>, checks: &[Check]) -> Option<String> {

@@ -24,7 +24,7 @@ pub use arguments::{ArgumentError, ArgumentErrorClass, ArgumentMetrics, SchemaLo
 pub use divergence::first_divergence;
 pub use loops::LoopFinding;
 pub use provenance::{ProvenanceFinding, ProvenanceKind};
-pub use recovery::{Recovery, RecoveryClass, acknowledges_failure};
+pub use recovery::{LOOP_ATTEMPTS, Recovery, RecoveryClass, acknowledges_failure};
 pub use selection::{Confusion, SelectionMetrics};
 pub use trajectory::TrajectoryMatch;
 
