@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 
+use crate::pins::Pins;
 use crate::runner::ScenarioRun;
 use crate::scenario::{Scenario, ScenarioKind};
 use crate::score::{Check, Outcome};
@@ -26,6 +27,9 @@ pub struct RunReport {
     pub agent: String,
     /// The model name, for model-backed agents.
     pub model: Option<String>,
+    /// What was measured and with which ruler; `None` in files written before pins existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pins: Option<Pins>,
     /// One entry per scenario run, in suite order.
     pub scenarios: Vec<ScenarioResult>,
     /// Aggregates over `scenarios`.
@@ -152,6 +156,7 @@ impl RunReport {
             toolgate_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: agent.to_string(),
             model,
+            pins: None,
             summary: Summary::of(&results),
             scenarios: results,
         }
@@ -164,7 +169,12 @@ impl RunReport {
     pub fn load(path: &Path) -> Result<RunReport> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("failed to read results `{}`", path.display()))?;
-        let version: Option<u64> = serde_json::from_str::<serde_json::Value>(&text)
+        RunReport::parse(&text, path)
+    }
+
+    /// Parses results text read from `path` (named in errors); see [`RunReport::load`].
+    pub fn parse(text: &str, path: &Path) -> Result<RunReport> {
+        let version: Option<u64> = serde_json::from_str::<serde_json::Value>(text)
             .ok()
             .and_then(|value| value.get("schema_version")?.as_u64());
         if let Some(version) = version
@@ -175,7 +185,7 @@ impl RunReport {
                 path.display()
             );
         }
-        let mut deserializer = serde_json::Deserializer::from_str(&text);
+        let mut deserializer = serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
             let field = error.path().to_string();
             anyhow::anyhow!("`{}`: {field}: {}", path.display(), error.into_inner())
