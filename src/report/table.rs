@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use comfy_table::{Cell, CellAlignment, Table, presets};
 
-use crate::gate::{Decision, Verdict};
+use crate::gate::{Baseline, Decision, Verdict};
+use crate::report::text;
 use crate::results::{RunReport, Tally};
 use crate::score::Outcome;
 
@@ -43,7 +44,7 @@ fn row(table: &mut Table, label: String, tally: &Tally, baseline: Option<&Tally>
 }
 
 /// Renders the summary for a terminal or a CI log (plain ASCII, no colour).
-pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdict) -> String {
+pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict) -> String {
     let mut table = Table::new();
     table.load_style(presets::ASCII_MARKDOWN);
     table.set_header([
@@ -56,19 +57,26 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
         "baseline",
         "delta (pts)",
     ]);
+    let tiers = baseline.map(Baseline::tiers).unwrap_or_default();
     for (tier, tally) in &report.summary.tiers {
-        let before = baseline.and_then(|b| b.summary.tiers.get(tier));
-        row(&mut table, format!("tier {tier}"), tally, before);
+        row(&mut table, format!("tier {tier}"), tally, tiers.get(tier));
     }
+    let overall = baseline.map(Baseline::overall);
     row(
         &mut table,
         "all".to_string(),
         &report.summary.overall,
-        baseline.map(|b| &b.summary.overall),
+        overall.as_ref(),
     );
 
     let mut out = String::new();
     let _ = writeln!(out, "{table}");
+    if let Some(comparison) = &verdict.comparison {
+        let _ = writeln!(out, "\n{}", text::comparison_line(comparison));
+    }
+    for change in &verdict.ruler_moved {
+        let _ = writeln!(out, "ruler moved: {change}");
+    }
     let mut problems = report
         .scenarios
         .iter()
@@ -99,6 +107,7 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
     let word = match verdict.decision {
         Decision::Pass => "PASS",
         Decision::Fail => "FAIL",
+        Decision::Inconclusive => "INCONCLUSIVE",
         Decision::NoVerdict => "NO VERDICT",
     };
     let _ = writeln!(out, "\nverdict: {word}");
@@ -114,7 +123,7 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::{Policy, decide};
+    use crate::gate::{Baseline, Policy, decide};
     use crate::results::{ScenarioResult, Summary};
     use crate::scenario::ScenarioKind;
     use crate::score::{Check, CheckKind};
@@ -140,6 +149,7 @@ mod tests {
             toolgate_version: "0.1.0".into(),
             agent: "openai".into(),
             model: Some("m".into()),
+            pins: None,
             summary: Summary::of(&scenarios),
             scenarios,
         }
@@ -165,7 +175,8 @@ mod tests {
             result("T2-008", 2, Outcome::Errored, vec![]),
             result("T5-001", 5, Outcome::Pass, vec![]),
         ]);
-        let verdict = decide(&current, Some(&baseline), Policy::default());
+        let baseline = Baseline::from_report(&baseline);
+        let verdict = decide(&current, Some(&baseline), &Policy::default());
         insta::assert_snapshot!(render(&current, Some(&baseline), &verdict));
     }
 }
