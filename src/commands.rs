@@ -1,7 +1,8 @@
 //! The subcommands: wiring between the CLI and the library.
 
+mod gating;
+
 use std::io::Write;
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
@@ -10,12 +11,13 @@ use crate::agent::{Agent, AgentKind, openai};
 use crate::catalog::Catalog;
 use crate::cli::{Cli, Command, GateArgs, ServeArgs, SuiteArgs};
 use crate::exit::Exit;
-use crate::gate::{self, Decision, Policy};
 use crate::harness::{self, Harness, ToolSet};
+use crate::pins::{Pins, Subject, provider_of_endpoint};
 use crate::report;
 use crate::results::{RunReport, write_atomic};
 use crate::runner::{self, RunOptions};
 use crate::scenario::{self, Scenario, SmokeSet};
+use crate::shard;
 use crate::world::{self, World};
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
@@ -24,6 +26,9 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> Result<Exit> {
         Command::Gate(args) => gate_command(&args, out),
         Command::Validate(args) => validate_command(&args, out),
         Command::Serve(args) => serve_command(&args),
+        Command::Baseline(args) => gating::baseline_command(&args, out),
+        Command::Record(args) => gating::record_command(&args, out),
+        Command::Merge(args) => gating::merge_command(&args, out),
     }
 }
 
@@ -76,6 +81,20 @@ fn build_agent(args: &GateArgs) -> Result<Agent> {
 }
 
 fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
+    let report = match &args.ci.results {
+        Some(path) => RunReport::load(path)?,
+        None => run_for_gate(args)?,
+    };
+    if args.ci.collect_only {
+        writeln!(out, "results: {}", args.out.join("results.json").display())?;
+        return Ok(Exit::Pass);
+    }
+    gating::judge(args, &report, out)
+}
+
+/// Runs the selected scenarios (or this job's shard of them) and writes `results.json` and
+/// `trace.jsonl`.
+fn run_for_gate(args: &GateArgs) -> Result<RunReport> {
     let (scenarios, smoke) = load_suite(&args.suite)?;
     for id in &args.only {
         if !scenarios.iter().any(|s| &s.id == id) {
@@ -94,12 +113,15 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
             }
         })
         .collect();
-    let baseline_path = args
-        .baseline
-        .clone()
-        .unwrap_or_else(|| args.suite.root.join("baseline.json"));
-    let baseline = load_baseline(&baseline_path)?;
+    let selected = shard::select(selected, args.ci.shard);
     let agent = build_agent(args)?;
+    let mut pins = Pins::compute(
+        &subject(args)?,
+        &selected,
+        &args.suite.root,
+        Catalog::builtin(),
+    )?;
+    pins.shard = args.ci.shard;
     let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
     let options = RunOptions {
         concurrency: usize::from(args.concurrency),
@@ -109,16 +131,8 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
 
     let runs = runtime()?.block_on(runner::run_suite(&selected, &agent, &tools, &options));
 
-    let report = RunReport::new(args.agent.as_str(), args.model.clone(), &selected, &runs);
-    // Compare only scenarios both runs have, so a smoke run can be held against a full one.
-    let baseline = baseline.map(|baseline| baseline.restricted_to(&report));
-    let verdict = gate::decide(
-        &report,
-        baseline.as_ref(),
-        Policy {
-            tolerance_points: args.tolerance,
-        },
-    );
+    let mut report = RunReport::new(args.agent.as_str(), args.model.clone(), &selected, &runs);
+    report.pins = Some(pins);
     write_atomic(
         &args.out.join("results.json"),
         report::json::render_results(&report).as_bytes(),
@@ -127,28 +141,28 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
         &args.out.join("trace.jsonl"),
         report::json::render_trace(&selected, &runs).as_bytes(),
     )?;
-
-    if baseline.is_none() {
-        writeln!(out, "no baseline at `{}`", baseline_path.display())?;
-    }
-    write!(
-        out,
-        "{}",
-        report::table::render(&report, baseline.as_ref(), &verdict)
-    )?;
-    writeln!(out, "results: {}", args.out.join("results.json").display())?;
-    Ok(match verdict.decision {
-        Decision::Pass => Exit::Pass,
-        Decision::Fail => Exit::GateFailed,
-        Decision::NoVerdict => Exit::CouldNotEvaluate,
-    })
+    Ok(report)
 }
 
-fn load_baseline(path: &Path) -> Result<Option<RunReport>> {
-    if !path.exists() {
-        return Ok(None);
-    }
-    RunReport::load(path).map(Some)
+/// The measured side of the run, for pins.
+fn subject(args: &GateArgs) -> Result<Subject> {
+    let system_prompt = match &args.system_prompt {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("failed to read system prompt `{}`", path.display()))?,
+        ),
+        None => None,
+    };
+    let provider = match args.agent {
+        AgentKind::Reference => "reference".to_string(),
+        AgentKind::Openai => provider_of_endpoint(&openai::OpenAiConfig::from_env("").base_url),
+    };
+    Ok(Subject {
+        model: args.model.clone(),
+        provider,
+        system_prompt,
+        judge_model: None,
+    })
 }
 
 fn serve_command(args: &ServeArgs) -> Result<Exit> {

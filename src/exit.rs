@@ -10,6 +10,7 @@ use std::process::ExitCode;
 /// | 1 | the gate failed: a regression beyond the tolerance band, or a Tier 5 failure |
 /// | 2 | error: bad input, bad usage, or an internal failure; nothing was judged |
 /// | 3 | could not evaluate: most runs errored (provider outage, timeouts), so no verdict |
+/// | 4 | inconclusive: a drop beyond the band that is not significant (only with `--on-inconclusive distinct`; by default it exits 0) |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// Code 0.
@@ -20,6 +21,8 @@ pub enum Exit {
     Error,
     /// Code 3.
     CouldNotEvaluate,
+    /// Code 4.
+    Inconclusive,
 }
 
 impl Exit {
@@ -30,6 +33,7 @@ impl Exit {
             Exit::GateFailed => 1,
             Exit::Error => 2,
             Exit::CouldNotEvaluate => 3,
+            Exit::Inconclusive => 4,
         }
     }
 }

@@ -2,6 +2,8 @@
 //! loopback, and third-party MCP clients against `toolgate serve`.
 
 mod cli;
+mod gate;
+mod github;
 mod openai_agent;
 mod peers;
 mod support;
