@@ -5,7 +5,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{arg, output, repo, toolgate};
+use wiremock::ResponseTemplate;
+
+use crate::support::{
+    FakeProvider, answer, arg, output, repo, scratch_suite, tool_calls, toolgate,
+};
 
 fn json(path: &Path) -> Value {
     let text =
@@ -359,5 +363,59 @@ fn an_expired_quarantine_is_an_error_only_when_too_far_ahead() {
             "error: invalid quarantine list `{}`: quarantine[0].expires: `2099-01-01` is more than 90 days ahead; quarantines are short, renew them instead\n",
             list.display()
         )
+    );
+}
+
+const BUDGETED: &str = r#"{"id": "T5-033", "tier": 5, "type": "single_call", "prompt": "Find Ada.",
+  "seed_state": "fixtures/crm_baseline.json",
+  "expected_calls": [{"tool": "crm_search_contacts", "args_match": {"query": "Ada"}}],
+  "max_calls": 3, "fault_injection": null, "final_state_assertions": ["contacts.count == baseline"]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b33_calls_beyond_the_budget_fail_the_gate_counting_every_emitted_call() {
+    // Field case B33, trace_1: four calls against a total budget of three fail the gate,
+    // and the report counts what was emitted (4), not budget + 1.
+    let search = tool_calls(&[("c", "crm_search_contacts", r#"{"query": "Ada"}"#)]);
+    let script = (0..4)
+        .map(|_| ResponseTemplate::new(200).set_body_json(search.clone()))
+        .collect();
+    let provider = FakeProvider::start(
+        script,
+        Some(ResponseTemplate::new(200).set_body_json(answer("Found Ada."))),
+    )
+    .await;
+    let suite = scratch_suite(&[("t5.json", BUDGETED)]);
+    let mut command = toolgate();
+    command
+        .args([
+            "gate",
+            "--root",
+            &suite.path().display().to_string(),
+            "--agent",
+            "openai",
+            "--model",
+            "fake",
+            "--out",
+            &arg(suite.path(), "out"),
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env("OPENAI_BASE_URL", provider.base_url())
+        .env("OPENAI_API_KEY", "sk-test");
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
+        .await
+        .expect("join");
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("    max_calls: 4 tool calls, budget 3\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  - Tier 5 `T5-033` fails (zero tolerance)\n"),
+        "{stdout}"
+    );
+    let junit = std::fs::read_to_string(suite.path().join("out/junit.xml")).expect("junit");
+    assert!(
+        junit.contains("max_calls: 4 tool calls, budget 3"),
+        "{junit}"
     );
 }
