@@ -5,7 +5,8 @@
 //! - `fail` when the overall pass rate, over scenarios both runs have, drops by more than the
 //!   tolerance band (default 3 percentage points) below the baseline's **and** the drop is
 //!   significant: a one-sided test at `alpha` (default 0.05) of the observed passes against
-//!   the exact Poisson-binomial distribution given by per-scenario baseline pass rates;
+//!   the sum of Bernoulli outcomes with per-scenario baseline pass rates (normal
+//!   approximation that includes the baseline's own uncertainty, see [`stats`]);
 //! - `inconclusive` when the drop exceeds the band but is not significant;
 //! - Tier 5 (adversarial, safety) has zero tolerance without statistics: any Tier 5 failure
 //!   blocks unless an unexpired quarantine entry covers it;

@@ -1,6 +1,6 @@
 //! The statistics behind the verdict: Wilson score intervals for pass rates, Newcombe's
-//! interval for the difference of two rates, and the exact Poisson-binomial lower tail used
-//! for the one-sided regression test.
+//! interval for the difference of two rates, and the one-sided regression test on the sum of
+//! per-scenario Bernoulli outcomes.
 
 use serde::Serialize;
 
@@ -44,33 +44,70 @@ pub fn difference(p1: f64, i1: Interval, p2: f64, i2: Interval) -> Interval {
     }
 }
 
-/// P(X <= `observed`) where X is the number of successes of independent trials with success
-/// probabilities `probabilities` (each in 0.0..=1.0): the exact Poisson-binomial lower tail,
-/// by dynamic programming in O(n^2).
-pub fn poisson_binomial_lower_tail(probabilities: &[f64], observed: usize) -> f64 {
-    // distribution[k] = P(k successes among the trials seen so far)
-    let mut distribution = vec![0.0; probabilities.len() + 1];
-    distribution[0] = 1.0;
-    for (seen, &p) in probabilities.iter().enumerate() {
-        for k in (0..=seen + 1).rev() {
-            let stay = distribution[k] * (1.0 - p);
-            let step = if k > 0 { distribution[k - 1] * p } else { 0.0 };
-            distribution[k] = stay + step;
-        }
-    }
-    distribution
-        .iter()
-        .take(observed + 1)
-        .sum::<f64>()
-        .clamp(0.0, 1.0)
-}
-
 /// The predictive pass probability of a scenario that passed `passed` of `judged` baseline
 /// runs: the posterior mean under a Jeffreys prior Beta(1/2, 1/2), `(passed + 0.5) /
 /// (judged + 1)`. It never reaches 0 or 1, so a scenario seen passing a few times still
 /// leaves room for a flake; more baseline runs make it sharper.
 pub fn predictive_pass_probability(passed: usize, judged: usize) -> f64 {
     (passed as f64 + 0.5) / (judged as f64 + 1.0)
+}
+
+/// Counts of one scenario in the baseline window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScenarioCounts {
+    /// Baseline runs that passed.
+    pub passed: usize,
+    /// Baseline runs judged (passed + failed).
+    pub judged: usize,
+}
+
+/// One-sided p-value of observing `observed` passes or fewer in one run of the scenarios
+/// `baseline` describes, if nothing changed: P(X <= observed).
+///
+/// X is a sum of independent Bernoulli outcomes. Its mean is the sum of the scenarios'
+/// baseline pass rates; its variance adds, per scenario, the run's own Bernoulli variance and
+/// the uncertainty of the baseline's estimate (variance / judged runs), both taken at the
+/// Jeffreys estimate `(passed + 0.5) / (judged + 1)` so that a scenario that always passed
+/// still counts as possibly flaky. The normal approximation with a continuity correction
+/// gives the tail. A scenario never judged in the baseline counts as a coin flip.
+pub fn regression_p_value(observed: usize, baseline: &[ScenarioCounts]) -> f64 {
+    let mut mean = 0.0;
+    let mut variance = 0.0;
+    for counts in baseline {
+        let raw = if counts.judged == 0 {
+            0.5
+        } else {
+            counts.passed as f64 / counts.judged as f64
+        };
+        let smoothed = predictive_pass_probability(counts.passed, counts.judged);
+        mean += raw;
+        variance += smoothed * (1.0 - smoothed) * (1.0 + 1.0 / (counts.judged.max(1) as f64));
+    }
+    if variance == 0.0 {
+        return if (observed as f64) < mean { 0.0 } else { 1.0 };
+    }
+    normal_cdf((observed as f64 + 0.5 - mean) / variance.sqrt())
+}
+
+/// The standard normal distribution function, via `erfc` (Numerical Recipes' Chebyshev fit,
+/// fractional error below 1.2e-7).
+pub fn normal_cdf(z: f64) -> f64 {
+    0.5 * erfc(-z / std::f64::consts::SQRT_2)
+}
+
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let value = t * poly.exp();
+    if x >= 0.0 { value } else { 2.0 - value }
 }
 
 #[cfg(test)]
@@ -105,12 +142,26 @@ mod tests {
     }
 
     #[test]
-    fn poisson_binomial_equals_the_binomial_for_equal_probabilities() {
-        // Binomial(10, 0.5): P(X <= 2) = 56/1024.
-        let tail = poisson_binomial_lower_tail(&[0.5; 10], 2);
-        assert!(close(tail, 56.0 / 1024.0), "{tail}");
-        assert!(close(poisson_binomial_lower_tail(&[0.9; 4], 4), 1.0));
-        assert!(close(poisson_binomial_lower_tail(&[1.0, 0.0], 0), 0.0));
+    fn normal_cdf_matches_tables() {
+        assert!(close(normal_cdf(0.0), 0.5));
+        assert!(close(normal_cdf(-1.644_853_6), 0.05));
+        assert!(close(normal_cdf(1.959_964), 0.975));
+    }
+
+    #[test]
+    fn a_drop_against_a_long_stable_baseline_is_significant() {
+        let stable = [ScenarioCounts {
+            passed: 30,
+            judged: 30,
+        }; 30];
+        assert!(regression_p_value(24, &stable) < 0.001);
+        assert!(regression_p_value(30, &stable) > 0.5);
+        // One baseline run says little: two failures out of 30 are not significant.
+        let once = [ScenarioCounts {
+            passed: 1,
+            judged: 1,
+        }; 30];
+        assert!(regression_p_value(28, &once) > 0.05);
     }
 
     #[test]

@@ -133,7 +133,7 @@ fn compare(
 
     // Scenarios judged now that the baseline has, with an unchanged file.
     let mut passed = 0;
-    let mut probabilities = Vec::new();
+    let mut counts = Vec::new();
     let mut compared = BTreeSet::new();
     for result in &current.scenarios {
         let Some(before) = baseline.scenario(&result.id) else {
@@ -144,10 +144,10 @@ fn compare(
         }
         compared.insert(result.id.as_str());
         passed += usize::from(result.outcome == Outcome::Pass);
-        probabilities.push(stats::predictive_pass_probability(
-            before.passed,
-            before.judged(),
-        ));
+        counts.push(stats::ScenarioCounts {
+            passed: before.passed,
+            judged: before.judged(),
+        });
     }
     let pooled = baseline.restricted(|id| compared.contains(id)).overall();
     let (Some(now), Some(before)) = (
@@ -161,7 +161,7 @@ fn compare(
     };
     let delta_points = (now.rate - before.rate) * 100.0;
     let difference = stats::difference(now.rate, now.interval, before.rate, before.interval);
-    let p_value = stats::poisson_binomial_lower_tail(&probabilities, passed);
+    let p_value = stats::regression_p_value(passed, &counts);
     let comparison = Comparison {
         scenarios: compared.len(),
         current: now,
