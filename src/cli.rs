@@ -110,7 +110,7 @@ pub struct GateCiArgs {
     #[arg(long, value_name = "i/n", value_parser = crate::pins::Shard::parse)]
     pub shard: Option<crate::pins::Shard>,
     /// Run and write results only, no verdict (exit 0 unless an error); for shard jobs.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "results")]
     pub collect_only: bool,
     /// Quarantine list: expiring Tier 5 exemptions. Missing is an empty list. Default:
     /// `quarantine.yaml` under the root.

@@ -222,9 +222,10 @@ fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
     failing
         .into_iter()
         .filter_map(|result| {
-            let file = pins.scenarios.get(&result.id)?.path.clone();
+            let in_root = &pins.scenarios.get(&result.id)?.path;
+            let file = repository_path(root, in_root);
             let check = result.checks.iter().find(|c| !c.passed);
-            let text = std::fs::read_to_string(root.join(&file)).unwrap_or_default();
+            let text = std::fs::read_to_string(root.join(in_root)).unwrap_or_default();
             let line = check.map_or(1, |c| locate(&text, &c.subject));
             Some(Annotation {
                 file,
@@ -237,6 +238,18 @@ fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
             })
         })
         .collect()
+}
+
+/// `path` (relative to the suite `root`) relative to the working directory, which is the
+/// repository root on a runner: `evals` + `scenarios/a.json` -> `evals/scenarios/a.json`.
+fn repository_path(root: &Path, path: &str) -> String {
+    let mut parts: Vec<String> = root
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.push(path.to_string());
+    parts.join("/")
 }
 
 /// The 1-based line of a check's subject in a scenario file: `expected_calls[i]` is the line
@@ -365,7 +378,21 @@ pub(super) fn merge_command(args: &MergeArgs, out: &mut dyn Write) -> Result<Exi
 
 #[cfg(test)]
 mod tests {
-    use super::locate;
+    use std::path::Path;
+
+    use super::{locate, repository_path};
+
+    #[test]
+    fn annotation_paths_are_relative_to_the_repository() {
+        assert_eq!(
+            repository_path(Path::new("."), "scenarios/a.json"),
+            "scenarios/a.json"
+        );
+        assert_eq!(
+            repository_path(Path::new("./evals"), "scenarios/a.json"),
+            "evals/scenarios/a.json"
+        );
+    }
 
     #[test]
     fn locates_expected_calls_by_index_in_json_and_yaml() {
