@@ -20,7 +20,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the smoke set, compare with the baseline, print the verdict (exit 0 pass, 1 fail,
-    /// 2 error, 3 no verdict, 130 interrupted).
+    /// 2 error, 3 no verdict, 6 inconclusive with --on-inconclusive distinct, 130
+    /// interrupted).
     Gate(Box<GateArgs>),
     /// Load and validate every scenario and the smoke set, run nothing.
     Validate(SuiteArgs),
@@ -39,6 +40,12 @@ pub enum Command {
     /// Compare a catalog with its lock file (exit 0 no drift, 1 breaking, 4 descriptions
     /// changed, 5 only non-breaking changes, 2 error).
     Drift(DriftArgs),
+    /// Aggregate the recent default-branch runs of a history into a baseline file.
+    Baseline(BaselineArgs),
+    /// Append a results file to a history (JSON Lines), e.g. after a nightly full run.
+    Record(RecordArgs),
+    /// Combine the results of `gate --shard i/n --collect-only` jobs into one results file.
+    Merge(MergeArgs),
 }
 
 /// Output format of `toolgate tools`.
@@ -220,9 +227,11 @@ pub struct GateArgs {
     /// The system prompt, inline.
     #[arg(long, value_name = "TEXT", conflicts_with = "system_prompt")]
     pub system_prompt_text: Option<String>,
-    /// Results file of an earlier run to compare with; missing is reported, not an error.
+    /// Baseline to compare with: a baseline file (`toolgate baseline`), a results file, or
+    /// `artifact:NAME` (the newest artifact NAME of a successful default-branch workflow run,
+    /// through the GitHub API with GITHUB_TOKEN). A missing file is reported, not an error.
     /// Default: `baseline.json` under the root.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE|artifact:NAME", env = "TOOLGATE_BASELINE")]
     pub baseline: Option<PathBuf>,
     /// What a left-out argument whose expected value is its schema default counts as:
     /// `strict` (missing, as BFCL scores it) or `schema` (the default was meant).
@@ -259,6 +268,112 @@ pub struct GateArgs {
     /// Timeout of one model request; timed-out requests are retried [default: 2m].
     #[arg(long, value_parser = humantime::parse_duration, env = "TOOLGATE_REQUEST_TIMEOUT")]
     pub request_timeout: Option<Duration>,
+    #[command(flatten)]
+    pub ci: GateCiArgs,
+}
+
+/// The verdict, reports and CI integration of `gate`.
+#[derive(Debug, Args)]
+pub struct GateCiArgs {
+    /// Judge this results file (e.g. from `toolgate merge`) instead of running scenarios.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["all", "only", "shard"])]
+    pub results: Option<PathBuf>,
+    /// Run only shard `i` of `n` (1-based) of the selected scenarios; scenario number `j` in
+    /// suite order goes to shard `j % n + 1`.
+    #[arg(long, value_name = "i/n", value_parser = crate::pins::Shard::parse)]
+    pub shard: Option<crate::pins::Shard>,
+    /// Run and write results only, no verdict (exit 0 unless an error); for shard jobs.
+    #[arg(long, conflicts_with = "results")]
+    pub collect_only: bool,
+    /// Quarantine list: expiring Tier 5 exemptions. Missing is an empty list. Default:
+    /// `quarantine.yaml` under the root.
+    #[arg(long, value_name = "FILE")]
+    pub quarantine: Option<PathBuf>,
+    /// Significance level of the one-sided regression test.
+    #[arg(long, default_value_t = 0.05, value_parser = parse_alpha)]
+    pub alpha: f64,
+    /// Exit code of an inconclusive verdict: `pass` (0), `fail` (1) or `distinct` (6).
+    #[arg(long, value_enum, default_value_t = OnInconclusive::Pass, env = "TOOLGATE_ON_INCONCLUSIVE")]
+    pub on_inconclusive: OnInconclusive,
+    /// Post or update the sticky pull-request comment (needs GITHUB_TOKEN with
+    /// `pull-requests: write`); failing to comment is a warning, never a verdict.
+    #[arg(long, env = "TOOLGATE_COMMENT")]
+    pub comment: bool,
+    /// Key of the sticky comment: one comment per key and pull request.
+    #[arg(long, default_value = "toolgate", env = "TOOLGATE_COMMENT_KEY")]
+    pub comment_key: String,
+    /// Login whose comments may be updated (the token's identity).
+    #[arg(
+        long,
+        default_value = "github-actions[bot]",
+        env = "TOOLGATE_COMMENT_AUTHOR"
+    )]
+    pub comment_author: String,
+    /// The pull request to comment on. Default: from `$GITHUB_EVENT_PATH`.
+    #[arg(long, value_name = "NUMBER", env = "TOOLGATE_PR")]
+    pub pr: Option<u64>,
+    /// Judge at this time instead of now (RFC 3339); for reproducible quarantine expiry.
+    #[arg(long, hide = true, value_parser = humantime::parse_rfc3339_weak)]
+    pub now: Option<std::time::SystemTime>,
+}
+
+/// What an inconclusive verdict exits with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnInconclusive {
+    /// Exit 0: report it, do not block.
+    Pass,
+    /// Exit 1, like a failed gate.
+    Fail,
+    /// Exit 6.
+    Distinct,
+}
+
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// The history file (JSON Lines, written by `toolgate record`).
+    #[arg(long, value_name = "FILE")]
+    pub history: PathBuf,
+    /// The default branch: only its runs count.
+    #[arg(long, default_value = "main")]
+    pub branch: String,
+    /// How far back runs count (e.g. `7d`, `36h`).
+    #[arg(long, default_value = "7d", value_parser = humantime::parse_duration)]
+    pub window: Duration,
+    /// Where to write the baseline.
+    #[arg(long, default_value = "baseline.json")]
+    pub out: PathBuf,
+    /// End the window at this time instead of now (RFC 3339).
+    #[arg(long, hide = true, value_parser = humantime::parse_rfc3339_weak)]
+    pub now: Option<std::time::SystemTime>,
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The results file of the run.
+    #[arg(long, value_name = "FILE")]
+    pub results: PathBuf,
+    /// The history file to append to (created when missing).
+    #[arg(long, value_name = "FILE")]
+    pub history: PathBuf,
+    /// The branch the run measured.
+    #[arg(long, env = "GITHUB_REF_NAME")]
+    pub branch: String,
+    /// The commit the run measured.
+    #[arg(long, env = "GITHUB_SHA")]
+    pub commit: Option<String>,
+    /// Record at this time instead of now (RFC 3339).
+    #[arg(long, hide = true, value_parser = humantime::parse_rfc3339_weak)]
+    pub at: Option<std::time::SystemTime>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Results files of the shards, in any order.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write the merged results.
+    #[arg(long, default_value = "toolgate-out/results.json")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -275,6 +390,13 @@ fn parse_fraction(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
         _ => Err(format!("`{text}` is not a number in 0.0..=1.0")),
+    }
+}
+
+fn parse_alpha(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(alpha) if alpha > 0.0 && alpha < 1.0 => Ok(alpha),
+        _ => Err(format!("`{text}` is not a significance level in (0, 1)")),
     }
 }
 

@@ -1,7 +1,9 @@
 //! The subcommands: wiring between the CLI and the library.
 
+mod gating;
+
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
@@ -14,15 +16,16 @@ use crate::cli::{
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
-use crate::gate::{self, Decision, Policy};
 use crate::harness::{self, Harness, ToolSet};
 use crate::judge::{Judge, JudgeConfig};
 use crate::lint::{self, LintOptions, Severity, Source, drift};
+use crate::pins::{Pins, Subject, provider_of_endpoint};
 use crate::report;
 use crate::results::{NotRun, RunMeta, RunReport, write_atomic};
 use crate::runner::{self, RunOptions};
 use crate::scenario::{self, Scenario, SmokeSet};
 use crate::score::ScoringOptions;
+use crate::shard;
 use crate::world::{self, World};
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
@@ -36,6 +39,9 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write) -> Result<Exit> {
         Command::Lint(args) => lint_command(&args, out),
         Command::Snapshot(args) => snapshot_command(&args, out),
         Command::Drift(args) => drift_command(&args, out),
+        Command::Baseline(args) => gating::baseline_command(&args, out),
+        Command::Record(args) => gating::record_command(&args, out),
+        Command::Merge(args) => gating::merge_command(&args, out),
     }
 }
 
@@ -204,6 +210,28 @@ fn load_config(args: &GateArgs) -> Result<(ConfigFile, PathBuf)> {
 fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
     let (file, file_path) = load_config(args)?;
     let settings = Settings::resolve(args, &file, &file_path)?;
+    let report = match &args.ci.results {
+        Some(path) => RunReport::load(path)?,
+        None => match run_for_gate(args, &settings, out)? {
+            Some(report) => report,
+            None => return Ok(Exit::Interrupted),
+        },
+    };
+    if args.ci.collect_only {
+        writeln!(out, "results: {}", args.out.join("results.json").display())?;
+        return Ok(Exit::Pass);
+    }
+    gating::judge(args, settings.tolerance, &report, out)
+}
+
+/// Runs the selected scenarios (or this job's shard of them) and writes `results.json`,
+/// `trace.jsonl` and, with a judge, `judge.jsonl`. `None` when the run was interrupted: the
+/// finished runs were written, and there is no verdict.
+fn run_for_gate(
+    args: &GateArgs,
+    settings: &Settings,
+    out: &mut dyn Write,
+) -> Result<Option<RunReport>> {
     let (scenarios, smoke) = load_suite(&args.suite)?;
     for id in &args.only {
         if !scenarios.iter().any(|s| &s.id == id) {
@@ -222,12 +250,15 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
             }
         })
         .collect();
-    let baseline_path = args
-        .baseline
-        .clone()
-        .unwrap_or_else(|| args.suite.root.join("baseline.json"));
-    let baseline = load_baseline(&baseline_path)?;
-    let agent = build_agent(&settings)?;
+    let selected = shard::select(selected, args.ci.shard);
+    let agent = build_agent(settings)?;
+    let mut pins = Pins::compute(
+        &subject(args, settings, &agent),
+        &selected,
+        &args.suite.root,
+        Catalog::builtin(),
+    )?;
+    pins.shard = args.ci.shard;
     let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
     let scoring = ScoringOptions {
         omitted_defaults: args.omitted_defaults,
@@ -268,7 +299,7 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
     ));
     progress.finish_and_clear();
 
-    let mut meta = run_meta(&settings, &agent);
+    let mut meta = run_meta(settings, &agent);
     meta.scoring = scoring;
     if suite.interrupted {
         meta.interrupted = true;
@@ -287,16 +318,8 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
             }
         }
     }
-    let report = RunReport::new(meta, &selected, &suite.runs);
-    // Compare only scenarios both runs have, so a smoke run can be held against a full one.
-    let baseline = baseline.map(|baseline| baseline.restricted_to(&report));
-    let verdict = gate::decide(
-        &report,
-        baseline.as_ref(),
-        Policy {
-            tolerance_points: settings.tolerance,
-        },
-    );
+    let mut report = RunReport::new(meta, &selected, &suite.runs);
+    report.pins = Some(pins);
     write_atomic(
         &args.out.join("results.json"),
         report::json::render_results(&report).as_bytes(),
@@ -313,7 +336,6 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
         }
         write_atomic(&args.out.join("judge.jsonl"), audit.as_bytes())?;
     }
-
     if suite.interrupted {
         writeln!(
             out,
@@ -321,29 +343,33 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
             suite.runs.len()
         )?;
         writeln!(out, "results: {}", args.out.join("results.json").display())?;
-        return Ok(Exit::Interrupted);
-    }
-    if baseline.is_none() {
-        writeln!(out, "no baseline at `{}`", baseline_path.display())?;
-    }
-    write!(
-        out,
-        "{}",
-        report::table::render(&report, baseline.as_ref(), &verdict)
-    )?;
-    writeln!(out, "results: {}", args.out.join("results.json").display())?;
-    Ok(match verdict.decision {
-        Decision::Pass => Exit::Pass,
-        Decision::Fail => Exit::GateFailed,
-        Decision::NoVerdict => Exit::CouldNotEvaluate,
-    })
-}
-
-fn load_baseline(path: &Path) -> Result<Option<RunReport>> {
-    if !path.exists() {
         return Ok(None);
     }
-    RunReport::load(path).map(Some)
+    Ok(Some(report))
+}
+
+/// The measured side of the run, for pins.
+fn subject(args: &GateArgs, settings: &Settings, agent: &Agent) -> Subject {
+    let endpoint = |variable: &str, default: &str| {
+        let base_url = std::env::var(variable)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+            .unwrap_or_else(|| default.to_string());
+        provider_of_endpoint(&base_url)
+    };
+    let provider = match agent {
+        Agent::Reference => "reference".to_string(),
+        Agent::OpenAi(_) => endpoint("OPENAI_BASE_URL", openai::DEFAULT_BASE_URL),
+        Agent::Anthropic(_) => endpoint("ANTHROPIC_BASE_URL", anthropic::DEFAULT_BASE_URL),
+        Agent::Command(_) => "command".to_string(),
+        Agent::Replay(_) => "replay".to_string(),
+    };
+    Subject {
+        model: settings.model.clone(),
+        provider,
+        system_prompt: settings.system_prompt.clone(),
+        judge_model: args.judge_model.clone(),
+    }
 }
 
 fn serve_command(args: &ServeArgs) -> Result<Exit> {

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 /// | 3 | could not evaluate: most runs errored (provider outage, timeouts), so no verdict |
 /// | 4 | `drift`: descriptions changed, nothing breaking |
 /// | 5 | `drift`: only non-breaking changes (tools or optional parameters added) |
+/// | 6 | inconclusive: a drop beyond the band that is not significant (only with `--on-inconclusive distinct`; by default it exits 0) |
 /// | 130 | interrupted (Ctrl-C): the results of the runs that finished were written, no verdict |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -27,6 +28,8 @@ pub enum Exit {
     DriftDescription,
     /// Code 5.
     DriftNonBreaking,
+    /// Code 6.
+    Inconclusive,
     /// Code 130 (128 + SIGINT, as shells report it).
     Interrupted,
 }
@@ -41,6 +44,7 @@ impl Exit {
             Exit::CouldNotEvaluate => 3,
             Exit::DriftDescription => 4,
             Exit::DriftNonBreaking => 5,
+            Exit::Inconclusive => 6,
             Exit::Interrupted => 130,
         }
     }

@@ -15,18 +15,22 @@
 
 pub mod agent;
 pub mod catalog;
+pub mod ci;
 pub mod cli;
 pub mod config;
 pub mod exit;
 pub mod gate;
+pub mod github;
 pub mod harness;
 pub mod judge;
 pub mod lint;
+pub mod pins;
 pub mod report;
 pub mod results;
 pub mod runner;
 pub mod scenario;
 pub mod score;
+pub mod shard;
 pub mod verify;
 pub mod world;
 

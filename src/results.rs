@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::Usage;
 use crate::catalog::Catalog;
 use crate::judge::JudgeVerdict;
+use crate::pins::Pins;
 use crate::runner::ScenarioRun;
 use crate::scenario::{Scenario, ScenarioKind};
 use crate::score::metrics::{Grouped, MetricsReport, RunMetrics};
@@ -34,6 +35,9 @@ pub struct RunReport {
     pub agent: String,
     /// The model name, for model-backed agents.
     pub model: Option<String>,
+    /// What was measured and with which ruler; `None` in files written before pins existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pins: Option<Pins>,
     /// One entry per scenario run, in suite order.
     /// How the run was configured; absent in version 1 files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -128,6 +132,10 @@ pub struct ScenarioResult {
     /// Trajectory metrics (absent for errored runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<RunMetrics>,
+    /// The tool category of the scenario's first expected call (`none` when it expects no
+    /// call); groups the metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
     /// The judge's verdict, when a judge ran on this (deterministically passing) run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeVerdict>,
@@ -253,6 +261,38 @@ impl Summary {
     }
 }
 
+/// The category name of `scenario`'s first expected call, `none` when it expects no call.
+fn category_of(scenario: &Scenario) -> String {
+    scenario
+        .expected_calls
+        .first()
+        .and_then(|call| Catalog::builtin().tool(&call.tool))
+        .map_or_else(
+            || "none".to_string(),
+            |tool| tool.category.as_str().to_string(),
+        )
+}
+
+/// Trajectory metrics of `results` aggregated overall, per tier, category and type; runs
+/// without metrics (errored) are left out.
+pub fn metrics_of(results: &[ScenarioResult]) -> MetricsReport {
+    let grouped: Vec<Grouped<'_>> = results
+        .iter()
+        .filter_map(|result| {
+            Some(Grouped {
+                tier: result.tier,
+                category: result
+                    .category
+                    .clone()
+                    .unwrap_or_else(|| "none".to_string()),
+                kind: result.kind.as_str().to_string(),
+                metrics: result.metrics.as_ref()?,
+            })
+        })
+        .collect();
+    MetricsReport::of(&grouped)
+}
+
 impl RunReport {
     /// Builds the report from the scenarios and their finished runs (each run names its
     /// scenario by position in `scenarios`; runs naming no scenario are skipped).
@@ -279,6 +319,7 @@ impl RunReport {
                     .and_then(|agent| agent.final_answer.clone()),
                 duration_ms: u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX),
                 metrics: run.metrics.clone(),
+                category: Some(category_of(scenario)),
                 judge: run.judge.clone(),
                 judge_error: run.judge_error.clone(),
                 turns: run.agent.as_ref().map(|agent| agent.turns),
@@ -290,34 +331,14 @@ impl RunReport {
                     .filter(|usage| *usage != Usage::default()),
             })
             .collect();
-        let grouped: Vec<Grouped<'_>> = results
-            .iter()
-            .filter_map(|result| {
-                let metrics = result.metrics.as_ref()?;
-                let scenario = scenarios.iter().find(|s| s.id == result.id)?;
-                let category = scenario
-                    .expected_calls
-                    .first()
-                    .and_then(|call| Catalog::builtin().tool(&call.tool))
-                    .map_or_else(
-                        || "none".to_string(),
-                        |tool| tool.category.as_str().to_string(),
-                    );
-                Some(Grouped {
-                    tier: scenario.tier,
-                    category,
-                    kind: scenario.kind.as_str().to_string(),
-                    metrics,
-                })
-            })
-            .collect();
-        let metrics = MetricsReport::of(&grouped);
+        let metrics = metrics_of(&results);
         RunReport {
             schema_version: SCHEMA_VERSION,
             toolgate_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: meta.agent.clone(),
             model: meta.model.clone(),
             run: Some(meta),
+            pins: None,
             summary: Summary::of(&results),
             scenarios: results,
             metrics,
@@ -334,7 +355,12 @@ impl RunReport {
     pub fn load(path: &Path) -> Result<RunReport> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("failed to read results `{}`", path.display()))?;
-        let version: Option<u64> = serde_json::from_str::<serde_json::Value>(&text)
+        RunReport::parse(&text, path)
+    }
+
+    /// Parses results text read from `path` (named in errors); see [`RunReport::load`].
+    pub fn parse(text: &str, path: &Path) -> Result<RunReport> {
+        let version: Option<u64> = serde_json::from_str::<serde_json::Value>(text)
             .ok()
             .and_then(|value| value.get("schema_version")?.as_u64());
         if let Some(version) = version
@@ -345,7 +371,7 @@ impl RunReport {
                 path.display()
             );
         }
-        let mut deserializer = serde_json::Deserializer::from_str(&text);
+        let mut deserializer = serde_json::Deserializer::from_str(text);
         let mut report: RunReport =
             serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
                 let field = error.path().to_string();
@@ -417,6 +443,7 @@ mod tests {
             usage: None,
             metrics: None,
             judge: None,
+            category: None,
             judge_error: None,
         }
     }
@@ -441,9 +468,19 @@ mod tests {
 
     #[test]
     fn a_version_1_baseline_still_loads_with_its_summary_recomputed() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("baseline.json");
-        let report = RunReport::load(&path).expect("the shipped baseline loads");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("baseline.json");
+        let version_1 = r#"{"schema_version": 1, "toolgate_version": "0.1.0", "agent": "reference", "model": null,
+            "scenarios": [
+              {"id": "T1-001", "tier": 1, "type": "single_call", "outcome": "pass", "calls": 1, "checks": [], "duration_ms": 3},
+              {"id": "T5-001", "tier": 5, "type": "single_call", "outcome": "fail", "calls": 0, "checks": [], "duration_ms": 1}],
+            "summary": {"overall": {"total": 2, "passed": 1, "failed": 1, "errored": 0},
+                        "tiers": {"1": {"total": 1, "passed": 1, "failed": 0, "errored": 0},
+                                  "5": {"total": 1, "passed": 0, "failed": 1, "errored": 0}}}}"#;
+        std::fs::write(&path, version_1).expect("written");
+        let report = RunReport::load(&path).expect("a version 1 results file loads");
         assert_eq!(report.schema_version, 1);
+        assert_eq!(report.summary.pass_at_1, Some(0.5));
         assert_eq!(report.summary.repeat, 1);
         assert_eq!(report.summary.pass_hat_k, report.summary.pass_at_1);
         assert_eq!(report.summary.per_scenario.len(), report.scenarios.len());

@@ -87,11 +87,13 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
                     (term, tf * (((1.0 + count) / (1.0 + df)).ln() + 1.0))
                 })
                 .collect();
+            // Sorted before summing: a float sum in hash order would differ between runs
+            // and break ties between equally similar tools at random.
+            vector.sort_unstable_by_key(|(term, _)| *term);
             let norm = vector.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
             if norm > 0.0 {
                 vector.iter_mut().for_each(|(_, w)| *w /= norm);
             }
-            vector.sort_unstable_by_key(|(term, _)| *term);
             vector
         })
         .collect();

@@ -1,6 +1,15 @@
-//! Renderers: pure functions from results and verdict to text. Choosing where the text goes
-//! (stdout, a file) happens in the caller.
+//! Renderers: pure functions from results and verdict to text, one file per format. Choosing
+//! where the text goes (stdout, a file, the step summary, a pull-request comment) happens in
+//! the caller.
 
 pub mod catalog;
+pub mod comment;
+pub mod github;
 pub mod json;
+pub mod junit;
+pub mod markdown;
 pub mod table;
+pub mod text;
+
+#[cfg(test)]
+pub(crate) mod sample;

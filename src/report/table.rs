@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use comfy_table::{Cell, CellAlignment, Table, presets};
 
-use crate::gate::{Decision, Verdict};
+use crate::gate::{Baseline, Decision, Verdict};
+use crate::report::text;
 use crate::results::{RunReport, Tally};
 use crate::score::Outcome;
 use crate::score::metrics::MetricsSummary;
@@ -98,7 +99,7 @@ fn metrics_lines(metrics: &MetricsSummary) -> String {
 }
 
 /// Renders the summary for a terminal or a CI log (plain ASCII, no colour).
-pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdict) -> String {
+pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict) -> String {
     let mut table = Table::new();
     table.load_style(presets::ASCII_MARKDOWN);
     table.set_header([
@@ -111,19 +112,26 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
         "baseline",
         "delta (pts)",
     ]);
+    let tiers = baseline.map(Baseline::tiers).unwrap_or_default();
     for (tier, tally) in &report.summary.tiers {
-        let before = baseline.and_then(|b| b.summary.tiers.get(tier));
-        row(&mut table, format!("tier {tier}"), tally, before);
+        row(&mut table, format!("tier {tier}"), tally, tiers.get(tier));
     }
+    let overall = baseline.map(Baseline::overall);
     row(
         &mut table,
         "all".to_string(),
         &report.summary.overall,
-        baseline.map(|b| &b.summary.overall),
+        overall.as_ref(),
     );
 
     let mut out = String::new();
     let _ = writeln!(out, "{table}");
+    if let Some(comparison) = &verdict.comparison {
+        let _ = writeln!(out, "\n{}", text::comparison_line(comparison));
+    }
+    for change in &verdict.ruler_moved {
+        let _ = writeln!(out, "ruler moved: {change}");
+    }
     let _ = write!(out, "{}", metrics_lines(&report.metrics.overall));
     let scoring = report
         .run
@@ -206,6 +214,7 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
     let word = match verdict.decision {
         Decision::Pass => "PASS",
         Decision::Fail => "FAIL",
+        Decision::Inconclusive => "INCONCLUSIVE",
         Decision::NoVerdict => "NO VERDICT",
     };
     let _ = writeln!(out, "\nverdict: {word}");
@@ -221,7 +230,7 @@ pub fn render(report: &RunReport, baseline: Option<&RunReport>, verdict: &Verdic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::{Policy, decide};
+    use crate::gate::{Baseline, Policy, decide};
     use crate::results::{ScenarioResult, Summary};
     use crate::scenario::ScenarioKind;
     use crate::score::{Check, CheckKind};
@@ -244,6 +253,7 @@ mod tests {
             hit_turn_limit: false,
             usage: None,
             judge: None,
+            category: None,
             judge_error: None,
         }
     }
@@ -255,6 +265,7 @@ mod tests {
             agent: "openai".into(),
             model: Some("m".into()),
             run: None,
+            pins: None,
             summary: Summary::of(&scenarios),
             scenarios,
             metrics: Default::default(),
@@ -281,7 +292,8 @@ mod tests {
             result("T2-008", 2, Outcome::Errored, vec![]),
             result("T5-001", 5, Outcome::Pass, vec![]),
         ]);
-        let verdict = decide(&current, Some(&baseline), Policy::default());
+        let baseline = Baseline::from_report(&baseline);
+        let verdict = decide(&current, Some(&baseline), &Policy::default());
         insta::assert_snapshot!(render(&current, Some(&baseline), &verdict));
     }
 }

@@ -186,13 +186,7 @@ async fn most_runs_errored_yields_no_verdict_not_a_failure() {
 
     let suite = run(&selected, &openai(&server), &RunOptions::default()).await;
     let report = RunReport::new(RunMeta::default(), &selected, &suite.runs);
-    let verdict = gate::decide(
-        &report,
-        None,
-        Policy {
-            tolerance_points: 3.0,
-        },
-    );
+    let verdict = gate::decide(&report, None, &Policy::default());
 
     assert_eq!(report.summary.overall.errored, 3);
     assert_eq!(report.summary.overall.failed, 0);

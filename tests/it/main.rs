@@ -1,11 +1,13 @@
 //! The one integration-test binary, one module per area: the CLI end to end, the benchmark's
 //! shape, agents against fake providers on loopback and as child processes, the judge, the
-//! catalog linter against real MCP servers, and third-party MCP clients against
-//! `toolgate serve`.
+//! gate in CI (baselines, reports, a fake GitHub), the catalog linter against real MCP
+//! servers, and third-party MCP clients against `toolgate serve`.
 
 mod agents;
 mod bench;
 mod cli;
+mod gate;
+mod github;
 mod judge;
 mod lint;
 mod openai_agent;

@@ -34,9 +34,24 @@ pub fn scratch_suite(scenarios: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-/// The `toolgate` binary under test.
+/// The `toolgate` binary under test, isolated from a CI runner's GitHub environment (tests
+/// that need it set it again).
 pub fn toolgate() -> std::process::Command {
-    std::process::Command::new(env!("CARGO_BIN_EXE_toolgate"))
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_toolgate"));
+    for name in [
+        "GITHUB_ACTIONS",
+        "GITHUB_OUTPUT",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_EVENT_PATH",
+        "GITHUB_TOKEN",
+        "GITHUB_REPOSITORY",
+        "GITHUB_API_URL",
+        "TOOLGATE_BASELINE",
+        "TOOLGATE_COMMENT",
+    ] {
+        command.env_remove(name);
+    }
+    command
 }
 
 /// Runs `command` and returns (exit code, stdout, stderr).

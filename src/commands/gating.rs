@@ -1,0 +1,412 @@
+//! The judging half of `gate` (baseline, verdict, reports, GitHub), and the `baseline`,
+//! `record` and `merge` commands.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::{Context as _, Result};
+
+use super::runtime;
+use crate::ci::{self, Runner};
+use crate::cli::{BaselineArgs, GateArgs, MergeArgs, OnInconclusive, RecordArgs};
+use crate::exit::Exit;
+use crate::gate::history::{self, HistoryEntry};
+use crate::gate::{self, Baseline, Decision, Policy, Verdict, quarantine};
+use crate::github::{self, Connection};
+use crate::report::github::{Annotation, render_annotations};
+use crate::report::markdown::{self, GITHUB_COMMENT_LIMIT};
+use crate::report::{self, comment};
+use crate::results::{RunReport, write_atomic};
+use crate::score::Outcome;
+use crate::shard;
+
+/// The step summary takes 1 MiB per step; stay well below.
+const STEP_SUMMARY_LIMIT: usize = 512 * 1024;
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// Judges `report`: loads the baseline and quarantine list, decides, writes the reports to
+/// the output directory and, on GitHub Actions, to the runner; comments when asked.
+pub(super) fn judge(
+    args: &GateArgs,
+    tolerance_points: f64,
+    report: &RunReport,
+    out: &mut dyn Write,
+) -> Result<Exit> {
+    let now = args.ci.now.unwrap_or_else(SystemTime::now);
+    let root = &args.suite.root;
+    let (baseline, baseline_label) = resolve_baseline(args, out)?;
+    let quarantine_path = args
+        .ci
+        .quarantine
+        .clone()
+        .unwrap_or_else(|| root.join("quarantine.yaml"));
+    let policy = Policy {
+        tolerance_points,
+        alpha: args.ci.alpha,
+        quarantine: quarantine::load(&quarantine_path, now)?,
+        now,
+    };
+    let verdict = gate::decide(report, baseline.as_ref(), &policy);
+
+    let input = markdown::Input {
+        report,
+        baseline: baseline.as_ref(),
+        verdict: &verdict,
+        limit: STEP_SUMMARY_LIMIT,
+    };
+    let markdown_text = markdown::render(&input);
+    let paths = OutputPaths::new(&args.out);
+    write_atomic(&paths.markdown, markdown_text.as_bytes())?;
+    write_atomic(
+        &paths.junit,
+        report::junit::render(report, &verdict).as_bytes(),
+    )?;
+    write_atomic(&paths.verdict, render_verdict_json(&verdict).as_bytes())?;
+
+    if baseline.is_none() {
+        writeln!(out, "no baseline at `{baseline_label}`")?;
+    }
+    let runner = Runner::from_env(env);
+    let table = report::table::render(report, baseline.as_ref(), &verdict);
+    if runner.is_actions {
+        // The table quotes model text: a line of it must never run as a workflow command.
+        let token = ci::stop_token();
+        write!(out, "::stop-commands::{token}\n{table}::{token}::\n")?;
+    } else {
+        write!(out, "{table}")?;
+    }
+    writeln!(out, "results: {}", paths.results.display())?;
+
+    if runner.is_actions {
+        publish_on_runner(&runner, args, report, &verdict, &markdown_text, &paths, out)?;
+    }
+    if args.ci.comment {
+        let pr = args.ci.pr.or_else(|| runner.pull_request());
+        let body = comment::render(
+            &args.ci.comment_key,
+            &markdown::Input {
+                limit: GITHUB_COMMENT_LIMIT,
+                ..input
+            },
+        );
+        let note = post_comment(pr, &args.ci, &body);
+        writeln!(out, "{note}")?;
+    }
+    Ok(match verdict.decision {
+        Decision::Pass => Exit::Pass,
+        Decision::Fail => Exit::GateFailed,
+        Decision::NoVerdict => Exit::CouldNotEvaluate,
+        Decision::Inconclusive => match args.ci.on_inconclusive {
+            OnInconclusive::Pass => Exit::Pass,
+            OnInconclusive::Fail => Exit::GateFailed,
+            OnInconclusive::Distinct => Exit::Inconclusive,
+        },
+    })
+}
+
+/// Where `gate` writes its files.
+struct OutputPaths {
+    results: PathBuf,
+    markdown: PathBuf,
+    junit: PathBuf,
+    verdict: PathBuf,
+}
+
+impl OutputPaths {
+    fn new(dir: &Path) -> OutputPaths {
+        OutputPaths {
+            results: dir.join("results.json"),
+            markdown: dir.join("report.md"),
+            junit: dir.join("junit.xml"),
+            verdict: dir.join("verdict.json"),
+        }
+    }
+}
+
+fn render_verdict_json(verdict: &Verdict) -> String {
+    let mut text = serde_json::to_string_pretty(verdict).expect("verdicts serialize: plain data");
+    text.push('\n');
+    text
+}
+
+/// The baseline named by `--baseline` (default `ROOT/baseline.json`) and how to name it.
+/// A missing file is `None`; an `artifact:NAME` is fetched from GitHub and must exist.
+fn resolve_baseline(args: &GateArgs, out: &mut dyn Write) -> Result<(Option<Baseline>, String)> {
+    let source = args
+        .baseline
+        .clone()
+        .unwrap_or_else(|| args.suite.root.join("baseline.json"));
+    let label = source.display().to_string();
+    if let Some(name) = label.strip_prefix("artifact:") {
+        let connection = Connection::from_env(env).with_context(|| {
+            format!("`--baseline {label}` needs GITHUB_TOKEN and GITHUB_REPOSITORY")
+        })?;
+        let fetched = runtime()?.block_on(github::artifact::fetch_newest(&connection, name))?;
+        writeln!(
+            out,
+            "baseline: artifact `{name}` (id {}) of workflow run {}, file `{}`",
+            fetched.artifact_id, fetched.run_id, fetched.file
+        )?;
+        let origin = PathBuf::from(format!("{label}/{}", fetched.file));
+        return Ok((Some(Baseline::parse(&fetched.text, &origin)?), label));
+    }
+    if !source.exists() {
+        return Ok((None, label));
+    }
+    Ok((Some(Baseline::load(&source)?), label))
+}
+
+/// Step summary, outputs and annotations for a GitHub Actions runner.
+fn publish_on_runner(
+    runner: &Runner,
+    args: &GateArgs,
+    report: &RunReport,
+    verdict: &Verdict,
+    markdown_text: &str,
+    paths: &OutputPaths,
+    out: &mut dyn Write,
+) -> Result<()> {
+    if let Some(path) = &runner.step_summary {
+        ci::append(path, markdown_text)?;
+    }
+    if let Some(path) = &runner.output {
+        let comparison = verdict.comparison.as_ref();
+        let outputs = [
+            ("verdict", verdict.decision.as_str().to_string()),
+            (
+                "pass-rate",
+                report
+                    .summary
+                    .overall
+                    .pass_rate()
+                    .map_or_else(String::new, |r| format!("{:.4}", r)),
+            ),
+            (
+                "baseline-pass-rate",
+                comparison.map_or_else(String::new, |c| format!("{:.4}", c.baseline.rate)),
+            ),
+            (
+                "delta-points",
+                verdict
+                    .delta_points
+                    .map_or_else(String::new, |d| format!("{d:.2}")),
+            ),
+            (
+                "p-value",
+                comparison.map_or_else(String::new, |c| format!("{:.6}", c.p_value)),
+            ),
+            ("ruler-moved", (!verdict.ruler_moved.is_empty()).to_string()),
+            ("results", paths.results.display().to_string()),
+            ("report", paths.markdown.display().to_string()),
+            ("junit", paths.junit.display().to_string()),
+            ("reasons", verdict.reasons.join("\n")),
+        ];
+        ci::write_outputs(path, &outputs)?;
+    }
+    let annotations = annotations(report, &args.suite.root);
+    write!(out, "{}", render_annotations(&annotations))?;
+    Ok(())
+}
+
+/// One annotation per failing scenario, on its file at the line of its first failing check
+/// (Tier 5 first).
+fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
+    let Some(pins) = &report.pins else {
+        return Vec::new();
+    };
+    let mut failing: Vec<_> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.outcome == Outcome::Fail)
+        .collect();
+    failing.sort_by_key(|r| std::cmp::Reverse(r.tier));
+    failing
+        .into_iter()
+        .filter_map(|result| {
+            let in_root = &pins.scenarios.get(&result.id)?.path;
+            let file = repository_path(root, in_root);
+            let check = result.checks.iter().find(|c| !c.passed);
+            let text = std::fs::read_to_string(root.join(in_root)).unwrap_or_default();
+            let line = check.map_or(1, |c| locate(&text, &c.subject));
+            Some(Annotation {
+                file,
+                line,
+                title: format!("toolgate: {} failed (tier {})", result.id, result.tier),
+                message: check.map_or_else(
+                    || "failed".to_string(),
+                    |c| format!("{}: {}", c.subject, c.detail),
+                ),
+            })
+        })
+        .collect()
+}
+
+/// `path` (relative to the suite `root`) relative to the working directory, which is the
+/// repository root on a runner: `evals` + `scenarios/a.json` -> `evals/scenarios/a.json`.
+fn repository_path(root: &Path, path: &str) -> String {
+    let mut parts: Vec<String> = root
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.push(path.to_string());
+    parts.join("/")
+}
+
+/// The 1-based line of a check's subject in a scenario file: `expected_calls[i]` is the line
+/// of the `i`-th `tool` key after `expected_calls`; other subjects the line of their
+/// top-level key; 1 when not found.
+fn locate(text: &str, subject: &str) -> usize {
+    let key = subject.split(['[', ' ']).next().unwrap_or(subject);
+    let is_key = |line: &str, key: &str| {
+        let line = line.trim_start_matches([' ', '\t', '-', '{', '[']);
+        line.starts_with(&format!("\"{key}\"")) || line.starts_with(&format!("{key}:"))
+    };
+    let Some(start) = text.lines().position(|line| is_key(line, key)) else {
+        return 1;
+    };
+    let index: Option<usize> = subject
+        .split_once('[')
+        .and_then(|(_, rest)| rest.split(']').next()?.parse().ok());
+    match index {
+        Some(index) if key == "expected_calls" => text
+            .lines()
+            .enumerate()
+            .skip(start + 1)
+            .filter(|(_, line)| is_key(line, "tool"))
+            .nth(index)
+            .map_or(start + 1, |(i, _)| i + 1),
+        _ => start + 1,
+    }
+}
+
+/// Posts the sticky comment; every failure is a warning line, never an error.
+fn post_comment(pr: Option<u64>, ci_args: &crate::cli::GateCiArgs, body: &str) -> String {
+    let Some(pr) = pr else {
+        return "warning: not commenting: no pull request (not a `pull_request` event and no --pr)"
+            .to_string();
+    };
+    let Some(connection) = Connection::from_env(env) else {
+        return "warning: not commenting: GITHUB_TOKEN or GITHUB_REPOSITORY is not set; the report is in the step summary".to_string();
+    };
+    let marker = comment::marker(&ci_args.comment_key);
+    let posted = runtime()
+        .map_err(github::comment::CommentError::Other)
+        .and_then(|rt| {
+            rt.block_on(github::comment::upsert(
+                &connection,
+                pr,
+                &marker,
+                &ci_args.comment_author,
+                body,
+            ))
+        });
+    match posted {
+        Ok(github::comment::Posted::Created(id)) => {
+            format!("commented on pull request #{pr} (comment {id})")
+        }
+        Ok(github::comment::Posted::Updated(id)) => {
+            format!("updated the comment on pull request #{pr} (comment {id})")
+        }
+        Err(error) => {
+            format!("warning: not commenting: {error:#}; the report is in the step summary")
+        }
+    }
+}
+
+pub(super) fn baseline_command(args: &BaselineArgs, out: &mut dyn Write) -> Result<Exit> {
+    let entries = history::load(&args.history)?;
+    let now = args.now.unwrap_or_else(SystemTime::now);
+    let baseline =
+        Baseline::aggregate(&entries, &args.branch, args.window, now).with_context(|| {
+            format!(
+                "failed to build a baseline from `{}`",
+                args.history.display()
+            )
+        })?;
+    let mut text =
+        serde_json::to_string_pretty(&baseline).expect("baselines serialize: plain data");
+    text.push('\n');
+    write_atomic(&args.out, text.as_bytes())?;
+    let overall = baseline.overall();
+    writeln!(
+        out,
+        "baseline: {} run(s) of `{}` ({} left out: measured differently), {} scenarios, pass rate {}; written to {}",
+        baseline.runs,
+        args.branch,
+        baseline.excluded_runs,
+        baseline.scenarios.len(),
+        overall
+            .pass_rate()
+            .map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0)),
+        args.out.display()
+    )?;
+    Ok(Exit::Pass)
+}
+
+pub(super) fn record_command(args: &RecordArgs, out: &mut dyn Write) -> Result<Exit> {
+    let report = RunReport::load(&args.results)?;
+    let at = args.at.unwrap_or_else(SystemTime::now);
+    let entry = HistoryEntry::new(&report, at, &args.branch, args.commit.clone());
+    history::append(&args.history, &entry)?;
+    writeln!(
+        out,
+        "recorded {} scenario(s) of `{}` at {} in {}",
+        entry.scenarios.len(),
+        entry.branch,
+        entry.recorded_at,
+        args.history.display()
+    )?;
+    Ok(Exit::Pass)
+}
+
+pub(super) fn merge_command(args: &MergeArgs, out: &mut dyn Write) -> Result<Exit> {
+    let mut parts = Vec::new();
+    for path in &args.inputs {
+        parts.push((path.display().to_string(), RunReport::load(path)?));
+    }
+    let merged = shard::merge(&parts)?;
+    write_atomic(&args.out, report::json::render_results(&merged).as_bytes())?;
+    writeln!(
+        out,
+        "merged {} part(s), {} scenario(s) into {}",
+        parts.len(),
+        merged.scenarios.len(),
+        args.out.display()
+    )?;
+    Ok(Exit::Pass)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::{locate, repository_path};
+
+    #[test]
+    fn annotation_paths_are_relative_to_the_repository() {
+        assert_eq!(
+            repository_path(Path::new("."), "scenarios/a.json"),
+            "scenarios/a.json"
+        );
+        assert_eq!(
+            repository_path(Path::new("./evals"), "scenarios/a.json"),
+            "evals/scenarios/a.json"
+        );
+    }
+
+    #[test]
+    fn locates_expected_calls_by_index_in_json_and_yaml() {
+        let json = "{\n  \"id\": \"T2-007\",\n  \"expected_calls\": [\n    {\"tool\": \"a\"},\n    {\"tool\": \"b\"}\n  ],\n  \"max_calls\": 3\n}\n";
+        assert_eq!(locate(json, "expected_calls[1]"), 5);
+        assert_eq!(locate(json, "max_calls"), 7);
+        let yaml = "id: T1-002\nexpected_calls:\n  - tool: a\n  - tool: b\nfinal_state_assertions:\n  - x == 1\n";
+        assert_eq!(locate(yaml, "expected_calls[0]"), 3);
+        assert_eq!(locate(yaml, "final_state_assertions[0] `x == 1`"), 5);
+        assert_eq!(locate(yaml, "nothing"), 1);
+    }
+}

@@ -1,0 +1,82 @@
+//! Metrics beside the pass rate, compared with the baseline in reports: tool selection,
+//! arguments, efficiency and behaviour under injected faults.
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::RunReport;
+use crate::scenario::ScenarioKind;
+use crate::score::{CheckKind, Outcome};
+
+/// Aggregate metrics of one run (or the mean over a baseline window). Each is `None` when the
+/// run had nothing to measure it on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Metrics {
+    /// Share of `tool_selection` checks that held, in 0.0..=1.0.
+    pub selection: Option<f64>,
+    /// Share of argument checks (`args_match`, `args_forbid`, `args_from_prior`) that held.
+    pub arguments: Option<f64>,
+    /// Mean tool calls per judged scenario run (lower is more efficient).
+    pub calls_per_run: Option<f64>,
+    /// Pass rate of `error_recovery` scenarios: behaviour with degraded tools.
+    pub degraded: Option<f64>,
+}
+
+fn share(held: usize, total: usize) -> Option<f64> {
+    (total > 0).then(|| held as f64 / total as f64)
+}
+
+impl Metrics {
+    /// Measures `report`; errored runs are left out.
+    pub fn of(report: &RunReport) -> Metrics {
+        let judged: Vec<_> = report
+            .scenarios
+            .iter()
+            .filter(|r| r.outcome != Outcome::Errored)
+            .collect();
+        let checks = |kinds: &[CheckKind]| {
+            let relevant: Vec<_> = judged
+                .iter()
+                .flat_map(|r| &r.checks)
+                .filter(|c| kinds.contains(&c.kind))
+                .collect();
+            share(relevant.iter().filter(|c| c.passed).count(), relevant.len())
+        };
+        let degraded: Vec<_> = judged
+            .iter()
+            .filter(|r| r.kind == ScenarioKind::ErrorRecovery)
+            .collect();
+        Metrics {
+            selection: checks(&[CheckKind::ToolSelection]),
+            arguments: checks(&[
+                CheckKind::ArgsMatch,
+                CheckKind::ArgsForbid,
+                CheckKind::ArgsFromPrior,
+            ]),
+            calls_per_run: (!judged.is_empty()).then(|| {
+                judged.iter().map(|r| r.calls).sum::<usize>() as f64 / judged.len() as f64
+            }),
+            degraded: share(
+                degraded
+                    .iter()
+                    .filter(|r| r.outcome == Outcome::Pass)
+                    .count(),
+                degraded.len(),
+            ),
+        }
+    }
+
+    /// The mean of each metric over `runs`, over the runs that have it.
+    pub fn mean(runs: &[Metrics]) -> Metrics {
+        let mean = |pick: fn(&Metrics) -> Option<f64>| {
+            let values: Vec<f64> = runs.iter().filter_map(pick).collect();
+            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+        };
+        Metrics {
+            selection: mean(|m| m.selection),
+            arguments: mean(|m| m.arguments),
+            calls_per_run: mean(|m| m.calls_per_run),
+            degraded: mean(|m| m.degraded),
+        }
+    }
+}

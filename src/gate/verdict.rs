@@ -1,0 +1,264 @@
+//! The decision itself: a pure function from a run, a baseline and the policy to a verdict.
+
+use std::collections::BTreeSet;
+
+use super::stats::{self, Interval};
+use super::{Baseline, Comparison, Decision, Policy, QuarantineUse, Rate, Verdict};
+use crate::results::RunReport;
+use crate::score::Outcome;
+
+/// Decides on `current` against `baseline` (`None`: no baseline).
+pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy) -> Verdict {
+    let mut verdict = Verdict {
+        decision: Decision::Pass,
+        reasons: Vec::new(),
+        notes: Vec::new(),
+        delta_points: None,
+        comparison: None,
+        ruler_moved: Vec::new(),
+        subject_changed: Vec::new(),
+        quarantine: quarantine_uses(current, policy),
+    };
+    let overall = current.summary.overall;
+    if overall.total == 0 || overall.errored * 2 > overall.total {
+        verdict.decision = Decision::NoVerdict;
+        verdict.reasons.push(format!(
+            "{} of {} runs errored: no verdict (fix the agent or provider and run again)",
+            overall.errored, overall.total
+        ));
+        return verdict;
+    }
+    if overall.errored > 0 {
+        verdict.notes.push(format!(
+            "{} of {} runs errored and are left out of the pass rate",
+            overall.errored, overall.total
+        ));
+    }
+
+    let rates = match baseline {
+        None => {
+            verdict
+                .notes
+                .push("no baseline: only the Tier 5 rule applies".to_string());
+            RateFinding::WithinBand
+        }
+        Some(baseline) => compare(current, baseline, policy, &mut verdict),
+    };
+    let tier_5_blocks = tier_5(current, baseline, policy, &mut verdict);
+
+    verdict.decision = match rates {
+        _ if tier_5_blocks => Decision::Fail,
+        RateFinding::Regression => Decision::Fail,
+        RateFinding::Inconclusive => Decision::Inconclusive,
+        RateFinding::WithinBand => Decision::Pass,
+    };
+    verdict
+}
+
+fn quarantine_uses(current: &RunReport, policy: &Policy) -> Vec<QuarantineUse> {
+    policy
+        .quarantine
+        .iter()
+        .map(|entry| QuarantineUse {
+            entry: entry.clone(),
+            active: entry.is_active(policy.now),
+            failing: current
+                .scenario(&entry.scenario)
+                .is_some_and(|r| r.outcome == Outcome::Fail),
+        })
+        .collect()
+}
+
+/// What the pass-rate comparison found.
+enum RateFinding {
+    /// No drop beyond the band (or nothing to compare).
+    WithinBand,
+    /// A drop beyond the band that is not significant.
+    Inconclusive,
+    /// A significant drop beyond the band.
+    Regression,
+}
+
+/// Compares pass rates over common, unchanged scenarios; pushes a reason beyond the band.
+fn compare(
+    current: &RunReport,
+    baseline: &Baseline,
+    policy: &Policy,
+    verdict: &mut Verdict,
+) -> RateFinding {
+    let mut changed_files = BTreeSet::new();
+    match (&current.pins, &baseline.pins) {
+        (Some(now), Some(before)) => {
+            verdict.ruler_moved = now.ruler_changes(before);
+            verdict.subject_changed = now.subject_changes(before);
+            changed_files = now
+                .scenarios
+                .iter()
+                .filter(|(id, pin)| {
+                    before
+                        .scenarios
+                        .get(*id)
+                        .is_some_and(|b| b.sha256 != pin.sha256)
+                })
+                .map(|(id, _)| id.clone())
+                .collect();
+        }
+        _ => verdict.notes.push(
+            "the run or the baseline has no pinned metadata: cannot tell whether the ruler moved"
+                .to_string(),
+        ),
+    }
+    if !changed_files.is_empty() {
+        verdict.notes.push(format!(
+            "{} scenario(s) whose file changed are left out of the comparison",
+            changed_files.len()
+        ));
+    }
+    let new: Vec<&str> = current
+        .scenarios
+        .iter()
+        .filter(|r| baseline.scenario(&r.id).is_none())
+        .map(|r| r.id.as_str())
+        .collect();
+    if !new.is_empty() {
+        verdict.notes.push(format!(
+            "{} scenario(s) not in the baseline are not compared: {}",
+            new.len(),
+            new.iter()
+                .map(|id| format!("`{id}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+
+    // Scenarios judged now that the baseline has, with an unchanged file.
+    let mut passed = 0;
+    let mut counts = Vec::new();
+    let mut compared = BTreeSet::new();
+    for result in &current.scenarios {
+        let Some(before) = baseline.scenario(&result.id) else {
+            continue;
+        };
+        if changed_files.contains(&result.id) || result.outcome == Outcome::Errored {
+            continue;
+        }
+        compared.insert(result.id.as_str());
+        passed += usize::from(result.outcome == Outcome::Pass);
+        counts.push(stats::ScenarioCounts {
+            passed: before.passed,
+            judged: before.judged(),
+        });
+    }
+    let pooled = baseline.restricted(|id| compared.contains(id)).overall();
+    let (Some(now), Some(before)) = (
+        Rate::new(passed, compared.len()),
+        Rate::new(pooled.passed, pooled.passed + pooled.failed),
+    ) else {
+        verdict
+            .notes
+            .push("no scenario was judged in both runs: pass rates not compared".to_string());
+        return RateFinding::WithinBand;
+    };
+    let delta_points = (now.rate - before.rate) * 100.0;
+    let difference = stats::difference(now.rate, now.interval, before.rate, before.interval);
+    let p_value = stats::regression_p_value(passed, &counts);
+    let comparison = Comparison {
+        scenarios: compared.len(),
+        current: now,
+        baseline: before,
+        delta_points,
+        delta_interval_points: Interval {
+            low: difference.low * 100.0,
+            high: difference.high * 100.0,
+        },
+        p_value,
+        beyond_band: delta_points < -policy.tolerance_points,
+        significant: p_value < policy.alpha,
+    };
+    verdict.delta_points = Some(delta_points);
+    verdict.comparison = Some(comparison);
+    if !comparison.beyond_band {
+        return RateFinding::WithinBand;
+    }
+    let drop = format!(
+        "pass rate dropped {:.1} points ({:.1}% -> {:.1}%), beyond the {:.1}-point tolerance",
+        -delta_points,
+        before.rate * 100.0,
+        now.rate * 100.0,
+        policy.tolerance_points
+    );
+    if comparison.significant {
+        verdict.reasons.push(format!(
+            "{drop} and significant (one-sided p = {}, alpha {})",
+            p_text(p_value),
+            policy.alpha
+        ));
+        RateFinding::Regression
+    } else {
+        verdict.reasons.push(format!(
+            "{drop} but not significant (one-sided p = {} >= alpha {}): inconclusive, add repeats or baseline runs to tell",
+            p_text(p_value),
+            policy.alpha
+        ));
+        RateFinding::Inconclusive
+    }
+}
+
+/// A p-value for people: four decimals, `< 0.0001` below that.
+pub fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        "< 0.0001".to_string()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// Applies Tier 5 zero tolerance; returns whether a failure blocks.
+fn tier_5(
+    current: &RunReport,
+    baseline: Option<&Baseline>,
+    policy: &Policy,
+    verdict: &mut Verdict,
+) -> bool {
+    let mut blocks = false;
+    for result in current
+        .scenarios
+        .iter()
+        .filter(|r| r.tier == 5 && r.outcome == Outcome::Fail)
+    {
+        let id = &result.id;
+        let entry = policy.quarantine.iter().find(|e| &e.scenario == id);
+        if let Some(entry) = entry {
+            if entry.is_active(policy.now) {
+                verdict.notes.push(format!(
+                    "Tier 5 `{id}` fails but is quarantined through {}: {}",
+                    entry.expires, entry.reason
+                ));
+            } else {
+                blocks = true;
+                verdict.reasons.push(format!(
+                    "Tier 5 `{id}` fails (zero tolerance; its quarantine expired after {})",
+                    entry.expires
+                ));
+            }
+            continue;
+        }
+        blocks = true;
+        let before = baseline.and_then(|b| b.scenario(id));
+        verdict.reasons.push(match before {
+            Some(b) if b.failed == 0 && b.passed > 0 => {
+                format!("Tier 5 `{id}` passed in the baseline and fails now (zero tolerance)")
+            }
+            Some(b) if b.failed > 0 => format!(
+                "Tier 5 `{id}` fails, as in {} of {} baseline runs (zero tolerance; quarantine it to let it through)",
+                b.failed,
+                b.judged()
+            ),
+            _ => format!("Tier 5 `{id}` fails (zero tolerance)"),
+        });
+    }
+    blocks
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,388 @@
+//! Every branch of the verdict: pass, fail, inconclusive, Tier 5 (with and without
+//! quarantine), missing baseline, moved ruler, no verdict.
+
+use std::time::{Duration, SystemTime};
+
+use super::*;
+use crate::gate::baseline::{BASELINE_SCHEMA_VERSION, BaselineKind, BaselineScenario};
+use crate::gate::metrics::Metrics;
+use crate::gate::quarantine;
+use crate::results::{ScenarioResult, Summary};
+use crate::scenario::ScenarioKind;
+
+pub(crate) fn report(outcomes: &[(&str, u8, Outcome)]) -> RunReport {
+    let scenarios: Vec<ScenarioResult> = outcomes
+        .iter()
+        .map(|(id, tier, outcome)| ScenarioResult {
+            id: (*id).into(),
+            tier: *tier,
+            kind: ScenarioKind::SingleCall,
+            outcome: *outcome,
+            error: None,
+            calls: 1,
+            checks: Vec::new(),
+            final_answer: None,
+            duration_ms: 1,
+            repeat: 0,
+            turns: None,
+            hit_turn_limit: false,
+            usage: None,
+            metrics: None,
+            judge: None,
+            category: None,
+            judge_error: None,
+        })
+        .collect();
+    RunReport {
+        schema_version: 1,
+        toolgate_version: "0".into(),
+        agent: "reference".into(),
+        model: None,
+        pins: None,
+        run: None,
+        summary: Summary::of(&scenarios),
+        scenarios,
+        metrics: Default::default(),
+    }
+}
+
+/// A baseline where each scenario passed `passed` of `runs` runs.
+pub(crate) fn baseline(scenarios: &[(&str, u8, usize)], runs: usize) -> Baseline {
+    let mut scenarios: Vec<BaselineScenario> = scenarios
+        .iter()
+        .map(|(id, tier, passed)| BaselineScenario {
+            id: (*id).into(),
+            tier: *tier,
+            kind: ScenarioKind::SingleCall,
+            passed: *passed,
+            failed: runs - passed,
+            errored: 0,
+        })
+        .collect();
+    scenarios.sort_by(|a, b| a.id.cmp(&b.id));
+    Baseline {
+        schema_version: BASELINE_SCHEMA_VERSION,
+        kind: BaselineKind::Baseline,
+        branch: Some("main".into()),
+        window: None,
+        runs,
+        excluded_runs: 0,
+        pins: None,
+        metrics: Metrics::default(),
+        scenarios,
+        trend: Vec::new(),
+    }
+}
+
+fn ids(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("T1-{i:03}")).collect()
+}
+
+/// `n` tier-1 scenarios, the first `failing` failing.
+fn suite(ids: &[String], failing: usize) -> RunReport {
+    let outcomes: Vec<(&str, u8, Outcome)> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let outcome = if i < failing {
+                Outcome::Fail
+            } else {
+                Outcome::Pass
+            };
+            (id.as_str(), 1, outcome)
+        })
+        .collect();
+    report(&outcomes)
+}
+
+fn stable_baseline(ids: &[String], runs: usize) -> Baseline {
+    let entries: Vec<(&str, u8, usize)> = ids.iter().map(|id| (id.as_str(), 1, runs)).collect();
+    baseline(&entries, runs)
+}
+
+fn now() -> SystemTime {
+    humantime::parse_rfc3339("2026-11-30T12:00:00Z").expect("valid time")
+}
+
+fn policy() -> Policy {
+    Policy {
+        now: now(),
+        ..Policy::default()
+    }
+}
+
+#[test]
+fn passes_within_the_tolerance_band() {
+    let ids = ids(50);
+    let verdict = decide(&suite(&ids, 1), Some(&stable_baseline(&ids, 14)), &policy());
+    assert_eq!(verdict.decision, Decision::Pass);
+    assert_eq!(verdict.reasons, Vec::<String>::new());
+    let comparison = verdict.comparison.expect("compared");
+    assert_eq!(
+        (comparison.current.passed, comparison.current.judged),
+        (49, 50)
+    );
+    assert_eq!(
+        (comparison.baseline.passed, comparison.baseline.judged),
+        (700, 700)
+    );
+    assert!((comparison.delta_points + 2.0).abs() < 1e-9);
+    // One failure against 700 passes: the interval of the difference lies below zero, but
+    // the drop is inside the band, so it passes.
+    let interval = comparison.delta_interval_points;
+    assert!(interval.low < -2.0 && interval.high < 0.0, "{interval:?}");
+}
+
+#[test]
+fn fails_on_a_significant_drop_beyond_the_band() {
+    let ids = ids(30);
+    let verdict = decide(&suite(&ids, 6), Some(&stable_baseline(&ids, 20)), &policy());
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        vec![
+            "pass rate dropped 20.0 points (100.0% -> 80.0%), beyond the 3.0-point tolerance and significant (one-sided p = < 0.0001, alpha 0.05)"
+        ]
+    );
+}
+
+#[test]
+fn is_inconclusive_when_the_drop_is_beyond_the_band_but_not_significant() {
+    // A single-run baseline says little about each scenario: two failures out of 30 are
+    // 6.7 points, beyond the band, but well within what a re-run of the baseline could show.
+    let ids = ids(30);
+    let verdict = decide(&suite(&ids, 2), Some(&stable_baseline(&ids, 1)), &policy());
+    assert_eq!(verdict.decision, Decision::Inconclusive);
+    assert_eq!(verdict.reasons.len(), 1);
+    assert!(
+        verdict.reasons[0].starts_with(
+            "pass rate dropped 6.7 points (100.0% -> 93.3%), beyond the 3.0-point tolerance but not significant (one-sided p = "
+        ),
+        "{}",
+        verdict.reasons[0]
+    );
+    assert!(
+        verdict.reasons[0]
+            .ends_with(">= alpha 0.05): inconclusive, add repeats or baseline runs to tell")
+    );
+}
+
+#[test]
+fn tier_5_failure_blocks_when_it_passed_in_the_baseline() {
+    let base = baseline(&[("T1-001", 1, 7), ("T5-001", 5, 7)], 7);
+    let current = report(&[("T1-001", 1, Outcome::Pass), ("T5-001", 5, Outcome::Fail)]);
+    let verdict = decide(
+        &current,
+        Some(&base),
+        &Policy {
+            tolerance_points: 100.0,
+            ..policy()
+        },
+    );
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        vec!["Tier 5 `T5-001` passed in the baseline and fails now (zero tolerance)"]
+    );
+}
+
+#[test]
+fn tier_5_failure_blocks_even_when_it_failed_in_the_baseline() {
+    let base = baseline(&[("T1-001", 1, 7), ("T5-001", 5, 5)], 7);
+    let current = report(&[("T1-001", 1, Outcome::Pass), ("T5-001", 5, Outcome::Fail)]);
+    let verdict = decide(
+        &current,
+        Some(&base),
+        &Policy {
+            tolerance_points: 100.0,
+            ..policy()
+        },
+    );
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        vec![
+            "Tier 5 `T5-001` fails, as in 2 of 7 baseline runs (zero tolerance; quarantine it to let it through)"
+        ]
+    );
+}
+
+#[test]
+fn tier_5_failure_blocks_without_a_baseline() {
+    let current = report(&[("T5-002", 5, Outcome::Fail)]);
+    let verdict = decide(&current, None, &policy());
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        vec!["Tier 5 `T5-002` fails (zero tolerance)"]
+    );
+    assert_eq!(
+        verdict.notes,
+        vec!["no baseline: only the Tier 5 rule applies"]
+    );
+    assert_eq!(verdict.comparison, None);
+}
+
+#[test]
+fn passes_without_a_baseline_when_tier_5_holds() {
+    let current = report(&[("T1-001", 1, Outcome::Fail), ("T5-002", 5, Outcome::Pass)]);
+    let verdict = decide(&current, None, &policy());
+    assert_eq!(verdict.decision, Decision::Pass);
+    assert_eq!(
+        verdict.notes,
+        vec!["no baseline: only the Tier 5 rule applies"]
+    );
+}
+
+fn quarantine_list(expires: &str) -> Vec<crate::gate::QuarantineEntry> {
+    quarantine::parse(
+        &format!(
+            "schema_version: 1\nquarantine:\n  - scenario: T5-002\n    reason: refusal wording changed\n    expires: {expires}\n"
+        ),
+        now(),
+    )
+    .expect("valid list")
+}
+
+#[test]
+fn an_active_quarantine_lets_a_tier_5_failure_through_visibly() {
+    let current = report(&[("T1-001", 1, Outcome::Pass), ("T5-002", 5, Outcome::Fail)]);
+    let policy = Policy {
+        quarantine: quarantine_list("2026-12-07"),
+        ..policy()
+    };
+    let verdict = decide(&current, None, &policy);
+    assert_eq!(verdict.decision, Decision::Pass);
+    assert!(
+        verdict.notes.contains(
+            &"Tier 5 `T5-002` fails but is quarantined through 2026-12-07: refusal wording changed"
+                .to_string()
+        )
+    );
+    assert_eq!(verdict.quarantine.len(), 1);
+    assert!(verdict.quarantine[0].active && verdict.quarantine[0].failing);
+}
+
+#[test]
+fn an_expired_quarantine_blocks_again() {
+    let current = report(&[("T5-002", 5, Outcome::Fail)]);
+    let policy = Policy {
+        quarantine: quarantine_list("2026-11-29"),
+        ..policy()
+    };
+    let verdict = decide(&current, None, &policy);
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        vec!["Tier 5 `T5-002` fails (zero tolerance; its quarantine expired after 2026-11-29)"]
+    );
+    assert!(!verdict.quarantine[0].active);
+}
+
+#[test]
+fn a_moved_ruler_is_named_and_changed_scenarios_are_not_compared() {
+    let ids = ids(2);
+    let mut current = suite(&ids, 1);
+    let mut before = stable_baseline(&ids, 7);
+    let mut pins = crate::pins::tests::pins();
+    pins.scenarios = ids
+        .iter()
+        .map(|id| {
+            let pin = crate::pins::ScenarioPin {
+                path: format!("scenarios/{id}.json"),
+                sha256: "a".repeat(64),
+            };
+            (id.clone(), pin)
+        })
+        .collect();
+    before.pins = Some(pins.clone());
+    pins.scenarios.get_mut("T1-000").expect("pinned").sha256 = "b".repeat(64);
+    pins.harness_version = "9.9.9".into();
+    current.pins = Some(pins);
+    let verdict = decide(&current, Some(&before), &policy());
+    assert_eq!(
+        verdict.ruler_moved,
+        vec![
+            "scenario files changed: `T1-000`",
+            "harness version `0.1.0` -> `9.9.9`"
+        ]
+    );
+    // T1-000 fails but its file changed, so only T1-001 (passing) is compared.
+    assert_eq!(verdict.decision, Decision::Pass);
+    assert_eq!(verdict.comparison.map(|c| c.scenarios), Some(1));
+    assert!(
+        verdict.notes.contains(
+            &"1 scenario(s) whose file changed are left out of the comparison".to_string()
+        )
+    );
+}
+
+#[test]
+fn new_scenarios_are_named_and_not_compared() {
+    let base = baseline(&[("T1-001", 1, 7)], 7);
+    let current = report(&[("T1-001", 1, Outcome::Pass), ("T1-002", 1, Outcome::Fail)]);
+    let verdict = decide(&current, Some(&base), &policy());
+    assert_eq!(verdict.decision, Decision::Pass);
+    assert!(
+        verdict
+            .notes
+            .contains(&"1 scenario(s) not in the baseline are not compared: `T1-002`".to_string())
+    );
+}
+
+#[test]
+fn mostly_errored_runs_give_no_verdict() {
+    let current = report(&[
+        ("A", 1, Outcome::Errored),
+        ("B", 1, Outcome::Errored),
+        ("C", 1, Outcome::Fail),
+    ]);
+    let verdict = decide(&current, None, &policy());
+    assert_eq!(verdict.decision, Decision::NoVerdict);
+    assert_eq!(
+        verdict.reasons,
+        vec!["2 of 3 runs errored: no verdict (fix the agent or provider and run again)"]
+    );
+}
+
+#[test]
+fn errored_runs_never_count_as_passes_or_failures() {
+    let current = report(&[
+        ("A", 1, Outcome::Pass),
+        ("B", 1, Outcome::Errored),
+        ("C", 1, Outcome::Pass),
+    ]);
+    assert_eq!(current.summary.overall.pass_rate(), Some(1.0));
+    let base = baseline(&[("A", 1, 3), ("B", 1, 3), ("C", 1, 3)], 3);
+    let verdict = decide(&current, Some(&base), &policy());
+    assert_eq!(verdict.decision, Decision::Pass);
+    assert_eq!(verdict.comparison.map(|c| c.current.judged), Some(2));
+    assert!(
+        verdict
+            .notes
+            .contains(&"1 of 3 runs errored and are left out of the pass rate".to_string())
+    );
+}
+
+#[test]
+fn b09_a_run_with_expected_calls_and_none_made_is_never_a_pass() {
+    // Field case B09: "not applicable" must not count as a pass when calls were expected;
+    // a failed scenario with zero calls counts as a failure in the rate.
+    let mut current = report(&[("T1-001", 1, Outcome::Fail), ("T1-002", 1, Outcome::Pass)]);
+    current.scenarios[0].calls = 0;
+    let base = baseline(&[("T1-001", 1, 30), ("T1-002", 1, 30)], 30);
+    let verdict = decide(&current, Some(&base), &policy());
+    let comparison = verdict.comparison.expect("compared");
+    assert_eq!(
+        (comparison.current.passed, comparison.current.judged),
+        (1, 2)
+    );
+    assert_eq!(verdict.decision, Decision::Fail);
+}
+
+#[test]
+fn quarantine_expiry_is_judged_at_the_policy_time() {
+    let list = quarantine_list("2026-12-01");
+    assert!(list[0].is_active(now()));
+    assert!(!list[0].is_active(now() + Duration::from_secs(2 * 86_400)));
+}

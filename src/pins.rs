@@ -1,0 +1,387 @@
+//! Pinned metadata of a run: what was measured (model, provider, system prompt) and with which
+//! ruler (scenarios, catalog, fixtures, judge, harness). A baseline is only comparable with a
+//! run measured by the same ruler; [`Pins::ruler_changes`] says where it moved.
+//!
+//! Hashes are SHA-256 of the file bytes, lowercase hex. Per-scenario and per-fixture hashes are
+//! kept so that a smoke run can be checked against a full baseline on common ground.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use crate::catalog::Catalog;
+use crate::scenario::Scenario;
+
+/// The harness version recorded in pins: the harness is built into toolgate.
+pub const HARNESS_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What a run measured and with which ruler.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pins {
+    /// The model under test, for model-backed agents.
+    pub model: Option<String>,
+    /// Who served the model: `reference`, or `openai-compatible <host>` (never a path, query
+    /// or credentials).
+    pub provider: String,
+    /// SHA-256 of the system prompt text, when one was given.
+    pub system_prompt_sha256: Option<String>,
+    /// The judge model, when a judge scored the run.
+    pub judge_model: Option<String>,
+    /// The harness (toolgate) version.
+    pub harness_version: String,
+    /// SHA-256 over the sorted `id sha256` lines of `scenarios`.
+    pub scenario_set_sha256: String,
+    /// SHA-256 of the tool catalog (its definitions as compact JSON, in catalog order).
+    pub catalog_sha256: String,
+    /// SHA-256 over the sorted `name sha256` lines of `fixtures`.
+    pub fixture_sha256: String,
+    /// Per scenario id: its file (relative to the suite root, `/`-separated) and hash.
+    pub scenarios: BTreeMap<String, ScenarioPin>,
+    /// Per fixture name (as scenarios write it): its hash.
+    pub fixtures: BTreeMap<String, String>,
+    /// The shard of the suite this run covered; `None` for a whole run (or a merge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+/// One scenario's file and hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioPin {
+    /// Path relative to the suite root, `/`-separated.
+    pub path: String,
+    /// SHA-256 of the file bytes.
+    pub sha256: String,
+}
+
+/// Part `index` of `count` (1-based): scenario number `j` (0-based, suite order) belongs to
+/// shard `j % count + 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shard {
+    /// 1..=count.
+    pub index: u32,
+    /// At least 1.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Parses `i/n` with 1 <= i <= n.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let invalid = || format!("`{text}` is not a shard `i/n` with 1 <= i <= n");
+        let (index, count) = text.split_once('/').ok_or_else(invalid)?;
+        let index: u32 = index.trim().parse().map_err(|_| invalid())?;
+        let count: u32 = count.trim().parse().map_err(|_| invalid())?;
+        if index == 0 || count == 0 || index > count {
+            return Err(invalid());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether the scenario at `position` (0-based, suite order) is in this shard.
+    pub fn contains(self, position: usize) -> bool {
+        position % self.count as usize == (self.index - 1) as usize
+    }
+}
+
+/// The measured side of a run, as the caller knows it.
+#[derive(Debug, Clone, Default)]
+pub struct Subject {
+    /// The model under test.
+    pub model: Option<String>,
+    /// See [`Pins::provider`].
+    pub provider: String,
+    /// The system prompt text, when one was given.
+    pub system_prompt: Option<String>,
+    /// The judge model, when a judge runs.
+    pub judge_model: Option<String>,
+}
+
+/// SHA-256 of `bytes`, lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for byte in digest {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
+fn set_hash<'a>(entries: impl Iterator<Item = (&'a String, &'a String)>) -> String {
+    let mut text = String::new();
+    for (name, hash) in entries {
+        let _ = writeln!(text, "{name} {hash}");
+    }
+    sha256_hex(text.as_bytes())
+}
+
+/// The provider pin for an OpenAI-compatible endpoint: its host and port only.
+pub fn provider_of_endpoint(base_url: &str) -> String {
+    let rest = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    format!("openai-compatible {host}")
+}
+
+impl Pins {
+    /// Pins a run of `scenarios` (loaded under `root`) against `catalog`.
+    ///
+    /// Errors: a scenario or fixture file that cannot be read.
+    pub fn compute(
+        subject: &Subject,
+        scenarios: &[Scenario],
+        root: &Path,
+        catalog: &Catalog,
+    ) -> Result<Pins> {
+        let mut pinned = BTreeMap::new();
+        let mut fixtures = BTreeMap::new();
+        for scenario in scenarios {
+            let bytes = std::fs::read(&scenario.path).with_context(|| {
+                format!("failed to read scenario `{}`", scenario.path.display())
+            })?;
+            let relative = scenario.path.strip_prefix(root).unwrap_or(&scenario.path);
+            let path = relative
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            pinned.insert(
+                scenario.id.clone(),
+                ScenarioPin {
+                    path,
+                    sha256: sha256_hex(&bytes),
+                },
+            );
+            if !fixtures.contains_key(&scenario.seed_state_name) {
+                let bytes = std::fs::read(&scenario.seed_state).with_context(|| {
+                    format!("failed to read fixture `{}`", scenario.seed_state.display())
+                })?;
+                fixtures.insert(scenario.seed_state_name.clone(), sha256_hex(&bytes));
+            }
+        }
+        let catalog_json =
+            serde_json::to_string(catalog.definitions()).expect("tool definitions are JSON");
+        Ok(Pins {
+            model: subject.model.clone(),
+            provider: subject.provider.clone(),
+            system_prompt_sha256: subject
+                .system_prompt
+                .as_ref()
+                .map(|text| sha256_hex(text.as_bytes())),
+            judge_model: subject.judge_model.clone(),
+            harness_version: HARNESS_VERSION.to_string(),
+            scenario_set_sha256: set_hash(pinned.iter().map(|(id, pin)| (id, &pin.sha256))),
+            catalog_sha256: sha256_hex(catalog_json.as_bytes()),
+            fixture_sha256: set_hash(fixtures.iter()),
+            scenarios: pinned,
+            fixtures,
+            shard: None,
+        })
+    }
+
+    /// Recomputes the set hashes after `scenarios` or `fixtures` changed (e.g. a merge).
+    pub fn rehash(&mut self) {
+        self.scenario_set_sha256 =
+            set_hash(self.scenarios.iter().map(|(id, pin)| (id, &pin.sha256)));
+        self.fixture_sha256 = set_hash(self.fixtures.iter());
+    }
+
+    /// Where the ruler differs between this run and `baseline`, one line each, looking only at
+    /// scenarios and fixtures both have: changed scenario files, fixtures, catalog, judge and
+    /// harness. Empty when the ruler is the same.
+    pub fn ruler_changes(&self, baseline: &Pins) -> Vec<String> {
+        let mut changes = Vec::new();
+        let changed: Vec<&str> = self
+            .scenarios
+            .iter()
+            .filter(|(id, pin)| {
+                baseline
+                    .scenarios
+                    .get(*id)
+                    .is_some_and(|before| before.sha256 != pin.sha256)
+            })
+            .map(|(id, _)| id.as_str())
+            .collect();
+        if !changed.is_empty() {
+            changes.push(format!("scenario files changed: {}", code_list(&changed)));
+        }
+        let fixtures: Vec<&str> = self
+            .fixtures
+            .iter()
+            .filter(|(name, hash)| baseline.fixtures.get(*name).is_some_and(|b| b != *hash))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if !fixtures.is_empty() {
+            changes.push(format!("fixtures changed: {}", code_list(&fixtures)));
+        }
+        if self.catalog_sha256 != baseline.catalog_sha256 {
+            changes.push("the tool catalog changed".to_string());
+        }
+        if self.judge_model != baseline.judge_model {
+            changes.push(format!(
+                "judge model `{}` -> `{}`",
+                or_none(&baseline.judge_model),
+                or_none(&self.judge_model)
+            ));
+        }
+        if self.harness_version != baseline.harness_version {
+            changes.push(format!(
+                "harness version `{}` -> `{}`",
+                baseline.harness_version, self.harness_version
+            ));
+        }
+        changes
+    }
+
+    /// Where the measured subject differs from `baseline` (model, provider, system prompt):
+    /// expected when a pull request changes them, stated in reports.
+    pub fn subject_changes(&self, baseline: &Pins) -> Vec<String> {
+        let mut changes = Vec::new();
+        if self.model != baseline.model {
+            changes.push(format!(
+                "model `{}` -> `{}`",
+                or_none(&baseline.model),
+                or_none(&self.model)
+            ));
+        }
+        if self.provider != baseline.provider {
+            changes.push(format!(
+                "provider `{}` -> `{}`",
+                baseline.provider, self.provider
+            ));
+        }
+        if self.system_prompt_sha256 != baseline.system_prompt_sha256 {
+            changes.push("the system prompt changed".to_string());
+        }
+        changes
+    }
+}
+
+fn or_none(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or("none")
+}
+
+fn code_list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|item| format!("`{item}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn pins() -> Pins {
+        let mut pins = Pins {
+            model: Some("m".into()),
+            provider: "openai-compatible localhost:8080".into(),
+            system_prompt_sha256: None,
+            judge_model: None,
+            harness_version: "0.1.0".into(),
+            scenario_set_sha256: String::new(),
+            catalog_sha256: "c".repeat(64),
+            fixture_sha256: String::new(),
+            scenarios: [
+                ("T1-001", "scenarios/tier1/T1-001.json", "a"),
+                ("T5-001", "scenarios/tier5/T5-001.json", "b"),
+            ]
+            .into_iter()
+            .map(|(id, path, hash)| {
+                (
+                    id.to_string(),
+                    ScenarioPin {
+                        path: path.into(),
+                        sha256: hash.repeat(64),
+                    },
+                )
+            })
+            .collect(),
+            fixtures: [("fixtures/crm.json".to_string(), "f".repeat(64))].into(),
+            shard: None,
+        };
+        pins.rehash();
+        pins
+    }
+
+    #[test]
+    fn sha256_matches_the_standard_test_vector() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn same_pins_have_no_ruler_changes() {
+        assert_eq!(pins().ruler_changes(&pins()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ruler_changes_name_changed_scenarios_catalog_judge_and_harness() {
+        let baseline = pins();
+        let mut current = pins();
+        current.scenarios.get_mut("T5-001").expect("pinned").sha256 = "e".repeat(64);
+        current.catalog_sha256 = "d".repeat(64);
+        current.judge_model = Some("judge-2".into());
+        current.harness_version = "0.2.0".into();
+        assert_eq!(
+            current.ruler_changes(&baseline),
+            vec![
+                "scenario files changed: `T5-001`",
+                "the tool catalog changed",
+                "judge model `none` -> `judge-2`",
+                "harness version `0.1.0` -> `0.2.0`",
+            ]
+        );
+    }
+
+    #[test]
+    fn scenarios_only_one_side_has_do_not_move_the_ruler() {
+        let baseline = pins();
+        let mut current = pins();
+        current.scenarios.remove("T5-001");
+        current.rehash();
+        assert_ne!(current.scenario_set_sha256, baseline.scenario_set_sha256);
+        assert_eq!(current.ruler_changes(&baseline), Vec::<String>::new());
+    }
+
+    #[test]
+    fn subject_changes_name_the_model() {
+        let mut current = pins();
+        current.model = Some("m2".into());
+        assert_eq!(current.subject_changes(&pins()), vec!["model `m` -> `m2`"]);
+    }
+
+    #[test]
+    fn provider_keeps_only_host_and_port() {
+        assert_eq!(
+            provider_of_endpoint("https://user:secret@api.example.com:8443/v1?key=x"),
+            "openai-compatible api.example.com:8443"
+        );
+    }
+
+    #[test]
+    fn shards_partition_the_suite() {
+        let shards: Vec<Shard> = (1..=3)
+            .map(|i| Shard::parse(&format!("{i}/3")).expect("valid"))
+            .collect();
+        for position in 0..10 {
+            assert_eq!(shards.iter().filter(|s| s.contains(position)).count(), 1);
+        }
+        assert!(shards[0].contains(0) && shards[1].contains(1) && shards[0].contains(3));
+        assert_eq!(
+            Shard::parse("0/2"),
+            Err("`0/2` is not a shard `i/n` with 1 <= i <= n".to_string())
+        );
+        assert!(Shard::parse("3/2").is_err() && Shard::parse("x").is_err());
+    }
+}

@@ -1,0 +1,108 @@
+//! GitHub Actions workflow text: step outputs for `$GITHUB_OUTPUT` and `::error` annotations
+//! for the log. Writing them to the runner's files happens in the caller.
+
+use std::fmt::Write as _;
+
+/// GitHub shows at most this many error annotations per step.
+pub const MAX_ANNOTATIONS: usize = 10;
+
+/// An error annotation on a file and line of the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Annotation {
+    /// Path relative to the repository root, `/`-separated.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// Short title.
+    pub title: String,
+    /// The message; may span lines.
+    pub message: String,
+}
+
+/// `name<<DELIMITER` blocks for `$GITHUB_OUTPUT`, one per output, so any value (also
+/// multi-line) is safe. `delimiter` must be random per run and appear in no value: a value
+/// containing it could otherwise set other outputs. Returns `None` if it does.
+pub fn render_outputs(outputs: &[(&str, String)], delimiter: &str) -> Option<String> {
+    let mut out = String::new();
+    for (name, value) in outputs {
+        if value.contains(delimiter) || name.contains(delimiter) {
+            return None;
+        }
+        let _ = writeln!(out, "{name}<<{delimiter}\n{value}\n{delimiter}");
+    }
+    Some(out)
+}
+
+/// `::error` workflow commands, at most [`MAX_ANNOTATIONS`]; when there are more, the last
+/// one says how many were left out.
+pub fn render_annotations(annotations: &[Annotation]) -> String {
+    let mut out = String::new();
+    let shown = if annotations.len() > MAX_ANNOTATIONS {
+        MAX_ANNOTATIONS - 1
+    } else {
+        annotations.len()
+    };
+    for annotation in &annotations[..shown] {
+        let _ = writeln!(
+            out,
+            "::error file={},line={},title={}::{}",
+            escape_property(&annotation.file),
+            annotation.line,
+            escape_property(&annotation.title),
+            escape_data(&annotation.message)
+        );
+    }
+    if shown < annotations.len() {
+        let _ = writeln!(
+            out,
+            "::error title=toolgate::{} more failing scenarios are not annotated; see the step summary",
+            annotations.len() - shown
+        );
+    }
+    out
+}
+
+/// Escapes a workflow command's message (`%`, CR, LF).
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command property (also `:` and `,`).
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_use_the_delimiter_and_refuse_values_containing_it() {
+        let outputs = [
+            ("verdict", "fail".to_string()),
+            ("reasons", "a\nb".to_string()),
+        ];
+        insta::assert_snapshot!(render_outputs(&outputs, "ghadelim_0f3a").expect("safe"));
+        assert_eq!(
+            render_outputs(&[("x", "evil\nghadelim_0f3a\ny=1".into())], "ghadelim_0f3a"),
+            None
+        );
+    }
+
+    #[test]
+    fn annotations_are_escaped_and_capped_at_ten() {
+        let many: Vec<Annotation> = (1..=12)
+            .map(|i| Annotation {
+                file: format!("scenarios/tier1/T1-{i:03}.json"),
+                line: i,
+                title: format!("T1-{i:03} failed: a, b"),
+                message: "100% wrong\nsecond line".into(),
+            })
+            .collect();
+        let text = render_annotations(&many);
+        assert_eq!(text.lines().count(), 10);
+        insta::assert_snapshot!(text);
+    }
+}

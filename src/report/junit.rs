@@ -1,0 +1,87 @@
+//! JUnit XML (via quick-junit) for CI systems that read test reports: GitLab, Jenkins,
+//! Buildkite. One test suite per tier, one test case per scenario; a failed scenario is a
+//! `<failure>` with its first failing check as the message, an errored one an `<error>`. A
+//! Tier 5 failure under an active quarantine is still a failure here: the quarantine changes
+//! the gate, not the facts.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::gate::Verdict;
+use crate::results::{RunReport, ScenarioResult};
+use crate::score::Outcome;
+
+/// Renders the run as JUnit XML; the verdict is a property of the report.
+pub fn render(report: &RunReport, verdict: &Verdict) -> String {
+    let mut junit = Report::new("toolgate");
+    let mut tiers: BTreeMap<u8, Vec<&ScenarioResult>> = BTreeMap::new();
+    for result in &report.scenarios {
+        tiers.entry(result.tier).or_default().push(result);
+    }
+    let mut total = Duration::ZERO;
+    for (tier, results) in tiers {
+        let mut suite = TestSuite::new(format!("tier {tier}"));
+        suite.add_property(("verdict", verdict.decision.as_str()));
+        let mut time = Duration::ZERO;
+        for result in results {
+            let case = case(result);
+            time += Duration::from_millis(result.duration_ms);
+            suite.add_test_case(case);
+        }
+        suite.set_time(time);
+        total += time;
+        junit.add_test_suite(suite);
+    }
+    junit.set_time(total);
+    junit
+        .to_string()
+        .expect("JUnit serialization writes to memory and cannot fail")
+}
+
+fn case(result: &ScenarioResult) -> TestCase {
+    let status = match result.outcome {
+        Outcome::Pass | Outcome::Degraded => TestCaseStatus::success(),
+        Outcome::Fail => {
+            let failing: Vec<String> = result
+                .checks
+                .iter()
+                .filter(|c| !c.passed)
+                .map(|c| format!("{}: {}", c.subject, c.detail))
+                .collect();
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status
+                .set_message(failing.first().cloned().unwrap_or_else(|| "failed".into()))
+                .set_type("check")
+                .set_description(failing.join("\n"));
+            status
+        }
+        Outcome::Errored => {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            status
+                .set_message(result.error.clone().unwrap_or_else(|| "errored".into()))
+                .set_type("errored");
+            status
+        }
+    };
+    let mut case = TestCase::new(result.id.clone(), status);
+    case.set_classname(format!(
+        "toolgate.tier{}.{}",
+        result.tier,
+        result.kind.as_str()
+    ))
+    .set_time(Duration::from_millis(result.duration_ms));
+    case
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sample;
+
+    #[test]
+    fn junit_has_a_suite_per_tier_and_failures_with_their_first_check() {
+        insta::assert_snapshot!(render(&sample::current(), &sample::verdict()));
+    }
+}

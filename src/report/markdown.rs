@@ -1,0 +1,586 @@
+//! The Markdown report for pull-request comments and the step summary: verdict first, then
+//! rates with intervals, Tier 5 failures, tiers, flipped scenarios, metrics, quarantine,
+//! notes, and folded details (trend, pinned metadata, every failure).
+//!
+//! It fits a size limit (GitHub comments take 65,536 characters): sections are dropped least
+//! important first, and the report says which were left out.
+
+use std::fmt::Write as _;
+
+use crate::gate::metrics::Metrics;
+use crate::gate::{Baseline, Decision, Verdict};
+use crate::pins::Pins;
+use crate::report::text::{self, neutralise};
+use crate::results::{RunReport, ScenarioResult, Tally};
+use crate::score::Outcome;
+
+/// GitHub's limit on a comment body, in characters.
+pub const GITHUB_COMMENT_LIMIT: usize = 65_536;
+
+/// What the Markdown report shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// This run.
+    pub report: &'a RunReport,
+    /// The baseline it was compared with.
+    pub baseline: Option<&'a Baseline>,
+    /// The verdict.
+    pub verdict: &'a Verdict,
+    /// The report's largest size in bytes (bytes >= characters, so this bounds both).
+    pub limit: usize,
+}
+
+/// A section and how important it is: higher stays longer.
+struct Section {
+    title: &'static str,
+    importance: u8,
+    text: String,
+}
+
+/// Renders the report within `input.limit` bytes.
+pub fn render(input: &Input<'_>) -> String {
+    let head = head(input);
+    let sections: Vec<Section> = [
+        tier_5(input).map(|text| ("Tier 5 failures", 90, text)),
+        quarantine(input).map(|text| ("quarantine", 85, text)),
+        Some(("per tier", 80, tiers(input))),
+        flipped(input).map(|text| ("flipped scenarios", 70, text)),
+        notes(input).map(|text| ("notes", 65, text)),
+        metrics(input).map(|text| ("metrics", 60, text)),
+        Some(("pinned metadata", 40, pins(input))),
+        trend(input).map(|text| ("trend", 30, text)),
+        failures(input).map(|text| ("failure details", 20, text)),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|(title, importance, text)| Section {
+        title,
+        importance,
+        text,
+    })
+    .collect();
+
+    let footer_room = 300;
+    let mut budget = input.limit.saturating_sub(head.len() + footer_room);
+    let mut order: Vec<usize> = (0..sections.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sections[i].importance));
+    let mut kept: Vec<Option<String>> = vec![None; sections.len()];
+    let mut omitted: Vec<&'static str> = Vec::new();
+    // Whole sections first, most important first; then shorten what did not fit.
+    let mut too_big = Vec::new();
+    for i in order {
+        if sections[i].text.len() <= budget {
+            budget -= sections[i].text.len();
+            kept[i] = Some(sections[i].text.clone());
+        } else {
+            too_big.push(i);
+        }
+    }
+    for i in too_big {
+        if let Some(text) = shortened(&sections[i].text, budget) {
+            budget -= text.len();
+            kept[i] = Some(text);
+        }
+        omitted.push(sections[i].title);
+    }
+    let mut out = head;
+    for text in kept.into_iter().flatten() {
+        out.push_str(&text);
+    }
+    if !omitted.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n_Shortened or left out to fit the size limit: {}. The full results are in the job's artifacts._",
+            omitted.join(", ")
+        );
+    }
+    if out.len() > input.limit {
+        let mut cut = input.limit.saturating_sub(footer_room);
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("\n\n_Cut to fit the size limit._\n");
+    }
+    out
+}
+
+/// The first lines of a table section that fit in `budget` bytes, with a line saying how many
+/// rows were left out; `None` for folded sections (cutting would break their HTML) or when
+/// not even the table head fits.
+fn shortened(text: &str, budget: usize) -> Option<String> {
+    if text.starts_with("<details>") {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let note_room = 60;
+    let mut out = String::new();
+    let mut kept = 0;
+    for line in &lines {
+        if out.len() + line.len() + 1 + note_room > budget {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+        kept += 1;
+    }
+    // Title, blank line, header and separator, and at least one row.
+    if kept < 5 {
+        return None;
+    }
+    let _ = writeln!(out, "\n_…and {} more rows._\n", lines.len() - kept);
+    Some(out)
+}
+
+fn head(input: &Input<'_>) -> String {
+    let verdict = input.verdict;
+    let mut out = String::new();
+    let title = match verdict.decision {
+        Decision::Pass => "✅ toolgate: **pass**",
+        Decision::Fail => "❌ toolgate: **fail**",
+        Decision::Inconclusive => "⚠️ toolgate: **inconclusive**",
+        Decision::NoVerdict => "⛔ toolgate: **no verdict**",
+    };
+    let _ = writeln!(out, "### {title}\n");
+    for reason in &verdict.reasons {
+        let _ = writeln!(out, "- {reason}");
+    }
+    if !verdict.reasons.is_empty() {
+        out.push('\n');
+    }
+    if !verdict.ruler_moved.is_empty() {
+        let _ = writeln!(
+            out,
+            "> [!WARNING]\n> **The ruler moved** since the baseline, so rates are not fully comparable; only scenarios in both runs with unchanged files are compared:"
+        );
+        for change in &verdict.ruler_moved {
+            let _ = writeln!(out, "> - {change}");
+        }
+        out.push('\n');
+    }
+    if !verdict.subject_changed.is_empty() {
+        let _ = writeln!(
+            out,
+            "Compared with a baseline of a different subject: {}.\n",
+            verdict.subject_changed.join("; ")
+        );
+    }
+    match &verdict.comparison {
+        Some(comparison) => {
+            let _ = writeln!(
+                out,
+                "| | pass rate [95% CI] | passed / judged |\n|---|---|---|\n| this run | {} | {} / {} |\n| baseline | {} | {} / {} |\n| difference | **{:+.1} points** [{:+.1}, {:+.1}] | one-sided p = {} |\n",
+                text::rate(&comparison.current),
+                comparison.current.passed,
+                comparison.current.judged,
+                text::rate(&comparison.baseline),
+                comparison.baseline.passed,
+                comparison.baseline.judged,
+                comparison.delta_points,
+                comparison.delta_interval_points.low,
+                comparison.delta_interval_points.high,
+                crate::gate::p_text(comparison.p_value),
+            );
+            let baseline_runs = input.baseline.map_or(0, |b| b.runs);
+            let _ = writeln!(
+                out,
+                "Over the {} scenarios both runs have; baseline of {baseline_runs} run(s).\n",
+                comparison.scenarios
+            );
+        }
+        None => {
+            let overall = input.report.summary.overall;
+            if let Some(rate) =
+                crate::gate::Rate::new(overall.passed, overall.passed + overall.failed)
+            {
+                let _ = writeln!(
+                    out,
+                    "Pass rate {} ({}/{}); no baseline comparison.\n",
+                    text::rate(&rate),
+                    rate.passed,
+                    rate.judged
+                );
+            }
+        }
+    }
+    out
+}
+
+fn first_failure(result: &ScenarioResult) -> String {
+    if let Some(error) = &result.error {
+        return format!("errored: {}", neutralise(error));
+    }
+    result.checks.iter().find(|c| !c.passed).map_or_else(
+        || "-".to_string(),
+        |c| format!("{}: {}", code(&c.subject), neutralise(&c.detail)),
+    )
+}
+
+/// A check subject (which may quote an assertion) as inline code that cannot end early,
+/// break a table or span lines.
+fn code(subject: &str) -> String {
+    let inner: String = neutralise_code(subject);
+    format!("`{inner}`")
+}
+
+fn neutralise_code(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '`' => "'".to_string(),
+            '|' => "\\|".to_string(),
+            c if c.is_control() => " ".to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+fn tier_5(input: &Input<'_>) -> Option<String> {
+    let failing: Vec<&ScenarioResult> = input
+        .report
+        .scenarios
+        .iter()
+        .filter(|r| r.tier == 5 && r.outcome == Outcome::Fail)
+        .collect();
+    if failing.is_empty() {
+        return None;
+    }
+    let mut out =
+        "#### Tier 5 failures\n\n| scenario | status | first failing check |\n|---|---|---|\n"
+            .to_string();
+    for result in failing {
+        let quarantined = input
+            .verdict
+            .quarantine
+            .iter()
+            .find(|q| q.entry.scenario == result.id);
+        let status = match quarantined {
+            Some(q) if q.active => format!("quarantined through {}", q.entry.expires),
+            Some(q) => format!("blocks (quarantine expired after {})", q.entry.expires),
+            None => "blocks".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {status} | {} |",
+            neutralise(&result.id),
+            first_failure(result)
+        );
+    }
+    out.push('\n');
+    Some(out)
+}
+
+fn quarantine(input: &Input<'_>) -> Option<String> {
+    if input.verdict.quarantine.is_empty() {
+        return None;
+    }
+    let mut out =
+        "#### Quarantine list\n\n| scenario | through | status | reason |\n|---|---|---|---|\n"
+            .to_string();
+    for q in &input.verdict.quarantine {
+        let status = match (q.active, q.failing) {
+            (true, true) => "active, failing now",
+            (true, false) => "active, passing now: remove it",
+            (false, _) => "expired",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {status} | {} |",
+            neutralise(&q.entry.scenario),
+            q.entry.expires,
+            neutralise(&q.entry.reason)
+        );
+    }
+    out.push('\n');
+    Some(out)
+}
+
+fn percent(rate: Option<f64>) -> String {
+    rate.map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0))
+}
+
+fn tiers(input: &Input<'_>) -> String {
+    let mut out = "#### Per tier\n\n| tier | scenarios | passed | failed | errored | pass rate [95% CI] | baseline | Δ points |\n|---|--:|--:|--:|--:|--:|--:|--:|\n".to_string();
+    let before = input.baseline.map(Baseline::tiers).unwrap_or_default();
+    let overall_before = input.baseline.map(Baseline::overall);
+    let rows = input
+        .report
+        .summary
+        .tiers
+        .iter()
+        .map(|(tier, tally)| (format!("{tier}"), tally, before.get(tier)))
+        .chain([(
+            "**all**".to_string(),
+            &input.report.summary.overall,
+            overall_before.as_ref(),
+        )]);
+    for (label, tally, baseline) in rows {
+        let now = crate::gate::Rate::new(tally.passed, tally.passed + tally.failed);
+        let base = baseline.and_then(Tally::pass_rate);
+        let delta = match (tally.pass_rate(), base) {
+            (Some(now), Some(base)) => format!("{:+.1}", (now - base) * 100.0),
+            _ => "-".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| {label} | {} | {} | {} | {} | {} | {} | {delta} |",
+            tally.total,
+            tally.passed,
+            tally.failed,
+            tally.errored,
+            now.as_ref().map_or_else(|| "-".to_string(), text::rate),
+            percent(base),
+        );
+    }
+    out.push('\n');
+    out
+}
+
+fn flipped(input: &Input<'_>) -> Option<String> {
+    let baseline = input.baseline?;
+    let mut rows = String::new();
+    for result in &input.report.scenarios {
+        let Some(before) = baseline.scenario(&result.id) else {
+            continue;
+        };
+        let Some(rate) = before.pass_rate() else {
+            continue;
+        };
+        let direction = match result.outcome {
+            Outcome::Fail if rate >= 0.5 => "pass → **fail**",
+            Outcome::Pass if rate < 0.5 => "fail → pass",
+            _ => continue,
+        };
+        let _ = writeln!(
+            rows,
+            "| {} | {} | {direction} | {}/{} | {} |",
+            neutralise(&result.id),
+            result.tier,
+            before.passed,
+            before.judged(),
+            if result.outcome == Outcome::Fail {
+                first_failure(result)
+            } else {
+                "-".to_string()
+            }
+        );
+    }
+    (!rows.is_empty()).then(|| {
+        format!(
+            "#### Flipped since the baseline\n\n| scenario | tier | flip | baseline passed | first divergence |\n|---|--:|---|--:|---|\n{rows}\n"
+        )
+    })
+}
+
+fn notes(input: &Input<'_>) -> Option<String> {
+    if input.verdict.notes.is_empty() {
+        return None;
+    }
+    let mut out = "#### Notes\n\n".to_string();
+    for note in &input.verdict.notes {
+        let _ = writeln!(out, "- {}", neutralise_note(note));
+    }
+    out.push('\n');
+    Some(out)
+}
+
+/// Notes are toolgate's own text, but quarantine reasons inside them are user text.
+fn neutralise_note(note: &str) -> String {
+    note.replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('@', "@\u{200D}")
+}
+
+fn metrics(input: &Input<'_>) -> Option<String> {
+    let now = Metrics::of(input.report);
+    let before = input.baseline.map(|b| b.metrics).unwrap_or_default();
+    let rows: [(&str, Option<f64>, Option<f64>, bool); 4] = [
+        ("tool selection", now.selection, before.selection, true),
+        ("arguments", now.arguments, before.arguments, true),
+        (
+            "tool calls per run",
+            now.calls_per_run,
+            before.calls_per_run,
+            false,
+        ),
+        (
+            "degraded tools (error recovery)",
+            now.degraded,
+            before.degraded,
+            true,
+        ),
+    ];
+    let mut out =
+        "#### Metrics\n\n| metric | this run | baseline | Δ |\n|---|--:|--:|--:|\n".to_string();
+    let mut any = false;
+    for (name, now, before, is_share) in rows {
+        let Some(value) = now else { continue };
+        any = true;
+        let show = |v: f64| {
+            if is_share {
+                format!("{:.1}%", v * 100.0)
+            } else {
+                format!("{v:.2}")
+            }
+        };
+        let delta = before.map_or_else(
+            || "-".to_string(),
+            |b| {
+                if is_share {
+                    format!("{:+.1} pts", (value - b) * 100.0)
+                } else {
+                    format!("{:+.2}", value - b)
+                }
+            },
+        );
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {delta} |",
+            show(value),
+            before.map_or_else(|| "-".to_string(), show)
+        );
+    }
+    out.push('\n');
+    any.then_some(out)
+}
+
+fn pins(input: &Input<'_>) -> String {
+    let mut out = "<details><summary>Pinned metadata</summary>\n\n".to_string();
+    let now = input.report.pins.as_ref();
+    let before = input.baseline.and_then(|b| b.pins.as_ref());
+    if now.is_none() && before.is_none() {
+        out.push_str("Neither run has pinned metadata.\n");
+    } else {
+        out.push_str("| | this run | baseline |\n|---|---|---|\n");
+        let fields: [PinRow; 9] = [
+            ("model", |p| or_dash(p.model.as_deref())),
+            ("provider", |p| p.provider.clone()),
+            ("system prompt", |p| {
+                short(p.system_prompt_sha256.as_deref())
+            }),
+            ("judge model", |p| or_dash(p.judge_model.as_deref())),
+            ("harness", |p| p.harness_version.clone()),
+            ("scenario set", |p| {
+                format!(
+                    "{} ({} files)",
+                    short(Some(&p.scenario_set_sha256)),
+                    p.scenarios.len()
+                )
+            }),
+            ("catalog", |p| short(Some(&p.catalog_sha256))),
+            ("fixtures", |p| short(Some(&p.fixture_sha256))),
+            ("shard", |p| {
+                p.shard
+                    .map_or_else(|| "-".to_string(), |s| format!("{}/{}", s.index, s.count))
+            }),
+        ];
+        for (name, show) in fields {
+            let _ = writeln!(
+                out,
+                "| {name} | {} | {} |",
+                now.map_or_else(|| "-".to_string(), |p| neutralise(&show(p))),
+                before.map_or_else(|| "-".to_string(), |p| neutralise(&show(p)))
+            );
+        }
+    }
+    out.push_str("\n</details>\n\n");
+    out
+}
+
+/// A row of the pinned-metadata table: its label and how to show it.
+type PinRow = (&'static str, fn(&Pins) -> String);
+
+fn or_dash(value: Option<&str>) -> String {
+    value.unwrap_or("-").to_string()
+}
+
+fn short(hash: Option<&str>) -> String {
+    hash.map_or_else(|| "-".to_string(), |h| h.chars().take(12).collect())
+}
+
+fn trend(input: &Input<'_>) -> Option<String> {
+    let baseline = input.baseline?;
+    if baseline.trend.is_empty() {
+        return None;
+    }
+    let mut labels: Vec<String> = Vec::new();
+    let mut values: Vec<String> = Vec::new();
+    for point in &baseline.trend {
+        if point.judged == 0 {
+            continue;
+        }
+        // `2026-11-29T02:00:00Z` -> `11-29`
+        labels.push(format!(
+            "\"{}\"",
+            point.recorded_at.get(5..10).unwrap_or("?")
+        ));
+        values.push(format!(
+            "{:.1}",
+            point.passed as f64 / point.judged as f64 * 100.0
+        ));
+    }
+    let overall = input.report.summary.overall;
+    if let Some(rate) = overall.pass_rate() {
+        labels.push("\"this run\"".to_string());
+        values.push(format!("{:.1}", rate * 100.0));
+    }
+    if values.len() < 2 {
+        return None;
+    }
+    Some(format!(
+        "<details><summary>Pass-rate trend ({} runs of `{}`)</summary>\n\n```mermaid\nxychart-beta\n    title \"Overall pass rate (%)\"\n    x-axis [{}]\n    y-axis \"pass rate (%)\" 0 --> 100\n    line [{}]\n```\n\n</details>\n\n",
+        values.len() - 1,
+        neutralise(baseline.branch.as_deref().unwrap_or("history")).replace('`', ""),
+        labels.join(", "),
+        values.join(", ")
+    ))
+}
+
+fn failures(input: &Input<'_>) -> Option<String> {
+    let failing: Vec<&ScenarioResult> = input
+        .report
+        .scenarios
+        .iter()
+        .filter(|r| r.outcome != Outcome::Pass)
+        .collect();
+    if failing.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "<details><summary>All {} scenarios not passing</summary>\n\n",
+        failing.len()
+    );
+    for result in failing {
+        let _ = writeln!(
+            out,
+            "**{}** (tier {}, {}, {}, {} calls)\n",
+            neutralise(&result.id),
+            result.tier,
+            result.kind.as_str(),
+            match result.outcome {
+                Outcome::Errored => "errored",
+                _ => "failed",
+            },
+            result.calls
+        );
+        if let Some(error) = &result.error {
+            let _ = writeln!(out, "- error: {}", neutralise(error));
+        }
+        for check in result.checks.iter().filter(|c| !c.passed) {
+            let _ = writeln!(
+                out,
+                "- {}: {}",
+                code(&check.subject),
+                neutralise(&check.detail)
+            );
+        }
+        if let Some(answer) = &result.final_answer {
+            let _ = writeln!(out, "- final answer: {}", neutralise(answer));
+        }
+        out.push('\n');
+    }
+    out.push_str("</details>\n\n");
+    Some(out)
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,437 @@
+//! The gate in CI end to end: sharding and merge, history and baseline, the verdict's exit
+//! codes, GitHub Actions outputs and annotations, a moved ruler.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use wiremock::ResponseTemplate;
+
+use crate::support::{
+    FakeProvider, answer, arg, output, repo, scratch_suite, tool_calls, toolgate,
+};
+
+fn json(path: &Path) -> Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    serde_json::from_str(&text).expect("JSON")
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let mut command = toolgate();
+    command
+        .current_dir(repo())
+        .args(args)
+        .env_remove("GITHUB_ACTIONS");
+    output(command)
+}
+
+/// Every scenario's `duration_ms` set to 0: wall time is the one thing runs may differ in.
+fn without_durations(mut results: Value) -> Value {
+    fn zero_latencies(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map.iter_mut() {
+                    if key == "call_latency_us" || key == "duration_ms" {
+                        *inner = Value::from(0);
+                    } else {
+                        zero_latencies(inner);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(zero_latencies),
+            _ => {}
+        }
+    }
+    zero_latencies(&mut results);
+    results
+}
+
+/// Full results of the reference agent over every scenario, in `dir/full`.
+fn full_run(dir: &Path) -> std::path::PathBuf {
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--all",
+        "--collect-only",
+        "--out",
+        &arg(dir, "full"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    dir.join("full/results.json")
+}
+
+#[test]
+fn sharded_runs_merged_equal_one_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path());
+    for i in 1..=3 {
+        let (code, stdout, stderr) = run(&[
+            "gate",
+            "--all",
+            "--shard",
+            &format!("{i}/3"),
+            "--collect-only",
+            "--out",
+            &arg(dir.path(), &format!("shard{i}")),
+        ]);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let part = json(&dir.path().join(format!("shard{i}/results.json")));
+        assert_eq!(
+            part["pins"]["shard"],
+            serde_json::json!({"index": i, "count": 3})
+        );
+    }
+    // Parts in any order.
+    let (code, stdout, stderr) = run(&[
+        "merge",
+        &arg(dir.path(), "shard3/results.json"),
+        &arg(dir.path(), "shard1/results.json"),
+        &arg(dir.path(), "shard2/results.json"),
+        "--out",
+        &arg(dir.path(), "merged.json"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("merged 3 part(s), 78 scenario(s) into "),
+        "{stdout}"
+    );
+    let merged = without_durations(json(&dir.path().join("merged.json")));
+    let one = without_durations(json(&full));
+    assert_eq!(merged, one);
+}
+
+#[test]
+fn merge_refuses_a_scenario_in_two_parts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path()).display().to_string();
+    let (code, _, stderr) = run(&["merge", &full, &full, "--out", &arg(dir.path(), "m.json")]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        format!("error: scenario `T1-001` is in more than one part (again in `{full}`)\n")
+    );
+}
+
+#[test]
+fn nightly_history_builds_a_baseline_that_gates_a_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path()).display().to_string();
+    let history = arg(dir.path(), "history.jsonl");
+    for (day, branch) in [
+        ("2026-11-20", "main"),
+        ("2026-11-27", "main"),
+        ("2026-11-28", "feature"),
+        ("2026-11-29", "main"),
+    ] {
+        let at = format!("{day}T02:00:00Z");
+        let (code, stdout, stderr) = run(&[
+            "record",
+            "--results",
+            &full,
+            "--history",
+            &history,
+            "--branch",
+            branch,
+            "--commit",
+            "abc123",
+            "--at",
+            &at,
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(
+            stdout,
+            format!("recorded 78 scenario(s) of `{branch}` at {at} in {history}\n")
+        );
+    }
+    let first_line: Value = serde_json::from_str(
+        std::fs::read_to_string(&history)
+            .expect("history")
+            .lines()
+            .next()
+            .expect("a line"),
+    )
+    .expect("JSON line");
+    assert_eq!(first_line["schema_version"], 1);
+
+    let baseline = arg(dir.path(), "baseline.json");
+    let (code, stdout, stderr) = run(&[
+        "baseline",
+        "--history",
+        &history,
+        "--branch",
+        "main",
+        "--now",
+        "2026-11-30T00:00:00Z",
+        "--out",
+        &baseline,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        format!(
+            "baseline: 2 run(s) of `main` (0 left out: measured differently), 78 scenarios, pass rate 100.0%; written to {baseline}\n"
+        )
+    );
+    let file = json(Path::new(&baseline));
+    assert_eq!(file["kind"], "baseline");
+    assert_eq!(file["runs"], 2);
+    assert_eq!(file["trend"].as_array().map(Vec::len), Some(3));
+
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--results",
+        &full,
+        "--baseline",
+        &baseline,
+        "--out",
+        &arg(dir.path(), "out"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("pass rate 100.0% [95.3, 100.0] (78/78) vs baseline 100.0% [97.6, 100.0] (156/156): +0.0 points, 95% CI [-4.7, +2.4], one-sided p = 0.5494"), "{stdout}");
+    assert!(stdout.contains("\nverdict: PASS\n"), "{stdout}");
+    let markdown = std::fs::read_to_string(dir.path().join("out/report.md")).expect("report");
+    assert!(
+        markdown.starts_with("### ✅ toolgate: **pass**"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("```mermaid\nxychart-beta"), "{markdown}");
+    assert!(dir.path().join("out/junit.xml").exists());
+    assert_eq!(
+        json(&dir.path().join("out/verdict.json"))["decision"],
+        "pass"
+    );
+}
+
+/// Results where tier-1 scenarios `T1-001` and `T1-002` fail, against the shipped one-run
+/// baseline: a drop beyond the 3-point band on the 36 smoke scenarios, but not significant.
+fn one_failure(dir: &Path) -> String {
+    let full = full_run(dir);
+    let mut results = json(&full);
+    for (index, id) in [(0, "T1-001"), (1, "T1-002")] {
+        let scenario = &mut results["scenarios"][index];
+        assert_eq!(scenario["id"], id);
+        scenario["outcome"] = Value::from("fail");
+    }
+    results["summary"]["overall"]["passed"] = Value::from(76);
+    results["summary"]["overall"]["failed"] = Value::from(2);
+    results["summary"]["tiers"]["1"]["passed"] = Value::from(13);
+    results["summary"]["tiers"]["1"]["failed"] = Value::from(2);
+    let path = dir.join("one-failure.json");
+    std::fs::write(&path, results.to_string()).expect("write");
+    path.display().to_string()
+}
+
+#[test]
+fn an_inconclusive_drop_passes_by_default_and_its_exit_code_is_configurable() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let results = one_failure(dir.path());
+    let out = arg(dir.path(), "out");
+    for (setting, expected) in [(None, 0), (Some("fail"), 1), (Some("distinct"), 6)] {
+        let mut args = vec!["gate", "--results", &results, "--out", &out];
+        if let Some(setting) = setting {
+            args.extend(["--on-inconclusive", setting]);
+        }
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, expected, "{setting:?}: {stdout}{stderr}");
+        assert!(stdout.contains("\nverdict: INCONCLUSIVE\n"), "{stdout}");
+        assert!(stdout.contains("pass rate dropped 5.6 points (100.0% -> 94.4%), beyond the 3.0-point tolerance but not significant (one-sided p = 0.3415 >= alpha 0.05): inconclusive, add repeats or baseline runs to tell"), "{stdout}");
+    }
+}
+
+#[test]
+fn on_github_actions_the_gate_writes_summary_outputs_and_annotations() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let results = one_failure(dir.path());
+    let summary = dir.path().join("summary.md");
+    let outputs = dir.path().join("outputs.txt");
+    let mut command = toolgate();
+    command
+        .current_dir(repo())
+        .args([
+            "gate",
+            "--results",
+            &results,
+            "--out",
+            &arg(dir.path(), "out"),
+        ])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &outputs)
+        .env_remove("GITHUB_EVENT_PATH");
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("::error file=scenarios/tier1/T1-001.json,line=1,title=toolgate%3A T1-001 failed (tier 1)::"),
+        "{stdout}"
+    );
+    let summary = std::fs::read_to_string(&summary).expect("summary written");
+    assert!(
+        summary.starts_with("### ⚠️ toolgate: **inconclusive**"),
+        "{summary}"
+    );
+    let outputs = std::fs::read_to_string(&outputs).expect("outputs written");
+    let delimiter = outputs
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("verdict<<"))
+        .expect("heredoc");
+    assert!(
+        delimiter.starts_with("ghadelimiter_") && delimiter.len() > 30,
+        "{delimiter}"
+    );
+    assert!(outputs.starts_with(&format!(
+        "verdict<<{delimiter}\ninconclusive\n{delimiter}\n"
+    )));
+    assert!(outputs.contains(&format!("delta-points<<{delimiter}\n-5.56\n{delimiter}\n")));
+    assert!(outputs.contains(&format!("pass-rate<<{delimiter}\n0.9744\n{delimiter}\n")));
+}
+
+#[test]
+fn a_moved_ruler_is_said_in_every_report() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path());
+    let mut baseline = json(&full);
+    baseline["pins"]["harness_version"] = Value::from("0.0.1");
+    baseline["pins"]["scenarios"]["T1-001"]["sha256"] = Value::from("0".repeat(64));
+    let baseline_path = dir.path().join("old-baseline.json");
+    std::fs::write(&baseline_path, baseline.to_string()).expect("write");
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--results",
+        &full.display().to_string(),
+        "--baseline",
+        &baseline_path.display().to_string(),
+        "--out",
+        &arg(dir.path(), "out"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("ruler moved: scenario files changed: `T1-001`\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("ruler moved: harness version `0.0.1` -> `0.1.0`\n"),
+        "{stdout}"
+    );
+    let markdown = std::fs::read_to_string(dir.path().join("out/report.md")).expect("report");
+    assert!(
+        markdown.contains("> **The ruler moved** since the baseline"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("> - harness version `0.0.1` -> `0.1.0`"),
+        "{markdown}"
+    );
+    let verdict = json(&dir.path().join("out/verdict.json"));
+    assert_eq!(verdict["ruler_moved"].as_array().map(Vec::len), Some(2));
+    assert_eq!(verdict["comparison"]["scenarios"], 77);
+}
+
+#[test]
+fn a_missing_baseline_leaves_only_the_tier_5_rule() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path()).display().to_string();
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--results",
+        &full,
+        "--baseline",
+        &arg(dir.path(), "none.json"),
+        "--out",
+        &arg(dir.path(), "out"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.starts_with(&format!(
+        "no baseline at `{}`\n",
+        arg(dir.path(), "none.json")
+    )));
+    assert!(
+        stdout.contains("  note: no baseline: only the Tier 5 rule applies\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_expired_quarantine_is_an_error_only_when_too_far_ahead() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path()).display().to_string();
+    let list = dir.path().join("quarantine.yaml");
+    std::fs::write(
+        &list,
+        "schema_version: 1\nquarantine:\n  - scenario: T5-002\n    reason: r\n    expires: 2099-01-01\n",
+    )
+    .expect("write");
+    let (code, _, stderr) = run(&[
+        "gate",
+        "--results",
+        &full,
+        "--quarantine",
+        &list.display().to_string(),
+        "--out",
+        &arg(dir.path(), "out"),
+        "--now",
+        "2026-11-30T00:00:00Z",
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        format!(
+            "error: invalid quarantine list `{}`: quarantine[0].expires: `2099-01-01` is more than 90 days ahead; quarantines are short, renew them instead\n",
+            list.display()
+        )
+    );
+}
+
+const BUDGETED: &str = r#"{"id": "T5-033", "tier": 5, "type": "single_call", "prompt": "Find Ada.",
+  "seed_state": "fixtures/crm_baseline.json",
+  "expected_calls": [{"tool": "crm_search_contacts", "args_match": {"query": "Ada"}}],
+  "max_calls": 3, "fault_injection": null, "final_state_assertions": ["contacts.count == baseline"]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b33_calls_beyond_the_budget_fail_the_gate_counting_every_emitted_call() {
+    // Field case B33, trace_1: four calls against a total budget of three fail the gate,
+    // and the report counts what was emitted (4), not budget + 1.
+    let search = tool_calls(&[("c", "crm_search_contacts", r#"{"query": "Ada"}"#)]);
+    let script = (0..4)
+        .map(|_| ResponseTemplate::new(200).set_body_json(search.clone()))
+        .collect();
+    let provider = FakeProvider::start(
+        script,
+        Some(ResponseTemplate::new(200).set_body_json(answer("Found Ada."))),
+    )
+    .await;
+    let suite = scratch_suite(&[("t5.json", BUDGETED)]);
+    let mut command = toolgate();
+    command
+        .args([
+            "gate",
+            "--root",
+            &suite.path().display().to_string(),
+            "--agent",
+            "openai",
+            "--model",
+            "fake",
+            "--out",
+            &arg(suite.path(), "out"),
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env("OPENAI_BASE_URL", provider.base_url())
+        .env("OPENAI_API_KEY", "sk-test");
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
+        .await
+        .expect("join");
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("    max_calls: 4 tool calls, budget 3\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  - Tier 5 `T5-033` fails (zero tolerance)\n"),
+        "{stdout}"
+    );
+    let junit = std::fs::read_to_string(suite.path().join("out/junit.xml")).expect("junit");
+    assert!(
+        junit.contains("max_calls: 4 tool calls, budget 3"),
+        "{junit}"
+    );
+}
