@@ -10,4 +10,5 @@ mod judge;
 mod lint;
 mod openai_agent;
 mod peers;
+mod reliability;
 mod support;

@@ -1,0 +1,861 @@
+//! The reliability suite: malformed inputs of every kind a user writes or a provider sends,
+//! each expected to end with the documented exit code and a message naming the file and the
+//! field or line, and never with a panic.
+
+use wiremock::ResponseTemplate;
+
+use crate::support::{FakeProvider, output, scratch_suite, toolgate};
+
+/// A scenario that loads and passes with the reference agent.
+const GOOD: &str = r#"{"id": "T1-100", "tier": 1, "type": "single_call", "prompt": "Find Ada.",
+  "seed_state": "fixtures/crm_baseline.json",
+  "expected_calls": [{"tool": "crm_search_contacts", "args_match": {"query": "Ada"}}],
+  "max_calls": 2, "fault_injection": null, "final_state_assertions": ["contacts.count == baseline"]}"#;
+
+/// One malformed input: the file written into a scratch suite (path relative to the suite
+/// root), the arguments run from that root, the exit code and a fragment of the output.
+struct Case {
+    name: &'static str,
+    file: &'static str,
+    contents: Vec<u8>,
+    args: &'static [&'static str],
+    code: i32,
+    fragment: String,
+}
+
+fn case(
+    name: &'static str,
+    file: &'static str,
+    contents: impl Into<Vec<u8>>,
+    args: &'static [&'static str],
+    code: i32,
+    fragment: &str,
+) -> Case {
+    Case {
+        name,
+        file,
+        contents: contents.into(),
+        args,
+        code,
+        fragment: fragment.to_owned(),
+    }
+}
+
+const VALIDATE: &[&str] = &["validate", "--root", "."];
+const GATE: &[&str] = &["gate", "--root", ".", "--out", "out"];
+const REPLAY: &[&str] = &[
+    "gate",
+    "--root",
+    ".",
+    "--out",
+    "out",
+    "--agent",
+    "replay",
+    "--recordings",
+    "rec.jsonl",
+];
+const LINT_CONFIG: &[&str] = &["lint", "--config", "servers.json"];
+const LINT_TOOLS: &[&str] = &["lint", "--tools-json", "tools.json"];
+
+/// `GOOD` with one piece of text replaced (which must be there).
+fn good_with(from: &str, to: &str) -> String {
+    assert!(GOOD.contains(from), "`{from}` is not in the good scenario");
+    GOOD.replace(from, to)
+}
+
+/// A YAML scenario whose anchors would expand to 9^5 * 10 strings if a loader expanded them
+/// before checking types.
+const YAML_ALIAS_BOMB: &str = "id: T1-101\ntier: 1\ntype: single_call\nprompt: &a x\n\
+seed_state: fixtures/crm_baseline.json\nexpected_calls: []\nmax_calls: 1\nreference_answer: hi\n\
+final_answer:\n  contains_text: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n\
+forbidden_calls: [{tool: [&c [*b,*b,*b,*b,*b,*b,*b,*b,*b], &d [*c,*c,*c,*c,*c,*c,*c,*c,*c], \
+&e [*d,*d,*d,*d,*d,*d,*d,*d,*d], &f [*e,*e,*e,*e,*e,*e,*e,*e,*e], \
+[*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]]}]\n";
+
+fn scenario_cases() -> Vec<Case> {
+    const S: &str = "scenarios/good.json";
+    let f = "`./scenarios/good.json`: ";
+    let deep = format!("{{\"id\": {}{}}}", "[".repeat(5000), "]".repeat(5000));
+    vec![
+        case(
+            "empty scenario file",
+            S,
+            "",
+            VALIDATE,
+            2,
+            &format!("{f}EOF while parsing a value at line 1 column 0"),
+        ),
+        case(
+            "truncated scenario",
+            S,
+            "{",
+            VALIDATE,
+            2,
+            &format!("{f}?: EOF while parsing an object at line 1 column 1"),
+        ),
+        case(
+            "scenario is an array",
+            S,
+            "[]",
+            VALIDATE,
+            2,
+            &format!("{f}invalid length 0"),
+        ),
+        case(
+            "scenario is not UTF-8",
+            S,
+            b"\xff\xfe{}".to_vec(),
+            VALIDATE,
+            2,
+            "failed to read scenario `./scenarios/good.json`: stream did not contain valid UTF-8",
+        ),
+        case(
+            "unknown field",
+            S,
+            good_with("\"max_calls\"", "\"max_call\""),
+            VALIDATE,
+            2,
+            &format!("{f}max_call: unknown field `max_call`"),
+        ),
+        case(
+            "misspelled tool",
+            S,
+            good_with("\"crm_search_contacts\"", "\"crm_search_contact\""),
+            VALIDATE,
+            2,
+            &format!(
+                "{f}expected_calls[0].tool (line 3): unknown tool `crm_search_contact` (did you mean `crm_search_contacts`?)"
+            ),
+        ),
+        case(
+            "broken JSONPath",
+            S,
+            good_with(
+                "\"args_match\": {\"query\": \"Ada\"}",
+                "\"args_from_prior\": {\"query\": \"$.calls[0\"}",
+            ),
+            VALIDATE,
+            2,
+            &format!(
+                "{f}expected_calls[0].args_from_prior.query (line 3): invalid JSONPath `$.calls[0`"
+            ),
+        ),
+        case(
+            "broken assertion",
+            S,
+            good_with("contacts.count == baseline", "contacts.count =="),
+            VALIDATE,
+            2,
+            &format!(
+                "{f}final_state_assertions[0] (line 4): failed to parse assertion `contacts.count ==`"
+            ),
+        ),
+        case(
+            "assertion on an unknown collection",
+            S,
+            good_with("contacts.count", "planets.count"),
+            VALIDATE,
+            2,
+            &format!("{f}final_state_assertions[0] (line 4): unknown name `planets`"),
+        ),
+        case(
+            "missing fixture",
+            S,
+            good_with("crm_baseline.json", "nope.json"),
+            VALIDATE,
+            2,
+            &format!("{f}seed_state (line 2): failed to read fixture"),
+        ),
+        case(
+            "fixture that is not JSON",
+            S,
+            good_with("fixtures/crm_baseline.json", "/etc/passwd"),
+            VALIDATE,
+            2,
+            &format!("{f}seed_state (line 2): fixture `/etc/passwd` is not valid JSON"),
+        ),
+        case(
+            "duplicate scenario id",
+            "scenarios/good2.json",
+            GOOD,
+            VALIDATE,
+            2,
+            "`./scenarios/good2.json`: id: `T1-100` is already used by `./scenarios/good.json`",
+        ),
+        case(
+            "tier beyond every integer",
+            S,
+            good_with("\"tier\": 1", "\"tier\": 99999999999999999999"),
+            VALIDATE,
+            2,
+            &format!("{f}tier: invalid type: floating point `1e+20`, expected i64"),
+        ),
+        case(
+            "tier out of range",
+            S,
+            good_with("\"tier\": 1", "\"tier\": 6"),
+            VALIDATE,
+            2,
+            &format!("{f}tier: must be 1..=5, got 6"),
+        ),
+        case(
+            "duplicate key",
+            S,
+            good_with("\"tier\": 1", "\"tier\": 1, \"tier\": 2"),
+            VALIDATE,
+            2,
+            &format!("{f}duplicate field `tier` at line 1"),
+        ),
+        case(
+            "negative call budget",
+            S,
+            good_with("\"max_calls\": 2", "\"max_calls\": -1"),
+            VALIDATE,
+            2,
+            &format!("{f}max_calls: must be 0 or more, got -1"),
+        ),
+        case(
+            "call budget below the expected calls",
+            S,
+            good_with("\"max_calls\": 2", "\"max_calls\": 0"),
+            VALIDATE,
+            2,
+            &format!("{f}max_calls: 0 is fewer than the 1 expected calls, so no run could pass"),
+        ),
+        case(
+            "unknown scenario type",
+            S,
+            good_with("\"single_call\"", "\"single\""),
+            VALIDATE,
+            2,
+            &format!("{f}type: unknown variant `single`"),
+        ),
+        case(
+            "empty prompt",
+            S,
+            good_with("\"Find Ada.\"", "\"\""),
+            VALIDATE,
+            2,
+            &format!("{f}prompt: must not be empty"),
+        ),
+        case(
+            "fault on call zero",
+            S,
+            good_with(
+                "\"fault_injection\": null",
+                r#""fault_injection": [{"tool": "crm_search_contacts", "on_call": 0, "times": 1, "error": "server_error"}]"#,
+            ),
+            VALIDATE,
+            2,
+            &format!("{f}fault_injection[0].on_call: must be 1 or more, got 0"),
+        ),
+        case(
+            "fault on an unknown tool",
+            S,
+            good_with(
+                "\"fault_injection\": null",
+                r#""fault_injection": [{"tool": "nope", "on_call": 1, "times": 1, "error": "server_error"}]"#,
+            ),
+            VALIDATE,
+            2,
+            &format!("{f}fault_injection[0].tool (line 4): unknown tool `nope`"),
+        ),
+        case(
+            "unknown fault kind",
+            S,
+            good_with(
+                "\"fault_injection\": null",
+                r#""fault_injection": [{"tool": "crm_search_contacts", "on_call": 1, "times": 1, "error": "boom"}]"#,
+            ),
+            VALIDATE,
+            2,
+            &format!("{f}fault_injection[0].error: unknown variant `boom`"),
+        ),
+        case(
+            "nesting 5,000 deep",
+            S,
+            deep,
+            VALIDATE,
+            2,
+            &format!("{f}id: invalid type: sequence, expected a string"),
+        ),
+        case(
+            "YAML flow sequence left open",
+            "scenarios/b.yaml",
+            "id: [",
+            VALIDATE,
+            2,
+            "`./scenarios/b.yaml`: error: line 1 column 5: expected string scalar",
+        ),
+        case(
+            "YAML with missing fields",
+            "scenarios/b.yaml",
+            "id: T1-100\n",
+            VALIDATE,
+            2,
+            "`./scenarios/b.yaml`: error: line 1 column 1: missing field `tier`",
+        ),
+        case(
+            "YAML with a wrong type",
+            "scenarios/b.yaml",
+            "id: T1-200\ntier: one\ntype: single_call\n",
+            VALIDATE,
+            2,
+            "`./scenarios/b.yaml`: error: line 2 column 7",
+        ),
+        case(
+            "YAML alias bomb",
+            "scenarios/b.yaml",
+            YAML_ALIAS_BOMB,
+            VALIDATE,
+            2,
+            "`./scenarios/b.yaml`: error: line 11 column 26: expected string scalar",
+        ),
+        case(
+            "YAML nesting 5,000 deep",
+            "scenarios/b.yaml",
+            format!("id: {}{}", "[".repeat(5000), "]".repeat(5000)),
+            VALIDATE,
+            2,
+            "`./scenarios/b.yaml`: error: line 1 column 5",
+        ),
+    ]
+}
+
+fn fixture_and_smoke_cases() -> Vec<Case> {
+    const X: &str = "fixtures/crm_baseline.json";
+    let x = "`./scenarios/good.json`: seed_state (line 2): fixture `./fixtures/crm_baseline.json`";
+    vec![
+        case(
+            "truncated fixture",
+            X,
+            "{",
+            VALIDATE,
+            2,
+            &format!("{x} is not valid JSON: EOF while parsing an object at line 1 column 1"),
+        ),
+        case(
+            "fixture collection is not an array",
+            X,
+            r#"{"contacts": 3}"#,
+            VALIDATE,
+            2,
+            &format!("{x}: `contacts` must be an array of objects"),
+        ),
+        case(
+            "fixture is an array",
+            X,
+            "[]",
+            VALIDATE,
+            2,
+            &format!("{x} must be a JSON object of collections"),
+        ),
+        case(
+            "smoke set names a tier that does not exist",
+            "smoke-set.yaml",
+            "tiers: [9]",
+            VALIDATE,
+            2,
+            "`./smoke-set.yaml`: tiers: 9 is not a tier (1..=5)",
+        ),
+        case(
+            "smoke set with a misspelled key",
+            "smoke-set.yaml",
+            "tier: [1]",
+            VALIDATE,
+            2,
+            "`./smoke-set.yaml`: error: line 1 column 1: unknown field `tier`",
+        ),
+        case(
+            "smoke set names an unknown scenario",
+            "smoke-set.yaml",
+            "scenarios: [T9-999]",
+            VALIDATE,
+            2,
+            "`./smoke-set.yaml`: scenarios[0]: no scenario has id `T9-999`",
+        ),
+        case(
+            "empty smoke set",
+            "smoke-set.yaml",
+            "",
+            VALIDATE,
+            2,
+            "`./smoke-set.yaml`: selects no scenarios (give `tiers` or `scenarios`)",
+        ),
+        case(
+            "smoke set that is not a mapping",
+            "smoke-set.yaml",
+            ": :",
+            VALIDATE,
+            2,
+            "`./smoke-set.yaml`: error: line 1 column 1",
+        ),
+    ]
+}
+
+fn config_cases() -> Vec<Case> {
+    const C: &str = "toolgate.yaml";
+    let c = "`./toolgate.yaml`: ";
+    vec![
+        case(
+            "unknown agent",
+            C,
+            "agent: gpt",
+            GATE,
+            2,
+            &format!("{c}error: line 1 column 8: unknown variant `gpt`"),
+        ),
+        case(
+            "misspelled config key",
+            C,
+            "modle: x",
+            GATE,
+            2,
+            &format!("{c}error: line 1 column 1: unknown field `modle`"),
+        ),
+        case(
+            "config that is a sequence",
+            C,
+            "[1, 2]",
+            GATE,
+            2,
+            &format!("{c}error: line 1 column 1: expected mapping start"),
+        ),
+        case(
+            "negative turn limit",
+            C,
+            "max_turns: -3",
+            GATE,
+            2,
+            &format!("{c}error: line 1 column 12: invalid u32"),
+        ),
+        case(
+            "zero turn limit",
+            C,
+            "max_turns: 0",
+            GATE,
+            2,
+            &format!("{c}max_turns: must be at least 1"),
+        ),
+        case(
+            "zero repeats",
+            C,
+            "repeat: 0",
+            GATE,
+            2,
+            &format!("{c}repeat: must be at least 1"),
+        ),
+        case(
+            "zero concurrency",
+            C,
+            "concurrency: 0",
+            GATE,
+            2,
+            &format!("{c}concurrency: must be at least 1"),
+        ),
+        case(
+            "zero attempts",
+            C,
+            "max_attempts: 0",
+            GATE,
+            2,
+            &format!("{c}max_attempts: must be at least 1"),
+        ),
+        case(
+            "timeout that is not a duration",
+            C,
+            "timeout: soon",
+            GATE,
+            2,
+            &format!("{c}timeout: `soon` is not a duration"),
+        ),
+        case(
+            "zero run timeout",
+            C,
+            "timeout: 0s",
+            GATE,
+            2,
+            &format!("{c}timeout: must be longer than 0s"),
+        ),
+        case(
+            "zero request timeout",
+            C,
+            "request_timeout: 0s",
+            GATE,
+            2,
+            &format!("{c}request_timeout: must be longer than 0s"),
+        ),
+        case(
+            "tolerance above 100",
+            C,
+            "tolerance: 101",
+            GATE,
+            2,
+            &format!("{c}tolerance: 101 is not a number of points in 0..=100"),
+        ),
+        case(
+            "negative tolerance",
+            C,
+            "tolerance: -1",
+            GATE,
+            2,
+            &format!("{c}tolerance: -1 is not a number of points in 0..=100"),
+        ),
+        case(
+            "two system prompts",
+            C,
+            "system_prompt: a\nsystem_prompt_file: p.txt",
+            GATE,
+            2,
+            &format!("{c}system_prompt: give `system_prompt` or `system_prompt_file`, not both"),
+        ),
+        case(
+            "missing system prompt file",
+            C,
+            "system_prompt_file: nope.txt",
+            GATE,
+            2,
+            "failed to read system prompt `./nope.txt`",
+        ),
+    ]
+}
+
+fn results_cases() -> Vec<Case> {
+    const B: &str = "baseline.json";
+    let b = "`./baseline.json`: ";
+    let real = std::fs::read_to_string(crate::support::repo().join("baseline.json"))
+        .expect("the repo's baseline");
+    vec![
+        case(
+            "empty baseline",
+            B,
+            "",
+            GATE,
+            2,
+            &format!("{b}.: EOF while parsing a value at line 1 column 0"),
+        ),
+        case(
+            "baseline that is null",
+            B,
+            "null",
+            GATE,
+            2,
+            &format!("{b}.: invalid type: null"),
+        ),
+        case(
+            "baseline from the future",
+            B,
+            r#"{"schema_version": 99}"#,
+            GATE,
+            2,
+            &format!("{b}schema_version: 99 is not supported (this toolgate reads 1 to 2)"),
+        ),
+        case(
+            "baseline version that is a string",
+            B,
+            r#"{"schema_version": "two"}"#,
+            GATE,
+            2,
+            &format!("{b}schema_version: invalid type: string \"two\", expected u32"),
+        ),
+        case(
+            "baseline cut off mid-write",
+            B,
+            real[..300].to_owned(),
+            GATE,
+            2,
+            &format!("{b}scenarios[0].checks[0]"),
+        ),
+        case(
+            "baseline with a wrong type",
+            B,
+            r#"{"schema_version": 1, "agent": 3}"#,
+            GATE,
+            2,
+            &format!("{b}"),
+        ),
+        case(
+            "recordings that are not JSON",
+            "rec.jsonl",
+            "not json",
+            REPLAY,
+            2,
+            "`rec.jsonl` line 1: expected ident",
+        ),
+        case(
+            "recording with a wrong type",
+            "rec.jsonl",
+            r#"{"scenario": 3}"#,
+            REPLAY,
+            2,
+            "`rec.jsonl` line 1: invalid type: integer `3`, expected a string",
+        ),
+        case(
+            "lock file cut off",
+            "lock.json",
+            "{",
+            &["drift", "--tools-json", "tools.json", "--lock", "lock.json"],
+            2,
+            "failed to parse lock file `lock.json` at `?`: EOF while parsing an object",
+        ),
+        case(
+            "lock file without tools",
+            "lock.json",
+            r#"{"schema_version": 1}"#,
+            &["drift", "--tools-json", "tools.json", "--lock", "lock.json"],
+            2,
+            "failed to parse lock file `lock.json` at `.`: missing field `tools`",
+        ),
+    ]
+}
+
+fn catalog_cases() -> Vec<Case> {
+    const M: &str = "servers.json";
+    const T: &str = "tools.json";
+    let m = "failed to parse MCP config `servers.json`: ";
+    vec![
+        case(
+            "empty mcpServers file",
+            M,
+            "",
+            LINT_CONFIG,
+            2,
+            &format!("{m}EOF while parsing a value at line 1 column 0"),
+        ),
+        case(
+            "mcpServers file without servers",
+            M,
+            "{}",
+            LINT_CONFIG,
+            2,
+            &format!("{m}missing field `mcpServers`"),
+        ),
+        case(
+            "mcpServers that is a list",
+            M,
+            r#"{"mcpServers": []}"#,
+            LINT_CONFIG,
+            2,
+            &format!("{m}at `mcpServers`: invalid type: sequence, expected a map"),
+        ),
+        case(
+            "server command that is a number",
+            M,
+            r#"{"mcpServers": {"a": {"command": 5}}}"#,
+            LINT_CONFIG,
+            2,
+            &format!("{m}at `mcpServers.a.command`: invalid type: integer `5`"),
+        ),
+        case(
+            "server with neither command nor url",
+            M,
+            r#"{"mcpServers": {"a": {}}}"#,
+            LINT_CONFIG,
+            1,
+            "server `a` (): has neither `command` nor `url`",
+        ),
+        case(
+            "server whose command does not exist",
+            M,
+            r#"{"mcpServers": {"a": {"command": "/nonexistent/bin"}}}"#,
+            LINT_CONFIG,
+            1,
+            "server `a` (/nonexistent/bin): failed to start MCP server `/nonexistent/bin`",
+        ),
+        case(
+            "empty tools file",
+            T,
+            "",
+            LINT_TOOLS,
+            2,
+            "failed to parse tools file `tools.json`: EOF while parsing a value at line 1 column 0",
+        ),
+        case(
+            "tools that is a number",
+            T,
+            r#"{"tools": 5}"#,
+            LINT_TOOLS,
+            2,
+            "failed to read tools file `tools.json`: `tools` is not an array",
+        ),
+        case(
+            "server tools that are a string",
+            T,
+            r#"{"servers": {"x": {"tools": "no"}}}"#,
+            LINT_TOOLS,
+            2,
+            "failed to read tools file `tools.json`: `servers.x.tools` is not an array",
+        ),
+        case(
+            "tools file without tools",
+            T,
+            r#"{"foo": 1}"#,
+            LINT_TOOLS,
+            2,
+            "failed to read tools file `tools.json`: no `tools` array",
+        ),
+        case(
+            "tool without a name",
+            T,
+            r#"{"tools": [{}]}"#,
+            LINT_TOOLS,
+            1,
+            "the tool has no `name`",
+        ),
+        case(
+            "input schema that is a number",
+            T,
+            r#"{"result": {"tools": [{"name": "a", "inputSchema": 7}]}}"#,
+            LINT_TOOLS,
+            1,
+            "the input schema is a number, not a schema object",
+        ),
+    ]
+}
+
+/// Runs every case in its own scratch suite; returns a description of each mismatch.
+fn run_cases(cases: &[Case]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for case in cases {
+        let suite = scratch_suite(&[("good.json", GOOD)]);
+        let root = suite.path();
+        std::fs::write(
+            root.join("tools.json"),
+            r#"[{"name": "a", "inputSchema": {"type": "object"}}]"#,
+        )
+        .expect("write tools");
+        let path = root.join(case.file);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&path, &case.contents).expect("write case file");
+        let mut command = toolgate();
+        command.current_dir(root).args(case.args);
+        let (code, stdout, stderr) = output(command);
+        let all = format!("{stdout}{stderr}");
+        if code != case.code || !all.contains(&case.fragment) || all.contains("panicked") {
+            failures.push(format!(
+                "{}: exit {code} (want {}), want `{}` in:\n{all}",
+                case.name, case.code, case.fragment
+            ));
+        }
+    }
+    failures
+}
+
+#[test]
+fn every_malformed_input_gives_the_documented_exit_code_and_names_file_and_field() {
+    let cases: Vec<Case> = [
+        scenario_cases(),
+        fixture_and_smoke_cases(),
+        config_cases(),
+        results_cases(),
+        catalog_cases(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(cases.len() >= 70, "{} cases", cases.len());
+    let failures = run_cases(&cases);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Runs the one-scenario suite with the `openai` agent against a provider that answers every
+/// request with `reply`; returns (exit code, stdout, stderr).
+async fn gate_against(reply: ResponseTemplate) -> (i32, String, String) {
+    let provider = FakeProvider::start(Vec::new(), Some(reply)).await;
+    let suite = scratch_suite(&[("good.json", GOOD)]);
+    let mut command = toolgate();
+    command
+        .current_dir(suite.path())
+        .args(GATE)
+        .args(["--agent", "openai", "--model", "fake-model"])
+        .env("OPENAI_BASE_URL", provider.base_url())
+        .env("OPENAI_API_KEY", "sk-test");
+    tokio::task::spawn_blocking(move || output(command))
+        .await
+        .expect("join")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_provider_responses_become_errored_runs_with_the_reason() {
+    let json = |body: &str| {
+        ResponseTemplate::new(200)
+            .insert_header("content-type", "application/json")
+            .set_body_string(body.to_owned())
+    };
+    let cases = [
+        (
+            "body that is not JSON",
+            json("<html>oops</html>"),
+            3,
+            "ERRORED T1-100",
+        ),
+        (
+            "body that is an array",
+            json("[]"),
+            3,
+            "expected a JSON object, got an array",
+        ),
+        (
+            "body without choices",
+            json("{}"),
+            3,
+            "response has no `choices`",
+        ),
+        (
+            "provider error in a 200",
+            json(r#"{"error": {"message": "quota exceeded"}}"#),
+            3,
+            "response has no `choices`; provider error: quota exceeded",
+        ),
+        (
+            "message that is a number",
+            json(r#"{"choices": [{"message": 5}]}"#),
+            3,
+            "`choices[0].message` is missing or not an object",
+        ),
+        (
+            "empty choices",
+            json(r#"{"choices": []}"#),
+            3,
+            "response has no `choices`",
+        ),
+        (
+            "tool call whose arguments are not JSON",
+            json(
+                r#"{"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "crm_search_contacts", "arguments": "{oops"}}]}}]}"#,
+            ),
+            0,
+            "expected_calls[0]: arguments are not a JSON object (\"{oops\")",
+        ),
+        (
+            "tool call to a tool that does not exist",
+            json(
+                r#"{"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "no_such_tool", "arguments": "{}"}}]}}]}"#,
+            ),
+            0,
+            "first divergence: call 1: expected `crm_search_contacts`, got `no_such_tool`",
+        ),
+        (
+            "tool call without a function",
+            json(
+                r#"{"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                "tool_calls": [{"id": "c1", "type": "function"}]}}]}"#,
+            ),
+            0,
+            "first divergence: call 1: expected `crm_search_contacts`, got ``",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, reply, want, fragment) in cases {
+        let (code, stdout, stderr) = gate_against(reply).await;
+        let all = format!("{stdout}{stderr}");
+        if code != want || !all.contains(fragment) || all.contains("panicked") {
+            failures.push(format!(
+                "{name}: exit {code} (want {want}), want `{fragment}` in:\n{all}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
