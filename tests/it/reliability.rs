@@ -859,3 +859,113 @@ async fn malformed_provider_responses_become_errored_runs_with_the_reason() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+const AGENT_KEY: &str = "sk-canary-agent-5f0c1e2d3b4a";
+const JUDGE_KEY: &str = "sk-canary-judge-9a8b7c6d5e4f";
+
+/// Every file under `dir`, recursively, as (path, lossy text).
+fn files_under(dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_under(&path));
+        } else {
+            let bytes = std::fs::read(&path).expect("read file");
+            found.push((
+                path.display().to_string(),
+                String::from_utf8_lossy(&bytes).into_owned(),
+            ));
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn canary_api_keys_never_reach_results_trace_cache_or_output() {
+    // The first scenario passes and goes to the judge; the second meets a provider that echoes
+    // the key in its error, as OpenAI's 401 does. The judge's endpoint echoes its key too.
+    let echo = |key: &str| {
+        ResponseTemplate::new(401).set_body_string(format!(
+            "{{\"error\": {{\"message\": \"Incorrect API key provided: {key}\"}}}}"
+        ))
+    };
+    let agent = FakeProvider::start(
+        vec![
+            ResponseTemplate::new(200).set_body_json(crate::support::tool_calls(&[(
+                "c1",
+                "crm_search_contacts",
+                r#"{"query": "Ada"}"#,
+            )])),
+            ResponseTemplate::new(200).set_body_json(crate::support::answer("Ada Lovelace, CTO.")),
+        ],
+        Some(echo(AGENT_KEY)),
+    )
+    .await;
+    let judge = FakeProvider::start(Vec::new(), Some(echo(JUDGE_KEY))).await;
+    let second = good_with("T1-100", "T1-101");
+    let suite = scratch_suite(&[("good.json", GOOD), ("second.json", &second)]);
+    let mut command = toolgate();
+    command
+        .current_dir(suite.path())
+        .args(GATE)
+        .args([
+            "--agent",
+            "openai",
+            "--model",
+            "fake-model",
+            "--concurrency",
+            "1",
+        ])
+        .args([
+            "--judge-model",
+            "judge-1",
+            "--judge-base-url",
+            &judge.base_url(),
+        ])
+        .args(["--judge-cache", "cache"])
+        .env("OPENAI_BASE_URL", agent.base_url())
+        .env("OPENAI_API_KEY", AGENT_KEY)
+        .env("TOOLGATE_JUDGE_API_KEY", JUDGE_KEY);
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
+        .await
+        .expect("join");
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        stdout.contains("provider returned HTTP 401: Incorrect API key provided: [redacted]"),
+        "{stdout}"
+    );
+    let mut written = files_under(suite.path());
+    assert!(
+        written
+            .iter()
+            .any(|(path, _)| path.ends_with("out/results.json")),
+        "{written:?}"
+    );
+    assert!(
+        written
+            .iter()
+            .any(|(path, _)| path.ends_with("out/trace.jsonl")),
+        "{written:?}"
+    );
+    let results = std::fs::read_to_string(suite.path().join("out/results.json")).expect("results");
+    assert!(
+        results.contains("Incorrect API key provided: [redacted]"),
+        "{results}"
+    );
+    written.push(("stdout".into(), stdout));
+    written.push(("stderr".into(), stderr));
+    for (name, text) in &written {
+        for key in [AGENT_KEY, JUDGE_KEY] {
+            assert!(!text.contains(key), "`{key}` leaked into {name}:\n{text}");
+        }
+    }
+    assert!(!judge.requests().is_empty(), "the judge was asked");
+    assert!(
+        judge
+            .requests()
+            .iter()
+            .all(|body| !body.to_string().contains(AGENT_KEY)),
+        "the agent's key never goes to the judge"
+    );
+}
