@@ -969,3 +969,105 @@ async fn canary_api_keys_never_reach_results_trace_cache_or_output() {
         "the agent's key never goes to the judge"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_killed_midway_leaves_the_previous_results_and_trace_intact() {
+    use std::os::unix::process::ExitStatusExt as _;
+
+    let suite = scratch_suite(&[("good.json", GOOD)]);
+    let root = suite.path().to_path_buf();
+    let mut first = toolgate();
+    first.current_dir(&root).args(GATE);
+    let (code, stdout, stderr) = output(first);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let results_before = std::fs::read(root.join("out/results.json")).expect("results");
+    let trace_before = std::fs::read(root.join("out/trace.jsonl")).expect("trace");
+
+    // A provider that takes a minute to answer: the second run is killed while it waits.
+    let hanging = FakeProvider::start(
+        Vec::new(),
+        Some(
+            ResponseTemplate::new(200)
+                .set_body_json(crate::support::answer("late"))
+                .set_delay(std::time::Duration::from_secs(60)),
+        ),
+    )
+    .await;
+    let mut second = toolgate();
+    second
+        .current_dir(&root)
+        .args(GATE)
+        .args(["--agent", "openai", "--model", "fake-model"])
+        .env("OPENAI_BASE_URL", hanging.base_url())
+        .env("OPENAI_API_KEY", "sk-test")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = second.spawn().expect("toolgate starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while hanging.requests().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no request reached the provider"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    child.kill().expect("SIGKILL");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.signal(), Some(9));
+
+    assert_eq!(
+        std::fs::read(root.join("out/results.json")).expect("results"),
+        results_before
+    );
+    assert_eq!(
+        std::fs::read(root.join("out/trace.jsonl")).expect("trace"),
+        trace_before
+    );
+    let report = toolgate::results::RunReport::load(&root.join("out/results.json"))
+        .expect("the previous results still load");
+    assert_eq!(report.scenarios.len(), 1);
+    assert_eq!(report.scenarios[0].id, "T1-100");
+    // And they still serve as a baseline.
+    let mut third = toolgate();
+    third.current_dir(&root).args([
+        "gate",
+        "--root",
+        ".",
+        "--baseline",
+        "out/results.json",
+        "--out",
+        "out2",
+    ]);
+    let (code, stdout, stderr) = output(third);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("\nverdict: PASS\n"), "{stdout}");
+}
+
+#[test]
+fn runs_killed_at_any_moment_never_leave_a_half_written_results_file() {
+    let suite = scratch_suite(&[("good.json", GOOD)]);
+    let root = suite.path();
+    let mut first = toolgate();
+    first.current_dir(root).args(GATE);
+    assert_eq!(output(first).0, 0);
+    // Kill runs at spread-out moments, some of them while the files are being written.
+    for delay_ms in (0..30).map(|i| i * 7) {
+        let mut run = toolgate();
+        run.current_dir(root)
+            .args(GATE)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let mut child = run.spawn().expect("toolgate starts");
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        child.wait().expect("wait");
+        let report = toolgate::results::RunReport::load(&root.join("out/results.json"))
+            .unwrap_or_else(|error| panic!("killed after {delay_ms} ms: {error:#}"));
+        assert_eq!(report.scenarios.len(), 1);
+        let trace = std::fs::read_to_string(root.join("out/trace.jsonl")).expect("trace");
+        assert!(trace.ends_with('\n'), "killed after {delay_ms} ms: {trace}");
+        for line in trace.lines() {
+            serde_json::from_str::<serde_json::Value>(line).expect("whole JSON lines");
+        }
+    }
+}
