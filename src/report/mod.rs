@@ -3,4 +3,5 @@
 
 pub mod catalog;
 pub mod json;
+pub mod sanitize;
 pub mod table;
