@@ -1122,3 +1122,133 @@ async fn hostile_model_output_is_escaped_and_cut_in_the_terminal_report() {
         .expect("results load");
     assert_eq!(report.scenarios[0].id, "T1-100");
 }
+
+/// A provider that plays a good run of the test scenario for any number of concurrent runs:
+/// a search for Ada first, then an answer once a tool result is in the conversation.
+struct GoodRun;
+
+impl wiremock::Respond for GoodRun {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let body: serde_json::Value =
+            serde_json::from_slice(&request.body).unwrap_or(serde_json::Value::Null);
+        let has_result = body["messages"]
+            .as_array()
+            .is_some_and(|messages| messages.iter().any(|m| m["role"] == "tool"));
+        ResponseTemplate::new(200).set_body_json(if has_result {
+            crate::support::answer("Ada Lovelace, CTO at Analytical Engines.")
+        } else {
+            crate::support::tool_calls(&[("c1", "crm_search_contacts", r#"{"query": "Ada"}"#)])
+        })
+    }
+}
+
+/// Runs 4 scenarios `repeat` times each at `concurrency` against a provider that plays good
+/// runs, checks that every (scenario, repetition) is in the results and the trace exactly
+/// once, and returns the wall time and toolgate's peak resident memory in KiB (from
+/// `/usr/bin/time`, when the machine has it).
+async fn load(repeat: u32, concurrency: u16) -> (std::time::Duration, Option<u64>) {
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(GoodRun)
+        .mount(&server)
+        .await;
+    let scenarios: Vec<(String, String)> = (0..4)
+        .map(|i| {
+            let id = format!("T1-10{i}");
+            (format!("{id}.json"), good_with("T1-100", &id))
+        })
+        .collect();
+    let borrowed: Vec<(&str, &str)> = scenarios
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_str()))
+        .collect();
+    let suite = scratch_suite(&borrowed);
+    let timer = std::path::Path::new("/usr/bin/time");
+    let mut command = if timer.exists() {
+        let mut command = std::process::Command::new(timer);
+        command
+            .args(["-f", "peak_rss_kib=%M"])
+            .arg(env!("CARGO_BIN_EXE_toolgate"));
+        command
+    } else {
+        toolgate()
+    };
+    command
+        .current_dir(suite.path())
+        .args(GATE)
+        .args(["--agent", "openai", "--model", "fake-model"])
+        .args(["--repeat", &repeat.to_string()])
+        .args(["--concurrency", &concurrency.to_string()])
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.uri()))
+        .env("OPENAI_API_KEY", "sk-test");
+    let started = std::time::Instant::now();
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
+        .await
+        .expect("join");
+    let took = started.elapsed();
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let report = toolgate::results::RunReport::load(&suite.path().join("out/results.json"))
+        .expect("results load");
+    let runs = 4 * repeat as usize;
+    assert_eq!(report.scenarios.len(), runs);
+    let trace = std::fs::read_to_string(suite.path().join("out/trace.jsonl")).expect("trace");
+    let lines: Vec<serde_json::Value> = trace
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON line"))
+        .collect();
+    for i in 0..4 {
+        let id = format!("T1-10{i}");
+        let mut repeats: Vec<u32> = report
+            .scenarios
+            .iter()
+            .filter(|r| r.id == id)
+            .map(|r| r.repeat)
+            .collect();
+        repeats.sort_unstable();
+        assert_eq!(repeats, (0..repeat).collect::<Vec<u32>>(), "{id}");
+        let mut called: Vec<u64> = lines
+            .iter()
+            .filter(|line| line["scenario"] == id.as_str() && line["tool"].is_string())
+            .filter_map(|line| line["repeat"].as_u64())
+            .collect();
+        called.sort_unstable();
+        assert_eq!(called, (0..u64::from(repeat)).collect::<Vec<u64>>(), "{id}");
+    }
+    assert!(
+        report
+            .scenarios
+            .iter()
+            .all(|r| r.outcome == toolgate::score::Outcome::Pass),
+        "every run passes"
+    );
+    let peak = stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("peak_rss_kib=")?.trim().parse().ok());
+    (took, peak)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_repetitions_at_high_concurrency_lose_no_result() {
+    let (took, peak) = load(25, 64).await;
+    println!("100 runs at concurrency 64: {took:?}, peak RSS {peak:?} KiB");
+    if let Some(peak) = peak {
+        assert!(peak < 512 * 1024, "peak {peak} KiB");
+    }
+}
+
+/// The full load run (`bash bench/load.sh`): about 45 s in a debug build on a busy 2-core
+/// machine, too long for every `cargo test`. `TOOLGATE_LOAD_CONCURRENCY` sets the concurrency
+/// (default 256).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "load test, run by bench/load.sh"]
+async fn a_thousand_repetitions_at_high_concurrency_lose_no_result() {
+    let concurrency: u16 = std::env::var("TOOLGATE_LOAD_CONCURRENCY")
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(256);
+    let (took, peak) = load(250, concurrency).await;
+    println!("1000 runs at concurrency {concurrency}: {took:?}, peak RSS {peak:?} KiB");
+    if let Some(peak) = peak {
+        assert!(peak < 512 * 1024, "peak {peak} KiB");
+    }
+}
