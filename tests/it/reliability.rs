@@ -572,7 +572,7 @@ fn results_cases() -> Vec<Case> {
             r#"{"schema_version": 1, "agent": 3}"#,
             GATE,
             2,
-            &format!("{b}"),
+            &format!("{b}agent: invalid type: integer `3`"),
         ),
         case(
             "recordings that are not JSON",
