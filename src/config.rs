@@ -208,17 +208,47 @@ impl Settings {
             },
             max_attempts: file.max_attempts.unwrap_or(4),
         };
-        for (value, key) in [
-            (settings.max_turns, "max_turns"),
-            (settings.repeat, "repeat"),
-            (settings.max_attempts, "max_attempts"),
+        // A bad value names where it came from: the file's key unless a flag overrode it.
+        let origin = |key: &str, from_file: bool| {
+            if from_file {
+                in_file(key)
+            } else {
+                format!("`--{}`", key.replace('_', "-"))
+            }
+        };
+        for (is_zero, key, from_file) in [
+            (
+                settings.max_turns == 0,
+                "max_turns",
+                args.max_turns.is_none(),
+            ),
+            (settings.repeat == 0, "repeat", args.repeat.is_none()),
+            (settings.max_attempts == 0, "max_attempts", true),
+            (
+                settings.concurrency == 0,
+                "concurrency",
+                args.concurrency.is_none(),
+            ),
         ] {
-            if value == 0 {
-                bail!("`{key}` must be at least 1");
+            if is_zero {
+                bail!("{}: must be at least 1", origin(key, from_file));
             }
         }
-        if settings.concurrency == 0 {
-            bail!("`concurrency` must be at least 1");
+        for (is_zero, key, from_file) in [
+            (
+                settings.timeout.is_zero(),
+                "timeout",
+                args.timeout.is_none(),
+            ),
+            (
+                settings.request_timeout.is_zero(),
+                "request_timeout",
+                args.request_timeout.is_none(),
+            ),
+        ] {
+            if is_zero {
+                bail!("{}: must be longer than 0s", origin(key, from_file));
+            }
         }
         match settings.agent {
             AgentKind::Openai | AgentKind::Anthropic if settings.model.is_none() => bail!(
@@ -330,7 +360,19 @@ mod tests {
         );
         let error = Settings::resolve(&args(&[]), &file("repeat: 0\n"), Path::new(PATH))
             .expect_err("zero repeat");
-        assert_eq!(error.to_string(), "`repeat` must be at least 1");
+        assert_eq!(
+            error.to_string(),
+            "`ci/toolgate.yaml`: repeat: must be at least 1"
+        );
+        let error = Settings::resolve(&args(&[]), &file("timeout: 0s\n"), Path::new(PATH))
+            .expect_err("zero timeout");
+        assert_eq!(
+            error.to_string(),
+            "`ci/toolgate.yaml`: timeout: must be longer than 0s"
+        );
+        let error = Settings::resolve(&args(&["--max-turns", "0"]), &file(""), Path::new(PATH))
+            .expect_err("zero turns");
+        assert_eq!(error.to_string(), "`--max-turns`: must be at least 1");
     }
 
     #[test]

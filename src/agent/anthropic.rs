@@ -2,7 +2,7 @@
 //! Retries and backoff are shared with the OpenAI agent (`http`); reading a response lives in
 //! `parse`.
 
-mod parse;
+pub mod parse;
 #[cfg(test)]
 mod tests;
 

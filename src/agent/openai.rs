@@ -2,7 +2,7 @@
 //! Ollama, llama.cpp server): the conversation loop, the HTTP requests and their retries.
 //! Reading a response lives in `parse`.
 
-mod parse;
+pub mod parse;
 #[cfg(test)]
 mod tests;
 

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use comfy_table::{Cell, CellAlignment, Table, presets};
 
 use crate::gate::{Baseline, Decision, Verdict};
+use crate::report::sanitize::{MAX_TERMINAL_CHARS, terminal_line};
 use crate::report::text;
 use crate::results::{RunReport, Tally};
 use crate::score::Outcome;
@@ -87,7 +88,8 @@ fn metrics_lines(metrics: &MetricsSummary) -> String {
             format!(
                 "{} -> {} ({})",
                 cell.expected,
-                cell.called.as_deref().unwrap_or("nothing"),
+                // A model chooses the called name: it may be any text.
+                terminal_line(cell.called.as_deref().unwrap_or("nothing"), 80),
                 cell.count
             )
         })
@@ -194,21 +196,29 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
             result.tier,
             result.kind.as_str()
         );
+        // Errors, judge reasons, divergences and check details quote what a provider or a
+        // model wrote: shown escaped and cut, never obeyed by the terminal.
+        let safe = |text: &str| terminal_line(text, MAX_TERMINAL_CHARS).into_owned();
         if let Some(error) = &result.error {
-            let _ = writeln!(out, "    {error}");
+            let _ = writeln!(out, "    {}", safe(error));
         }
         if let Some(judge) = result.judge.as_ref().filter(|judge| judge.flagged) {
-            let _ = writeln!(out, "    judge ({}): {}", judge.model, judge.reason);
+            let _ = writeln!(
+                out,
+                "    judge ({}): {}",
+                safe(&judge.model),
+                safe(&judge.reason)
+            );
         }
         if let Some(divergence) = result
             .metrics
             .as_ref()
             .and_then(|m| m.first_divergence.as_ref())
         {
-            let _ = writeln!(out, "    first divergence: {divergence}");
+            let _ = writeln!(out, "    first divergence: {}", safe(divergence));
         }
         for check in result.checks.iter().filter(|check| !check.passed) {
-            let _ = writeln!(out, "    {}: {}", check.subject, check.detail);
+            let _ = writeln!(out, "    {}: {}", safe(&check.subject), safe(&check.detail));
         }
     }
     let word = match verdict.decision {

@@ -83,10 +83,16 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 pub fn load_file(path: &Path, root: &Path, catalog: &Catalog) -> Result<Scenario> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("failed to read scenario `{}`", path.display()))?;
-    let raw = parse_text(&text, path)?;
+    parse(&text, path, root, catalog)
+}
+
+/// Parses and validates scenario text as if read from `path`: its extension picks YAML
+/// (`.yaml`, `.yml`) or JSON, and it names the file in errors. Errors as [`load_file`].
+pub fn parse(text: &str, path: &Path, root: &Path, catalog: &Catalog) -> Result<Scenario> {
+    let raw = parse_text(text, path)?;
     let mut problems = Problems {
         path,
-        text: &text,
+        text,
         list: Vec::new(),
     };
     let scenario = validate(raw, path, root, catalog, &mut problems);

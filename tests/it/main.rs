@@ -12,4 +12,5 @@ mod judge;
 mod lint;
 mod openai_agent;
 mod peers;
+mod reliability;
 mod support;
