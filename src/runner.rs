@@ -19,7 +19,7 @@ use crate::judge::{Judge, JudgeVerdict};
 use crate::scenario::Scenario;
 use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::{self, Outcome, RunScore, ScoreContext, ScoringOptions};
-use crate::world::{self, World};
+use crate::world::World;
 
 /// Scenario runs at the same time by default. Runs wait on the model, not the CPU, so this is
 /// well above a CI runner's core count; it lets the smoke set run in one wave.
@@ -144,13 +144,10 @@ pub async fn run_one(
         judge_error: None,
         duration: started.elapsed(),
     };
-    let seeded = match world::load_fixture(&scenario.seed_state) {
-        Ok(state) => state,
-        Err(error) => return errored(format!("{error:#}"), Vec::new()),
-    };
+    let seeded = scenario.seeded.as_ref();
     let harness = Arc::new(Harness::new(
         Arc::clone(tools),
-        World::new(&seeded),
+        World::new(seeded),
         scenario.faults.clone(),
     ));
     let played = tokio::time::timeout(
@@ -180,7 +177,7 @@ pub async fn run_one(
     let score = score::score(
         scenario,
         &trace,
-        &seeded,
+        seeded,
         &final_state,
         outcome.final_answer.as_deref(),
         &context,

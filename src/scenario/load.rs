@@ -286,6 +286,8 @@ fn validate(
         path: path.to_path_buf(),
         seed_state,
         seed_state_name: raw.seed_state,
+        // Without a fixture the load reports a problem, so this scenario is never returned.
+        seeded: std::sync::Arc::new(seeded.unwrap_or(Value::Null)),
         expected_calls,
         ordering: raw.ordering,
         max_calls,

@@ -198,6 +198,8 @@ pub struct Scenario {
     pub seed_state: PathBuf,
     /// The seed state as written in the file (for reports).
     pub seed_state_name: String,
+    /// The fixture's state, read and checked once at load and shared by every run.
+    pub seeded: std::sync::Arc<Value>,
     /// The expected calls, in file order.
     pub expected_calls: Vec<ExpectedCall>,
     /// How matched calls must be ordered.

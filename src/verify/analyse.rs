@@ -73,7 +73,7 @@ pub fn analyse_suite(
         let Some(scored) = &run.score else {
             continue;
         };
-        let seeded = crate::world::load_fixture(&scenario.seed_state)?;
+        let seeded = scenario.seeded.as_ref();
         let answer = run
             .agent
             .as_ref()
@@ -83,7 +83,7 @@ pub fn analyse_suite(
             &run.trace,
             &scored.pairing,
             answer,
-            &seeded,
+            seeded,
             tools,
             catalog,
         ));
