@@ -28,13 +28,9 @@ fn gate_on_the_built_in_defaults_passes_with_the_reference_agent() {
     assert_eq!(first["tool"], "crm_search_contacts");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn gate_fails_with_exit_1_when_a_model_regresses_against_the_baseline() {
-    let provider = FakeProvider::start(
-        Vec::new(),
-        Some(ResponseTemplate::new(200).set_body_json(answer("All done!"))),
-    )
-    .await;
+/// `toolgate gate --agent openai` on the repo's suite against `provider`, with a canary key:
+/// (exit code, stdout, stderr).
+async fn gate_with_openai(provider: &FakeProvider) -> (i32, String, String) {
     let out = tempfile::tempdir().expect("temp dir");
     let mut command = toolgate();
     command
@@ -46,13 +42,23 @@ async fn gate_fails_with_exit_1_when_a_model_regresses_against_the_baseline() {
             "--model",
             "fake-model",
             "--out",
-            &arg(out.path(), "out"),
         ])
+        .arg(out.path().join("out"))
         .env("OPENAI_BASE_URL", provider.base_url())
         .env("OPENAI_API_KEY", "sk-canary-do-not-print");
-    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
+    tokio::task::spawn_blocking(move || output(command))
         .await
-        .expect("join");
+        .expect("join")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gate_fails_with_exit_1_when_a_model_regresses_against_the_baseline() {
+    let provider = FakeProvider::start(
+        Vec::new(),
+        Some(ResponseTemplate::new(200).set_body_json(answer("All done!"))),
+    )
+    .await;
+    let (code, stdout, stderr) = gate_with_openai(&provider).await;
     assert_eq!(code, 1, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(
         stdout.contains(
@@ -83,24 +89,7 @@ async fn gate_gives_no_verdict_with_exit_3_when_the_provider_is_down() {
         Some(ResponseTemplate::new(401).set_body_string("bad key")),
     )
     .await;
-    let out = tempfile::tempdir().expect("temp dir");
-    let mut command = toolgate();
-    command
-        .current_dir(repo())
-        .args([
-            "gate",
-            "--agent",
-            "openai",
-            "--model",
-            "fake-model",
-            "--out",
-            &arg(out.path(), "out"),
-        ])
-        .env("OPENAI_BASE_URL", provider.base_url())
-        .env("OPENAI_API_KEY", "sk-canary-do-not-print");
-    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
-        .await
-        .expect("join");
+    let (code, stdout, stderr) = gate_with_openai(&provider).await;
     assert_eq!(code, 3, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("verdict: NO VERDICT"), "{stdout}");
     assert!(
