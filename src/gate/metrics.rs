@@ -47,7 +47,7 @@ impl Metrics {
             .filter(|r| r.kind == ScenarioKind::ErrorRecovery)
             .collect();
         Metrics {
-            selection: checks(&[CheckKind::ToolSelection]),
+            selection: checks(&[CheckKind::ToolSelection, CheckKind::UnknownTool]),
             arguments: checks(&[
                 CheckKind::ArgsMatch,
                 CheckKind::ArgsForbid,

@@ -66,7 +66,8 @@ impl Harness {
         });
     }
 
-    /// Records a call the server rejected at the protocol level (e.g. an unknown tool).
+    /// Records a call that got a protocol-level failure instead of a tool result: refused by
+    /// the server (an unknown tool) or lost in transport.
     pub fn record_protocol_error(
         &self,
         tool: &str,
@@ -142,5 +143,9 @@ impl Backend for Harness {
             duration_us,
         });
         outcome
+    }
+
+    fn rejected(&self, tool: &str, arguments: Map<String, Value>, message: &str) {
+        self.record_protocol_error(tool, arguments, message.to_string());
     }
 }

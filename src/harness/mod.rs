@@ -27,6 +27,10 @@ pub trait Backend: Send + Sync + 'static {
     /// `Ok(value)`: success, `value` is the structured result (any JSON value).
     /// `Err(message)`: a tool-level failure, sent as a result with `isError: true`.
     fn call(&self, tool: &str, arguments: serde_json::Map<String, Value>) -> Result<Value, String>;
+    /// Told about a `tools/call` the server refused before any tool ran (a tool name not in
+    /// `tool_definitions`), with the message sent back as the JSON-RPC error. The default
+    /// forgets it; the run's harness records it in the trace, whichever client sent it.
+    fn rejected(&self, _tool: &str, _arguments: serde_json::Map<String, Value>, _message: &str) {}
 }
 
 /// Why a tool call the model emitted could not be executed.

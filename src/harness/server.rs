@@ -92,13 +92,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if self.tool(&request.name).is_none() {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{}`", request.name),
-                None,
-            ));
-        }
         let arguments = request.arguments.unwrap_or_default();
+        if self.tool(&request.name).is_none() {
+            let message = format!("unknown tool `{}`", request.name);
+            self.backend.rejected(&request.name, arguments, &message);
+            return Err(ErrorData::invalid_params(message, None));
+        }
         let result = match self.backend.call(&request.name, arguments) {
             Ok(value) => CallToolResult::structured(structured_content(value)),
             Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),

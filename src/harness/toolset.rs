@@ -99,6 +99,10 @@ impl SchemaLookup for ToolSet {
             .map_or(&Value::Null, |d| &d["inputSchema"]);
         Some(classify_violations(validator, schema, tool, arguments))
     }
+
+    fn offers(&self, tool: &str) -> bool {
+        self.validators.contains_key(tool)
+    }
 }
 
 /// Every violation of `arguments` against `schema` (compiled as `validator`), classed after

@@ -56,6 +56,9 @@ pub enum CheckKind {
     Ordering,
     /// The run stayed within `max_calls`.
     MaxCalls,
+    /// Every call names a tool the server offers (present only when one does not: an invented
+    /// tool name, BFCL's hallucinated function).
+    UnknownTool,
     /// A final-state assertion holds.
     FinalState,
     /// No call in the trajectory matches a `forbidden_calls` entry.
@@ -266,6 +269,20 @@ pub fn score(
             subject: format!("final_state_assertions[{i}] `{}`", assertion.source()),
             passed,
             detail,
+        });
+    }
+
+    let unknown: Vec<String> = trace
+        .iter()
+        .filter(|call| !context.schemas.offers(&call.tool))
+        .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
+        .collect();
+    if !unknown.is_empty() {
+        checks.push(Check {
+            kind: CheckKind::UnknownTool,
+            subject: "tools".into(),
+            passed: false,
+            detail: format!("{} not offered by the server", unknown.join(", ")),
         });
     }
 

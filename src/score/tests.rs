@@ -163,6 +163,33 @@ fn wrong_tool_fails_tool_selection_listing_the_calls_made() {
 }
 
 #[test]
+fn a_call_to_a_tool_the_server_does_not_offer_fails_the_run() {
+    // Every expected call is there and the state is right, but the agent also tried a tool
+    // that does not exist: an invented tool name is a failure, not a harmless extra call.
+    let mut trace = good_trace();
+    let mut invented = call(2, "crm_find_contact", json!({"query": "Acme"}), None);
+    invented.outcome = CallOutcome::ProtocolError;
+    trace.push(invented);
+    let score = score(
+        &t2_007(),
+        &trace,
+        &seeded(),
+        &after_good_run(),
+        None,
+        &context(),
+    );
+    assert_eq!(score.outcome, Outcome::Fail);
+    assert_eq!(
+        failing(&score),
+        vec![(
+            CheckKind::UnknownTool,
+            "tools".to_string(),
+            "call 3 `crm_find_contact` not offered by the server".to_string()
+        )]
+    );
+}
+
+#[test]
 fn args_match_and_args_forbid_fail_with_the_argument_named() {
     let mut trace = good_trace();
     trace[0].arguments =

@@ -13,7 +13,7 @@ use toolgate::agent::openai::{OpenAiAgent, OpenAiConfig};
 use toolgate::agent::replay::Recordings;
 use toolgate::catalog::Catalog;
 use toolgate::gate::{self, Decision, Policy};
-use toolgate::harness::ToolSet;
+use toolgate::harness::{CallOutcome, ToolSet};
 use toolgate::results::{RunMeta, RunReport};
 use toolgate::runner::{self, RunOptions, SuiteRun};
 use toolgate::scenario::{self, Scenario};
@@ -91,6 +91,57 @@ async fn the_example_command_agent_plays_scenarios_over_streamable_http() {
             created.as_str().unwrap_or_default()
         ))
     );
+}
+
+#[tokio::test]
+async fn a_command_agents_call_to_an_unknown_tool_is_in_the_trace() {
+    // The agent's own MCP client gets a JSON-RPC error; the trace must still show the call,
+    // or the run would be scored as if the agent had never tried it.
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let script = "import os, sys; from scripted_agent import McpClient; \
+        c = McpClient(os.environ['TOOLGATE_MCP_URL']); c.initialize(); \
+        c.call('crm_search_contacts', {'query': 'Acme'}); \
+        print(c._post({'jsonrpc': '2.0', 'id': 99, 'method': 'tools/call', \
+        'params': {'name': 'crm_find_contact', 'arguments': {'query': 'Acme'}}})['error']['message'])";
+    let agent = Agent::Command(CommandAgent {
+        command: format!("cd '{}' && python3 -c \"{script}\"", examples.display()),
+        model: None,
+        system_prompt: None,
+    });
+
+    let suite = run(&scenarios(&["T1-001"]), &agent, &RunOptions::default()).await;
+
+    let run = &suite.runs[0];
+    assert_eq!(run.outcome, Outcome::Fail, "{:?}", run.error);
+    let failed: Vec<_> = run
+        .score
+        .iter()
+        .flat_map(|score| score.failures())
+        .map(|check| check.detail.as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        ["call 2 `crm_find_contact` not offered by the server"]
+    );
+    let calls: Vec<_> = run
+        .trace
+        .iter()
+        .map(|call| (call.tool.as_str(), call.outcome, call.error.as_deref()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("crm_search_contacts", CallOutcome::Success, None),
+            (
+                "crm_find_contact",
+                CallOutcome::ProtocolError,
+                Some("unknown tool `crm_find_contact`")
+            ),
+        ]
+    );
+    assert_eq!(run.trace[1].arguments, json!({"query": "Acme"}));
+    let answer = run.agent.as_ref().and_then(|a| a.final_answer.clone());
+    assert_eq!(answer.as_deref(), Some("unknown tool `crm_find_contact`"));
 }
 
 #[tokio::test]

@@ -72,6 +72,12 @@ pub trait SchemaLookup {
         tool: &str,
         arguments: &Value,
     ) -> Option<Vec<(ArgumentErrorClass, String, String)>>;
+
+    /// Whether the run's server offers `tool` at all.
+    fn offers(&self, tool: &str) -> bool {
+        self.violations(tool, &Value::Object(serde_json::Map::new()))
+            .is_some()
+    }
 }
 
 /// Argument metrics of one run; rates are over `calls`.
