@@ -3,13 +3,16 @@
 # - MCP tools/call round trip over stdio: `toolgate serve` vs the reference server
 #   `@modelcontextprotocol/server-everything` (its echo tool) vs a process that echoes lines
 #   (the pipe floor), all driven by the same minimal client (bench/rtt.py);
-# - `toolgate --version` cold start and the release binary's size.
+# - `toolgate --version` cold start and the release binary's size;
+# - trajectory matching vs LangChain's agentevals: throughput and verdict parity
+#   (bench/compare_agentevals.sh, which writes docs/BENCHMARKS-scoring.md, included below).
 # Installs the peers itself (tests/peers/install.sh). Usage: bash bench/run.sh [CALLS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls="${1:-5000}"
 bash tests/peers/install.sh
 cargo build --release --locked --quiet
+bash bench/compare_agentevals.sh > /dev/null
 bin=target/release/toolgate
 everything=target/peers/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 
@@ -58,6 +61,8 @@ server-everything p50 / toolgate p50: $(ratio "$e50" "$t50").
 |---|---|
 | \`toolgate --version\`, median of 50 cold runs | $start_ms ms |
 | release binary (\`target/release/toolgate\`, stripped, LTO; dynamically linked to glibc) | $size_mb MB |
+
+$(cat docs/BENCHMARKS-scoring.md)
 
 ## Elsewhere
 

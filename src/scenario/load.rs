@@ -504,6 +504,7 @@ fn validate_call(
         args_compare: call.args_compare,
         schema_defaults,
         reference_args: call.reference_args,
+        args_exact: false,
     }
 }
 

@@ -179,6 +179,11 @@ pub struct ExpectedCall {
     pub schema_defaults: Map<String, Value>,
     /// Extra argument values the reference agent sends to make a valid call; never checked.
     pub reference_args: Map<String, Value>,
+    /// Whether the call may carry no argument beyond those named above, and `args_match`
+    /// values must equal the sent ones exactly (no extra key in a nested object either).
+    /// Scenario files always match partially (`false`); reference trajectories set it
+    /// ([`crate::score::reference_match::exact_call`]).
+    pub args_exact: bool,
 }
 
 /// A validated scenario.

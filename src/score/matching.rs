@@ -10,7 +10,7 @@
 use serde_json::{Map, Value, json};
 
 use super::compare::compare;
-use super::values::{match_value, short};
+use super::values::{equal_value, match_value, short};
 use super::{OmittedDefaults, ScoringOptions};
 use crate::harness::CallRecord;
 use crate::scenario::Comparator;
@@ -75,7 +75,8 @@ pub fn record(assigned: &[Option<usize>], trace: &[CallRecord]) -> Value {
     json!({ "calls": calls })
 }
 
-/// Checks `call` against `expected`; `record` is the run record for the pairing so far.
+/// Checks `call` against `expected`; `record` is the run record for the pairing so far (read
+/// only for `args_from_prior`).
 pub fn check_pair(
     expected: &ExpectedCall,
     call: &CallRecord,
@@ -150,7 +151,10 @@ pub fn check_pair(
         let at = format!("/{name}");
         let results: Vec<Result<(), String>> = values
             .iter()
-            .map(|v| compare(comparator, v, actual, &at))
+            .map(|v| match comparator {
+                Comparator::Exact if expected.args_exact => equal_value(v, actual, &at),
+                _ => compare(comparator, v, actual, &at),
+            })
             .collect();
         if results.iter().any(Result::is_ok) {
             held += 1;
@@ -167,6 +171,19 @@ pub fn check_pair(
                 wanted(),
                 short(actual)
             ));
+        }
+    }
+    if expected.args_exact {
+        for (name, value) in arguments {
+            let named = expected.args_match.contains_key(name)
+                || expected.args_accept.contains_key(name)
+                || expected.args_from_prior.iter().any(|p| p.argument == *name);
+            if !named {
+                check.args_match.push(format!(
+                    "`{name}` was sent but is not expected ({})",
+                    short(value)
+                ));
+            }
         }
     }
     for name in &expected.args_forbid {
@@ -288,12 +305,13 @@ impl Search<'_> {
             if self.used[j] || call.tool != expected.tool || !in_order {
                 continue;
             }
-            let pair = check_pair(
-                expected,
-                call,
-                &record(&self.assigned, self.trace),
-                self.options,
-            );
+            // Only `args_from_prior` reads the run record; most calls never need it built.
+            let record = if expected.args_from_prior.is_empty() {
+                Value::Null
+            } else {
+                record(&self.assigned, self.trace)
+            };
+            let pair = check_pair(expected, call, &record, self.options);
             let gain = Score {
                 full: usize::from(pair.is_full()),
                 success: usize::from(call.is_success()),

@@ -6,6 +6,7 @@ pub mod assertion;
 pub mod compare;
 pub mod matching;
 pub mod metrics;
+pub mod reference_match;
 pub mod values;
 
 use serde::{Deserialize, Serialize};

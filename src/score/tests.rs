@@ -373,6 +373,7 @@ fn expected_book(args: Value) -> scenario::ExpectedCall {
         args_compare: Default::default(),
         schema_defaults: Default::default(),
         reference_args: Default::default(),
+        args_exact: false,
     }
 }
 

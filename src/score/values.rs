@@ -56,6 +56,39 @@ pub fn match_value(expected: &Value, actual: &Value, at: &str) -> Result<(), Str
     }
 }
 
+/// Whether `actual` equals `expected` exactly: as [`match_value`], and no object in `actual`
+/// has a key that the same object in `expected` lacks, at any depth (numbers still compare
+/// by value). `Err` names the first difference, or the first unexpected key as
+/// "`/path`: not expected (value)".
+pub fn equal_value(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
+    match_value(expected, actual, at)?;
+    match extra_key(expected, actual) {
+        None => Ok(()),
+        Some((pointer, value)) => Err(format!("`{at}{pointer}`: not expected ({})", short(value))),
+    }
+}
+
+/// The first key of an object in `actual` that `expected` lacks, as a JSON Pointer relative
+/// to both, with its value. Builds the pointer only when there is one.
+fn extra_key<'a>(expected: &Value, actual: &'a Value) -> Option<(String, &'a Value)> {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => a.iter().find_map(|(key, value)| {
+            let step = || format!("/{}", escape_pointer(key));
+            match e.get(key) {
+                None => Some((step(), value)),
+                Some(inner) => extra_key(inner, value)
+                    .map(|(pointer, found)| (format!("{}{pointer}", step()), found)),
+            }
+        }),
+        (Value::Array(e), Value::Array(a)) => {
+            e.iter().zip(a).enumerate().find_map(|(index, (x, y))| {
+                extra_key(x, y).map(|(pointer, found)| (format!("/{index}{pointer}"), found))
+            })
+        }
+        _ => None,
+    }
+}
+
 fn mismatch(expected: &Value, actual: &Value, at: &str) -> String {
     format!(
         "`{}`: expected {}, got {}",
@@ -117,6 +150,43 @@ mod tests {
         assert_eq!(
             match_value(&json!([1, 2]), &json!([1]), "/ids"),
             Err("`/ids`: expected 2 items, got 1".into())
+        );
+    }
+
+    #[test]
+    fn equal_values_have_no_extra_key_at_any_depth() {
+        let expected = json!({"address": {"city": "Berlin"}, "lines": [{"sku": "A"}]});
+        assert_eq!(
+            equal_value(
+                &expected,
+                &json!({"address": {"city": "Berlin"}, "lines": [{"sku": "A"}]}),
+                ""
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            equal_value(&json!({"n": 5}), &json!({"n": 5.0}), ""),
+            Ok(())
+        );
+        assert_eq!(
+            equal_value(
+                &expected,
+                &json!({"address": {"city": "Berlin", "country": "DE"}, "lines": [{"sku": "A"}]}),
+                "/a"
+            ),
+            Err("`/a/address/country`: not expected (\"DE\")".into())
+        );
+        assert_eq!(
+            equal_value(
+                &expected,
+                &json!({"address": {"city": "Berlin"}, "lines": [{"sku": "A", "qty": 2}]}),
+                ""
+            ),
+            Err("`/lines/0/qty`: not expected (2)".into())
+        );
+        assert_eq!(
+            equal_value(&json!({"flag": true}), &json!({"flag": 1}), ""),
+            Err("`/flag`: expected true, got 1".into())
         );
     }
 

@@ -1,0 +1,251 @@
+//! Matching a trajectory against a reference trajectory as a whole, in the four modes of
+//! trajectory-match evaluators (LangChain agentevals' `trajectory_match_mode`: strict,
+//! unordered, superset, subset), with exact argument comparison.
+//!
+//! Every mode is one optimal assignment ([`matching::pair`], the pairing the deterministic
+//! checks use) plus a call budget: the reference's calls are the expected calls, each with
+//! exactly the reference's arguments ([`exact_call`]). Only tool calls count: neither the
+//! messages that carried them nor the tool results are compared, and a trajectory is a flat
+//! list of calls, so two calls sent in one parallel step keep the order they were recorded in.
+
+use serde_json::{Map, Value};
+
+use super::ScoringOptions;
+use super::matching;
+use crate::harness::{CallOutcome, CallRecord};
+use crate::scenario::ExpectedCall;
+
+/// How a trajectory must relate to the reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchMode {
+    /// The same calls in the same order: ordering `strict` and a call budget of the
+    /// reference's length.
+    Strict,
+    /// The same calls in any order, each as often as in the reference: ordering `any` and a
+    /// call budget of the reference's length.
+    Unordered,
+    /// Every reference call made (as often as the reference makes it), in any order; other
+    /// calls allowed: ordering `any`, no budget.
+    Superset,
+    /// Every call made is a reference call, each reference call serving at most one: the
+    /// pairing covers the whole trajectory; reference calls may be missing.
+    Subset,
+}
+
+impl MatchMode {
+    /// Every mode, in the order reports list them.
+    pub const ALL: [MatchMode; 4] = [
+        MatchMode::Strict,
+        MatchMode::Unordered,
+        MatchMode::Superset,
+        MatchMode::Subset,
+    ];
+
+    /// The name agentevals gives the mode.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchMode::Strict => "strict",
+            MatchMode::Unordered => "unordered",
+            MatchMode::Superset => "superset",
+            MatchMode::Subset => "subset",
+        }
+    }
+}
+
+/// A reference call as an expected call: `tool` with exactly `arguments` (no argument left
+/// out or added, no extra key in a nested object; numbers by value, `5` equals `5.0`).
+pub fn exact_call(tool: &str, arguments: Map<String, Value>) -> ExpectedCall {
+    ExpectedCall {
+        tool: tool.to_string(),
+        args_match: arguments,
+        args_forbid: Vec::new(),
+        args_from_prior: Vec::new(),
+        args_accept: Map::new(),
+        args_optional: Vec::new(),
+        args_compare: Default::default(),
+        schema_defaults: Map::new(),
+        reference_args: Map::new(),
+        args_exact: true,
+    }
+}
+
+/// A recorded call at position `index` of a trajectory: `tool` called with `arguments`, a
+/// success without a result.
+pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
+    CallRecord {
+        index,
+        tool: tool.to_string(),
+        arguments,
+        outcome: CallOutcome::Success,
+        result: None,
+        error: None,
+        fault: None,
+        invalid: None,
+        duration_us: 0,
+    }
+}
+
+/// Whether `trace` matches the reference calls `expected` under `mode`. Both lists are in
+/// call order; either may be empty (an empty reference matches an empty trace in every mode,
+/// and any trace as a superset).
+pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[CallRecord]) -> bool {
+    let budget = matches!(mode, MatchMode::Strict | MatchMode::Unordered);
+    if budget && trace.len() != expected.len() {
+        return false;
+    }
+    let strict = mode == MatchMode::Strict;
+    let full = matching::pair(expected, trace, strict, ScoringOptions::default()).full;
+    match mode {
+        MatchMode::Strict | MatchMode::Unordered | MatchMode::Superset => full == expected.len(),
+        MatchMode::Subset => full == trace.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A reference of three calls, one of them repeated, and its calls as a trace.
+    fn reference() -> Vec<(&'static str, Value)> {
+        vec![
+            ("crm_search_contacts", json!({"query": "Ada", "limit": 5})),
+            ("crm_get_contact", json!({"contact_id": "C-001"})),
+            ("crm_search_contacts", json!({"query": "Ada", "limit": 5})),
+            (
+                "crm_create_contact",
+                json!({"name": "Ada", "address": {"city": "Berlin"}}),
+            ),
+        ]
+    }
+
+    fn expected(calls: &[(&str, Value)]) -> Vec<ExpectedCall> {
+        calls
+            .iter()
+            .map(|(tool, arguments)| {
+                exact_call(tool, arguments.as_object().cloned().expect("an object"))
+            })
+            .collect()
+    }
+
+    fn trace(calls: &[(&str, Value)]) -> Vec<CallRecord> {
+        calls
+            .iter()
+            .enumerate()
+            .map(|(index, (tool, arguments))| recorded_call(index, tool, arguments.clone()))
+            .collect()
+    }
+
+    /// The verdict of each mode, in [`MatchMode::ALL`] order.
+    fn verdicts(actual: &[(&str, Value)]) -> [bool; 4] {
+        let expected = expected(&reference());
+        let trace = trace(actual);
+        MatchMode::ALL.map(|mode| matches_reference(mode, &expected, &trace))
+    }
+
+    #[test]
+    fn the_reference_itself_matches_in_every_mode() {
+        assert_eq!(verdicts(&reference()), [true, true, true, true]);
+    }
+
+    #[test]
+    fn reordered_calls_fail_only_strict() {
+        let mut calls = reference();
+        calls.swap(0, 1);
+        assert_eq!(verdicts(&calls), [false, true, true, true]);
+    }
+
+    #[test]
+    fn an_extra_call_fails_strict_unordered_and_subset() {
+        let mut calls = reference();
+        calls.insert(
+            2,
+            (
+                "crm_log_activity",
+                json!({"contact_id": "C-001", "type": "call"}),
+            ),
+        );
+        assert_eq!(verdicts(&calls), [false, false, true, false]);
+    }
+
+    #[test]
+    fn a_third_repeat_of_a_call_is_an_extra_call() {
+        let mut calls = reference();
+        calls.push(calls[0].clone());
+        assert_eq!(verdicts(&calls), [false, false, true, false]);
+    }
+
+    #[test]
+    fn a_missing_call_fails_strict_unordered_and_superset() {
+        let mut calls = reference();
+        calls.remove(1);
+        assert_eq!(verdicts(&calls), [false, false, false, true]);
+    }
+
+    #[test]
+    fn a_missing_repeat_fails_superset_but_not_subset() {
+        let mut calls = reference();
+        calls.remove(2);
+        assert_eq!(verdicts(&calls), [false, false, false, true]);
+    }
+
+    #[test]
+    fn a_wrong_tool_fails_every_mode() {
+        let mut calls = reference();
+        calls[1].0 = "crm_update_contact";
+        assert_eq!(verdicts(&calls), [false, false, false, false]);
+    }
+
+    #[test]
+    fn a_changed_argument_fails_every_mode() {
+        let mut calls = reference();
+        calls[1].1 = json!({"contact_id": "C-002"});
+        assert_eq!(verdicts(&calls), [false, false, false, false]);
+    }
+
+    #[test]
+    fn an_added_argument_fails_every_mode() {
+        let mut calls = reference();
+        calls[1].1 = json!({"contact_id": "C-001", "include_activities": true});
+        assert_eq!(verdicts(&calls), [false, false, false, false]);
+    }
+
+    #[test]
+    fn an_extra_key_in_a_nested_object_fails_every_mode() {
+        let mut calls = reference();
+        calls[3].1 = json!({"name": "Ada", "address": {"city": "Berlin", "country": "DE"}});
+        assert_eq!(verdicts(&calls), [false, false, false, false]);
+    }
+
+    #[test]
+    fn numbers_compare_by_value_but_a_boolean_is_not_a_number() {
+        let mut calls = reference();
+        calls[0].1 = json!({"query": "Ada", "limit": 5.0});
+        calls[2].1 = json!({"query": "Ada", "limit": 5.0});
+        assert_eq!(verdicts(&calls), [true, true, true, true]);
+        let expected = expected(&[(
+            "crm_get_contact",
+            json!({"contact_id": "C-001", "include_activities": true}),
+        )]);
+        let trace = trace(&[(
+            "crm_get_contact",
+            json!({"contact_id": "C-001", "include_activities": 1}),
+        )]);
+        assert!(!matches_reference(MatchMode::Unordered, &expected, &trace));
+    }
+
+    #[test]
+    fn empty_trajectories() {
+        let none: Vec<(&str, Value)> = Vec::new();
+        assert_eq!(verdicts(&none), [false, false, false, true]);
+        let expected = expected(&none);
+        let trace = trace(&reference());
+        let modes = MatchMode::ALL.map(|mode| matches_reference(mode, &expected, &trace));
+        assert_eq!(modes, [false, false, true, false]);
+        assert!(
+            MatchMode::ALL
+                .iter()
+                .all(|mode| matches_reference(*mode, &[], &[]))
+        );
+    }
+}
