@@ -14,7 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls="${1:-5000}"
-promptfoo_version=0.123.1
+# The last promptfoo release that runs on Node.js 20; its update check and telemetry are off so
+# that no network wait is counted in its start-up.
+promptfoo_version=0.121.20
+export PROMPTFOO_DISABLE_UPDATE=1 PROMPTFOO_DISABLE_TELEMETRY=1
 
 bash tests/peers/install.sh
 npm_dir=target/bench-npm
