@@ -41,62 +41,91 @@ fn terms(tool: &ToolRef<'_>) -> Vec<String> {
         .collect()
 }
 
+/// The TF-IDF vectors of a catalog's tools (names split into words, then descriptions), the
+/// model behind [`look_alikes`]; also answers for any one pair.
+pub struct TfIdf {
+    /// Term names by term id.
+    names: Vec<String>,
+    /// One L2-normalised vector per tool, in catalog order.
+    vectors: Vec<Vector>,
+}
+
+impl TfIdf {
+    /// Builds the vectors of `tools` (smoothed IDF, as scikit-learn's `TfidfVectorizer`).
+    pub fn new(tools: &[ToolRef<'_>]) -> Self {
+        let mut vocabulary: HashMap<String, u32> = HashMap::new();
+        let documents: Vec<Vec<u32>> = tools
+            .iter()
+            .map(|tool| {
+                terms(tool)
+                    .into_iter()
+                    .map(|term| {
+                        let next = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX);
+                        *vocabulary.entry(term).or_insert(next)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut names = vec![String::new(); vocabulary.len()];
+        for (term, id) in vocabulary {
+            names[id as usize] = term;
+        }
+        let mut document_frequency = vec![0_usize; names.len()];
+        for document in &documents {
+            let mut unique = document.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            for term in unique {
+                document_frequency[term as usize] += 1;
+            }
+        }
+        let count = documents.len() as f64;
+        let vectors: Vec<Vector> = documents
+            .iter()
+            .map(|document| {
+                let mut counts: HashMap<u32, f64> = HashMap::new();
+                for term in document {
+                    *counts.entry(*term).or_default() += 1.0;
+                }
+                let mut vector: Vector = counts
+                    .into_iter()
+                    .map(|(term, tf)| {
+                        // Smoothed IDF, as scikit-learn's TfidfVectorizer.
+                        let df = document_frequency[term as usize] as f64;
+                        (term, tf * (((1.0 + count) / (1.0 + df)).ln() + 1.0))
+                    })
+                    .collect();
+                // Sorted before summing: a float sum in hash order would differ between runs
+                // and break ties between equally similar tools at random.
+                vector.sort_unstable_by_key(|(term, _)| *term);
+                let norm = vector.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
+                if norm > 0.0 {
+                    vector.iter_mut().for_each(|(_, w)| *w /= norm);
+                }
+                vector
+            })
+            .collect();
+        Self { names, vectors }
+    }
+
+    /// Cosine similarity of tools `first` and `second` (indexes into the catalog), in
+    /// 0.0..=1.0.
+    pub fn similarity(&self, first: usize, second: usize) -> f64 {
+        dot(&self.vectors[first], &self.vectors[second])
+    }
+
+    /// The highest-weighted words of tool `own` that tool `other` lacks (at most five).
+    pub fn separating(&self, own: usize, other: usize) -> Vec<String> {
+        separating(&self.vectors[own], &self.vectors[other], &self.names)
+    }
+}
+
 /// Pairs of tools with similarity at or above `threshold` (in 0.0..=1.0), most similar first:
 /// each tool's closest such partner (ties: the first in catalog order). Tools with the same
 /// name are left to the duplicate-name check.
 pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
-    let mut vocabulary: HashMap<String, u32> = HashMap::new();
-    let documents: Vec<Vec<u32>> = tools
-        .iter()
-        .map(|tool| {
-            terms(tool)
-                .into_iter()
-                .map(|term| {
-                    let next = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX);
-                    *vocabulary.entry(term).or_insert(next)
-                })
-                .collect()
-        })
-        .collect();
-    let mut names = vec![String::new(); vocabulary.len()];
-    for (term, id) in vocabulary {
-        names[id as usize] = term;
-    }
-    let mut document_frequency = vec![0_usize; names.len()];
-    for document in &documents {
-        let mut unique = document.clone();
-        unique.sort_unstable();
-        unique.dedup();
-        for term in unique {
-            document_frequency[term as usize] += 1;
-        }
-    }
-    let count = documents.len() as f64;
-    let vectors: Vec<Vector> = documents
-        .iter()
-        .map(|document| {
-            let mut counts: HashMap<u32, f64> = HashMap::new();
-            for term in document {
-                *counts.entry(*term).or_default() += 1.0;
-            }
-            let mut vector: Vector = counts
-                .into_iter()
-                .map(|(term, tf)| {
-                    // Smoothed IDF, as scikit-learn's TfidfVectorizer.
-                    let df = document_frequency[term as usize] as f64;
-                    (term, tf * (((1.0 + count) / (1.0 + df)).ln() + 1.0))
-                })
-                .collect();
-            // Sorted before summing: a float sum in hash order would differ between runs
-            // and break ties between equally similar tools at random.
-            vector.sort_unstable_by_key(|(term, _)| *term);
-            let norm = vector.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
-            if norm > 0.0 {
-                vector.iter_mut().for_each(|(_, w)| *w /= norm);
-            }
-            vector
-        })
-        .collect();
+    let model = TfIdf::new(tools);
+    let vectors = &model.vectors;
 
     // Each tool's closest partner at or above the threshold; a pair is reported when it is the
     // closest for either side, so a family of near-identical tools gives one line per tool
@@ -131,8 +160,8 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
             first,
             second,
             similarity,
-            only_first: separating(&vectors[first], &vectors[second], &names),
-            only_second: separating(&vectors[second], &vectors[first], &names),
+            only_first: model.separating(first, second),
+            only_second: model.separating(second, first),
         })
         .collect()
 }
