@@ -81,23 +81,24 @@ impl TfIdf {
         }
         let count = documents.len() as f64;
         let vectors: Vec<Vector> = documents
-            .iter()
-            .map(|document| {
-                let mut counts: HashMap<u32, f64> = HashMap::new();
+            .into_iter()
+            .map(|mut document| {
+                // Term counts by sorting, not hashing: the vector comes out in term order,
+                // which the sums below need (a float sum in hash order would differ between
+                // runs and break ties between equally similar tools at random).
+                document.sort_unstable();
+                let mut vector: Vector = Vec::with_capacity(document.len());
                 for term in document {
-                    *counts.entry(*term).or_default() += 1.0;
+                    match vector.last_mut() {
+                        Some((last, tf)) if *last == term => *tf += 1.0,
+                        _ => vector.push((term, 1.0)),
+                    }
                 }
-                let mut vector: Vector = counts
-                    .into_iter()
-                    .map(|(term, tf)| {
-                        // Smoothed IDF, as scikit-learn's TfidfVectorizer.
-                        let df = document_frequency[term as usize] as f64;
-                        (term, tf * (((1.0 + count) / (1.0 + df)).ln() + 1.0))
-                    })
-                    .collect();
-                // Sorted before summing: a float sum in hash order would differ between runs
-                // and break ties between equally similar tools at random.
-                vector.sort_unstable_by_key(|(term, _)| *term);
+                for (term, weight) in &mut vector {
+                    // Smoothed IDF, as scikit-learn's TfidfVectorizer.
+                    let df = document_frequency[*term as usize] as f64;
+                    *weight *= ((1.0 + count) / (1.0 + df)).ln() + 1.0;
+                }
                 let norm = vector.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
                 if norm > 0.0 {
                     vector.iter_mut().for_each(|(_, w)| *w /= norm);
@@ -130,13 +131,23 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
     // Each tool's closest partner at or above the threshold; a pair is reported when it is the
     // closest for either side, so a family of near-identical tools gives one line per tool
     // rather than one per pair.
+    //
+    // All pairs: the first tool's weights are scattered into a dense array once, so each pair
+    // costs one pass over the second tool's terms. The products are summed in the same term
+    // order as [`dot`], so every similarity is bit for bit the same.
     let mut closest: Vec<Option<(usize, f64)>> = vec![None; vectors.len()];
+    let mut dense = vec![0.0_f64; model.names.len()];
     for first in 0..vectors.len() {
+        for &(term, weight) in &vectors[first] {
+            dense[term as usize] = weight;
+        }
         for second in first + 1..vectors.len() {
             if tools[first].name == tools[second].name {
                 continue;
             }
-            let similarity = dot(&vectors[first], &vectors[second]);
+            let similarity = vectors[second].iter().fold(0.0, |sum, &(term, weight)| {
+                sum + dense[term as usize] * weight
+            });
             if similarity < threshold {
                 continue;
             }
@@ -145,6 +156,9 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
                     closest[own] = Some((other, similarity));
                 }
             }
+        }
+        for &(term, _) in &vectors[first] {
+            dense[term as usize] = 0.0;
         }
     }
     let mut chosen: Vec<(usize, usize, f64)> = closest
