@@ -109,6 +109,7 @@ fn run(probabilities: &[f64], rng: &mut Rng) -> RunReport {
         pins: None,
         run: None,
         metrics: Default::default(),
+        confused_pairs: Vec::new(),
         summary: Summary::of(&scenarios),
         scenarios,
     }

@@ -168,6 +168,10 @@ pub struct DriftArgs {
     /// Output format (`sarif` is not available for drift).
     #[arg(long, value_enum, default_value_t = LintFormat::Table)]
     pub format: LintFormat,
+    /// Name the scenarios under this suite root (its `scenarios/`) that call or forbid a
+    /// changed tool.
+    #[arg(long, value_name = "ROOT")]
+    pub scenarios: Option<PathBuf>,
 }
 
 /// Where the suite lives.

@@ -550,7 +550,28 @@ fn drift_command(args: &DriftArgs, out: &mut dyn Write) -> Result<Exit> {
     {
         bail!("cannot compare an incomplete catalog: {}", problem.message);
     }
-    let report = drift::compare(&lock, &catalog);
+    let mut report = drift::compare(&lock, &catalog);
+    if let Some(root) = &args.scenarios {
+        let scenarios = scenario::load_dir(&root.join("scenarios"), root, Catalog::builtin())?;
+        let uses: Vec<(String, Vec<String>)> = scenarios
+            .iter()
+            .map(|scenario| {
+                let tools = scenario
+                    .expected_calls
+                    .iter()
+                    .map(|call| call.tool.clone())
+                    .chain(
+                        scenario
+                            .forbidden_calls
+                            .iter()
+                            .map(|call| call.tool.clone()),
+                    )
+                    .collect();
+                (scenario.id.clone(), tools)
+            })
+            .collect();
+        report = report.with_scenarios(&uses);
+    }
     let text = match args.format {
         LintFormat::Json => lint::render::render_drift_json(&report),
         LintFormat::Table | LintFormat::Sarif => lint::render::render_drift_table(&report),

@@ -16,6 +16,10 @@ use crate::scenario::{Scenario, ScenarioKind};
 use crate::score::metrics::{Grouped, MetricsReport, RunMetrics};
 use crate::score::{Check, Outcome, ScoringOptions};
 
+pub mod look_alikes;
+
+pub use look_alikes::{ConfusedPair, LintPointer};
+
 /// The results format version this build writes. Version 2 added repetitions (`repeat` on each
 /// result, pass^k and per-scenario tallies in the summary) and the `run` block.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -49,6 +53,10 @@ pub struct RunReport {
     /// Trajectory metrics aggregated overall, per tier, category and type.
     #[serde(default)]
     pub metrics: MetricsReport,
+    /// Each pair of tools the agent confused (from the overall confusion matrix), with what
+    /// the look-alike lint says about it; empty when nothing was confused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confused_pairs: Vec<ConfusedPair>,
 }
 
 /// How a run was configured, so two results can be told apart. Holds no secrets: the
@@ -293,6 +301,12 @@ pub fn metrics_of(results: &[ScenarioResult]) -> MetricsReport {
     MetricsReport::of(&grouped)
 }
 
+/// The confused pairs of `metrics`' overall confusion matrix, pointed at the look-alike lint of
+/// the built-in catalog (the tools the harness serves).
+pub fn confused_pairs_of(metrics: &MetricsReport) -> Vec<ConfusedPair> {
+    look_alikes::of(&metrics.overall.confusion, Catalog::builtin().definitions())
+}
+
 impl RunReport {
     /// Builds the report from the scenarios and their finished runs (each run names its
     /// scenario by position in `scenarios`; runs naming no scenario are skipped).
@@ -333,6 +347,7 @@ impl RunReport {
             .collect();
         let metrics = metrics_of(&results);
         RunReport {
+            confused_pairs: confused_pairs_of(&metrics),
             schema_version: SCHEMA_VERSION,
             toolgate_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: meta.agent.clone(),
@@ -484,6 +499,34 @@ mod tests {
         assert_eq!(report.summary.repeat, 1);
         assert_eq!(report.summary.pass_hat_k, report.summary.pass_at_1);
         assert_eq!(report.summary.per_scenario.len(), report.scenarios.len());
+    }
+
+    #[test]
+    fn the_run_report_points_the_confusion_matrix_at_the_look_alike_lint() {
+        let mut metrics = MetricsReport::default();
+        metrics.overall.confusion = vec![
+            crate::score::metrics::ConfusionCell {
+                expected: "erp_create_order".to_owned(),
+                called: Some("erp_create_purchase_order".to_owned()),
+                count: 1,
+            },
+            crate::score::metrics::ConfusionCell {
+                expected: "erp_create_order".to_owned(),
+                called: Some("erp_create_order".to_owned()),
+                count: 5,
+            },
+        ];
+        let pairs = confused_pairs_of(&metrics);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(
+            (pairs[0].expected.as_str(), pairs[0].called.as_str()),
+            ("erp_create_order", "erp_create_purchase_order")
+        );
+        assert!(
+            matches!(pairs[0].lint, LintPointer::NotFlagged { similarity, .. } if similarity < 0.5),
+            "{:?}",
+            pairs[0].lint
+        );
     }
 
     #[test]

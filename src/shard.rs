@@ -89,5 +89,6 @@ pub fn merge(parts: &[(String, RunReport)]) -> Result<RunReport> {
     merged.pins = Some(pins);
     merged.summary = Summary::of(&merged.scenarios);
     merged.metrics = crate::results::metrics_of(&merged.scenarios);
+    merged.confused_pairs = crate::results::confused_pairs_of(&merged.metrics);
     Ok(merged)
 }

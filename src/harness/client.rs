@@ -66,6 +66,30 @@ pub struct ToolListing {
     pub warnings: Vec<String>,
 }
 
+/// What a tools/list page's `nextCursor` says about the walk.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageEnd {
+    /// No `nextCursor`: the last page.
+    Last,
+    /// A cursor to send back, unchanged, for the next page.
+    Next(String),
+    /// `null`, `""` or a non-string: not a cursor (the MCP schema makes `nextCursor` an optional
+    /// string). Treated as the last page, with this warning.
+    Malformed(String),
+}
+
+/// Reads the `nextCursor` of `result`, page number `page` (1-based) of a tools/list walk, as the
+/// server wrote it. Shared by live servers and saved tools/list files, so both warn alike.
+pub fn page_end(page: usize, result: &Value) -> PageEnd {
+    match result.get("nextCursor") {
+        None => PageEnd::Last,
+        Some(Value::String(next)) if !next.is_empty() => PageEnd::Next(next.clone()),
+        Some(other) => PageEnd::Malformed(format!(
+            "tools/list page {page} has `\"nextCursor\": {other}`; treated as the last page (leave the field out instead)"
+        )),
+    }
+}
+
 /// Result of one tools/call as the client saw it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolReply {
@@ -188,11 +212,14 @@ impl McpClient {
 
     /// Every page of tools/list, as the server sent the tools.
     ///
-    /// Cursors are passed back unchanged (they are opaque). An absent or `null` `nextCursor` ends
-    /// the walk (rmcp's typed result cannot tell them apart); `""` or a non-string also end it,
-    /// with a warning; so does a cursor seen before
-    /// (a server that does not advance would otherwise loop forever) and the
-    /// 10,000th page. Each page may take 60 s.
+    /// Cursors are passed back unchanged (they are opaque). An absent `nextCursor` ends the walk;
+    /// `""`, `null` or a non-string end it with a warning ([`page_end`]); so does a cursor seen
+    /// before (a server that does not advance would otherwise loop forever) and the 10,000th
+    /// page. Each page may take 60 s.
+    ///
+    /// A `null` is seen only when the page reaches the client raw: rmcp decodes a page that fits
+    /// its typed tools/list result before this code sees it, and its typed result cannot tell
+    /// `null` from an absent field, so such a page ends the walk without a warning.
     pub async fn list_tool_pages(&self) -> anyhow::Result<ToolListing> {
         let mut listing = ToolListing::default();
         let mut seen = HashSet::new();
@@ -209,15 +236,13 @@ impl McpClient {
                 anyhow::bail!("tools/list page {page} has no `tools` array");
             };
             listing.tools.extend(tools.iter().cloned());
-            cursor = match result.get("nextCursor") {
-                None => return Ok(listing),
-                Some(Value::String(next)) if next.is_empty() => {
-                    listing.warnings.push(format!(
-                        "tools/list page {page} has `\"nextCursor\": \"\"`; treated as the last page (leave the field out instead)"
-                    ));
+            cursor = match page_end(page, &result) {
+                PageEnd::Last => return Ok(listing),
+                PageEnd::Malformed(warning) => {
+                    listing.warnings.push(warning);
                     return Ok(listing);
                 }
-                Some(Value::String(next)) => {
+                PageEnd::Next(next) => {
                     if !seen.insert(next.clone()) {
                         listing.warnings.push(format!(
                             "tools/list page {page} repeats cursor `{next}`; stopped after {} tools (the cursor does not advance)",
@@ -225,13 +250,7 @@ impl McpClient {
                         ));
                         return Ok(listing);
                     }
-                    Some(next.clone())
-                }
-                Some(other) => {
-                    listing.warnings.push(format!(
-                        "tools/list page {page} has `\"nextCursor\": {other}`; treated as the last page (leave the field out instead)"
-                    ));
-                    return Ok(listing);
+                    Some(next)
                 }
             };
         }
@@ -762,26 +781,31 @@ mod field_case_tests {
         assert_eq!(client.list_tools().await.expect("succeeds").len(), 101);
     }
 
-    /// B18: `"nextCursor": ""` ends the walk like an absent cursor, with a warning; `null` ends
-    /// it too (rmcp's typed result cannot tell `null` from absent, so without a warning).
+    /// B18: `"nextCursor": ""` ends the walk like an absent cursor, with a warning. `null` ends
+    /// it too: with the same warning when the page reaches the client raw (here: one tool
+    /// lacks `inputSchema`, so rmcp's typed result does not take the page), silently when rmcp
+    /// decodes the page into its typed result, which cannot tell `null` from absent.
     #[tokio::test]
     async fn treats_a_null_or_empty_cursor_as_the_last_page_b18() {
-        for (cursor, warnings) in [
-            (
-                json!(""),
-                vec![
-                    "tools/list page 1 has `\"nextCursor\": \"\"`; treated as the last page (leave the field out instead)"
-                        .to_owned(),
-                ],
-            ),
-            (json!(null), vec![]),
+        let untyped = json!([{"name": "legacy_tool", "description": "old server"}]);
+        let warning = |cursor: &str| {
+            vec![format!(
+                "tools/list page 1 has `\"nextCursor\": {cursor}`; treated as the last page (leave the field out instead)"
+            )]
+        };
+        for (tools, cursor, warnings) in [
+            (json!(numbered_tools(1, 2)), json!(""), warning("\"\"")),
+            (untyped.clone(), json!(""), warning("\"\"")),
+            (untyped, json!(null), warning("null")),
+            (json!(numbered_tools(1, 2)), json!(null), vec![]),
         ] {
+            let count = tools.as_array().map_or(0, Vec::len);
             let (client, requests) = scripted::connect(Box::new(move |_, _| {
-                Ok(json!({"tools": numbered_tools(1, 2), "nextCursor": cursor.clone()}))
+                Ok(json!({"tools": tools.clone(), "nextCursor": cursor.clone()}))
             }))
             .await;
             let listing = client.list_tool_pages().await.expect("tools/list succeeds");
-            assert_eq!(listing.tools.len(), 2);
+            assert_eq!(listing.tools.len(), count);
             assert_eq!(params_of(&requests).len(), 1);
             assert_eq!(listing.warnings, warnings);
         }

@@ -136,12 +136,35 @@ pub struct Change {
 pub struct DriftReport {
     pub schema_version: u32,
     pub changes: Vec<Change>,
+    /// For each changed tool that scenarios use, their ids in suite order (filled by
+    /// [`DriftReport::with_scenarios`]); empty when no suite was given or none uses one.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub scenarios: BTreeMap<String, Vec<String>>,
 }
 
 impl DriftReport {
     /// The most serious class among the changes; `None` when nothing changed.
     pub fn worst(&self) -> Option<ChangeClass> {
         self.changes.iter().map(|change| change.class).max()
+    }
+
+    /// The same report naming, for each changed tool, the scenarios that use it. `uses` holds
+    /// each scenario's id and the tools it calls or forbids, in suite order.
+    pub fn with_scenarios(mut self, uses: &[(String, Vec<String>)]) -> Self {
+        for change in &self.changes {
+            if self.scenarios.contains_key(&change.tool) {
+                continue;
+            }
+            let ids: Vec<String> = uses
+                .iter()
+                .filter(|(_, tools)| tools.contains(&change.tool))
+                .map(|(id, _)| id.clone())
+                .collect();
+            if !ids.is_empty() {
+                self.scenarios.insert(change.tool.clone(), ids);
+            }
+        }
+        self
     }
 
     /// "N breaking, N non-breaking, N description changes" or "no drift".
@@ -218,6 +241,7 @@ pub fn compare(lock: &Lock, live: &LoadedCatalog) -> DriftReport {
     DriftReport {
         schema_version: 1,
         changes,
+        scenarios: BTreeMap::new(),
     }
 }
 
@@ -498,6 +522,45 @@ mod tests {
             Value::Array(tools) => LoadedCatalog::from_tools("srv", tools),
             _ => panic!("tools must be an array"),
         }
+    }
+
+    #[test]
+    fn names_the_scenarios_that_use_a_changed_tool() {
+        let old = json!([
+            {"name": "crm_get_contact", "description": "Get a contact.", "inputSchema": {"type": "object", "properties": {}}},
+            {"name": "crm_delete_contact", "description": "Delete a contact.", "inputSchema": {"type": "object", "properties": {}}},
+            {"name": "util_current_time", "description": "Now.", "inputSchema": {"type": "object", "properties": {}}}
+        ]);
+        let new = json!([
+            {"name": "crm_get_contact", "description": "Get one contact by id.", "inputSchema": {"type": "object", "properties": {}}},
+            {"name": "util_current_time", "description": "Now.", "inputSchema": {"type": "object", "properties": {}}}
+        ]);
+        let uses = [
+            ("T1-002".to_owned(), vec!["crm_get_contact".to_owned()]),
+            ("T1-003".to_owned(), vec!["util_current_time".to_owned()]),
+            (
+                "T5-001".to_owned(),
+                vec![
+                    "crm_get_contact".to_owned(),
+                    "crm_delete_contact".to_owned(),
+                ],
+            ),
+        ];
+        let report =
+            compare(&Lock::from_catalog(&catalog(old)), &catalog(new)).with_scenarios(&uses);
+        let named: Vec<(&str, Vec<&str>)> = report
+            .scenarios
+            .iter()
+            .map(|(tool, ids)| (tool.as_str(), ids.iter().map(String::as_str).collect()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("crm_delete_contact", vec!["T5-001"]),
+                ("crm_get_contact", vec!["T1-002", "T5-001"]),
+            ]
+        );
+        insta::assert_snapshot!(super::super::render::render_drift_table(&report));
     }
 
     fn drift(old: Value, new: Value) -> Vec<(ChangeClass, String, String, String)> {

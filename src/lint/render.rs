@@ -98,6 +98,13 @@ pub fn render_drift_table(report: &DriftReport) -> String {
         }
         let _ = writeln!(text, "{table}");
     }
+    for (tool, scenarios) in &report.scenarios {
+        let _ = writeln!(
+            text,
+            "scenarios using `{tool}` (re-run them): {}",
+            scenarios.join(", ")
+        );
+    }
     let _ = writeln!(text, "{}", report.summary());
     text
 }

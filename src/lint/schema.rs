@@ -453,7 +453,14 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
     /// Validates the root against the draft 2020-12 meta-schema, then compiles it when it has
     /// regexes. Skips what the walk already reported at the same place.
     fn check_meta_schema(&mut self) {
-        let error = match jsonschema::draft202012::meta::validate(self.root) {
+        // `is_valid` first: it stops at the first failure without building an error, and
+        // almost every schema is valid.
+        let meta = if jsonschema::draft202012::meta::is_valid(self.root) {
+            Ok(())
+        } else {
+            jsonschema::draft202012::meta::validate(self.root)
+        };
+        let error = match meta {
             Err(error) => Some((error.instance_path().to_string(), error.to_string())),
             Ok(()) if self.has_unresolved_ref || !self.has_pattern => None,
             Ok(()) => jsonschema::draft202012::options()

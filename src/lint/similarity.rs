@@ -41,73 +41,113 @@ fn terms(tool: &ToolRef<'_>) -> Vec<String> {
         .collect()
 }
 
+/// The TF-IDF vectors of a catalog's tools (names split into words, then descriptions), the
+/// model behind [`look_alikes`]; also answers for any one pair.
+pub struct TfIdf {
+    /// Term names by term id.
+    names: Vec<String>,
+    /// One L2-normalised vector per tool, in catalog order.
+    vectors: Vec<Vector>,
+}
+
+impl TfIdf {
+    /// Builds the vectors of `tools` (smoothed IDF, as scikit-learn's `TfidfVectorizer`).
+    pub fn new(tools: &[ToolRef<'_>]) -> Self {
+        let mut vocabulary: HashMap<String, u32> = HashMap::new();
+        let documents: Vec<Vec<u32>> = tools
+            .iter()
+            .map(|tool| {
+                terms(tool)
+                    .into_iter()
+                    .map(|term| {
+                        let next = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX);
+                        *vocabulary.entry(term).or_insert(next)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut names = vec![String::new(); vocabulary.len()];
+        for (term, id) in vocabulary {
+            names[id as usize] = term;
+        }
+        let mut document_frequency = vec![0_usize; names.len()];
+        for document in &documents {
+            let mut unique = document.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            for term in unique {
+                document_frequency[term as usize] += 1;
+            }
+        }
+        let count = documents.len() as f64;
+        let vectors: Vec<Vector> = documents
+            .into_iter()
+            .map(|mut document| {
+                // Term counts by sorting, not hashing: the vector comes out in term order,
+                // which the sums below need (a float sum in hash order would differ between
+                // runs and break ties between equally similar tools at random).
+                document.sort_unstable();
+                let mut vector: Vector = Vec::with_capacity(document.len());
+                for term in document {
+                    match vector.last_mut() {
+                        Some((last, tf)) if *last == term => *tf += 1.0,
+                        _ => vector.push((term, 1.0)),
+                    }
+                }
+                for (term, weight) in &mut vector {
+                    // Smoothed IDF, as scikit-learn's TfidfVectorizer.
+                    let df = document_frequency[*term as usize] as f64;
+                    *weight *= ((1.0 + count) / (1.0 + df)).ln() + 1.0;
+                }
+                let norm = vector.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
+                if norm > 0.0 {
+                    vector.iter_mut().for_each(|(_, w)| *w /= norm);
+                }
+                vector
+            })
+            .collect();
+        Self { names, vectors }
+    }
+
+    /// Cosine similarity of tools `first` and `second` (indexes into the catalog), in
+    /// 0.0..=1.0.
+    pub fn similarity(&self, first: usize, second: usize) -> f64 {
+        dot(&self.vectors[first], &self.vectors[second])
+    }
+
+    /// The highest-weighted words of tool `own` that tool `other` lacks (at most five).
+    pub fn separating(&self, own: usize, other: usize) -> Vec<String> {
+        separating(&self.vectors[own], &self.vectors[other], &self.names)
+    }
+}
+
 /// Pairs of tools with similarity at or above `threshold` (in 0.0..=1.0), most similar first:
 /// each tool's closest such partner (ties: the first in catalog order). Tools with the same
 /// name are left to the duplicate-name check.
 pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
-    let mut vocabulary: HashMap<String, u32> = HashMap::new();
-    let documents: Vec<Vec<u32>> = tools
-        .iter()
-        .map(|tool| {
-            terms(tool)
-                .into_iter()
-                .map(|term| {
-                    let next = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX);
-                    *vocabulary.entry(term).or_insert(next)
-                })
-                .collect()
-        })
-        .collect();
-    let mut names = vec![String::new(); vocabulary.len()];
-    for (term, id) in vocabulary {
-        names[id as usize] = term;
-    }
-    let mut document_frequency = vec![0_usize; names.len()];
-    for document in &documents {
-        let mut unique = document.clone();
-        unique.sort_unstable();
-        unique.dedup();
-        for term in unique {
-            document_frequency[term as usize] += 1;
-        }
-    }
-    let count = documents.len() as f64;
-    let vectors: Vec<Vector> = documents
-        .iter()
-        .map(|document| {
-            let mut counts: HashMap<u32, f64> = HashMap::new();
-            for term in document {
-                *counts.entry(*term).or_default() += 1.0;
-            }
-            let mut vector: Vector = counts
-                .into_iter()
-                .map(|(term, tf)| {
-                    // Smoothed IDF, as scikit-learn's TfidfVectorizer.
-                    let df = document_frequency[term as usize] as f64;
-                    (term, tf * (((1.0 + count) / (1.0 + df)).ln() + 1.0))
-                })
-                .collect();
-            // Sorted before summing: a float sum in hash order would differ between runs
-            // and break ties between equally similar tools at random.
-            vector.sort_unstable_by_key(|(term, _)| *term);
-            let norm = vector.iter().map(|(_, w)| w * w).sum::<f64>().sqrt();
-            if norm > 0.0 {
-                vector.iter_mut().for_each(|(_, w)| *w /= norm);
-            }
-            vector
-        })
-        .collect();
+    let model = TfIdf::new(tools);
+    let vectors = &model.vectors;
 
     // Each tool's closest partner at or above the threshold; a pair is reported when it is the
     // closest for either side, so a family of near-identical tools gives one line per tool
     // rather than one per pair.
+    //
+    // All pairs: the first tool's weights are scattered into a dense array once, so each pair
+    // costs one pass over the second tool's terms. The products are summed in the same term
+    // order as [`dot`], so every similarity is bit for bit the same.
     let mut closest: Vec<Option<(usize, f64)>> = vec![None; vectors.len()];
+    let mut dense = vec![0.0_f64; model.names.len()];
     for first in 0..vectors.len() {
+        for &(term, weight) in &vectors[first] {
+            dense[term as usize] = weight;
+        }
         for second in first + 1..vectors.len() {
             if tools[first].name == tools[second].name {
                 continue;
             }
-            let similarity = dot(&vectors[first], &vectors[second]);
+            let similarity = vectors[second].iter().fold(0.0, |sum, &(term, weight)| {
+                sum + dense[term as usize] * weight
+            });
             if similarity < threshold {
                 continue;
             }
@@ -116,6 +156,9 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
                     closest[own] = Some((other, similarity));
                 }
             }
+        }
+        for &(term, _) in &vectors[first] {
+            dense[term as usize] = 0.0;
         }
     }
     let mut chosen: Vec<(usize, usize, f64)> = closest
@@ -131,8 +174,8 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
             first,
             second,
             similarity,
-            only_first: separating(&vectors[first], &vectors[second], &names),
-            only_second: separating(&vectors[second], &vectors[first], &names),
+            only_first: model.separating(first, second),
+            only_second: model.separating(second, first),
         })
         .collect()
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::{Finding, Severity};
 use crate::catalog::Catalog;
-use crate::harness::client::{McpClient, ToolListing};
+use crate::harness::client::{McpClient, PageEnd, ToolListing, page_end};
 
 /// The server name given to the built-in catalog.
 pub const BUILTIN_SERVER: &str = "toolgate";
@@ -262,33 +262,45 @@ fn load_file(path: &Path) -> anyhow::Result<LoadedCatalog> {
 }
 
 /// Reads a saved tools/list value; `name` names the server for single-server shapes.
+///
+/// A listing's `nextCursor` is read as a live walk reads it ([`page_end`]): `null`, `""` or a
+/// non-string is a `pagination_stopped` warning, and so is a real cursor, since a saved page
+/// that has one is missing the tools of the pages after it.
 pub fn parse_saved(name: &str, value: Value) -> anyhow::Result<LoadedCatalog> {
-    fn tools_at(value: &Value, field: &str) -> anyhow::Result<Vec<Value>> {
-        match value.get("tools") {
-            Some(Value::Array(tools)) => Ok(tools.clone()),
+    fn listing_at(value: &Value, field: &str) -> anyhow::Result<ToolListing> {
+        let tools = match value.get("tools") {
+            Some(Value::Array(tools)) => tools.clone(),
             Some(_) => bail!("`{field}tools` is not an array"),
             None => bail!("no `{field}tools` array"),
-        }
+        };
+        let warnings = match page_end(1, value) {
+            PageEnd::Last => Vec::new(),
+            PageEnd::Malformed(warning) => vec![warning],
+            PageEnd::Next(cursor) => vec![format!(
+                "the saved tools/list has `\"nextCursor\": {}`: it holds one page, and the tools of the pages after it are missing",
+                Value::String(cursor)
+            )],
+        };
+        Ok(ToolListing { tools, warnings })
     }
+    let mut catalog = LoadedCatalog::default();
     match value {
-        Value::Array(tools) => Ok(LoadedCatalog::from_tools(name, tools)),
+        Value::Array(tools) => catalog.add(name, tools),
         Value::Object(ref object) if object.contains_key("servers") => {
             let Some(servers) = object.get("servers").and_then(Value::as_object) else {
                 bail!("`servers` is not an object of server names");
             };
-            let mut catalog = LoadedCatalog::default();
             for (server, listing) in servers {
-                let tools = tools_at(listing, &format!("servers.{server}."))?;
-                catalog.add(server, tools);
+                catalog.add_listing(server, listing_at(listing, &format!("servers.{server}."))?);
             }
-            Ok(catalog)
         }
-        Value::Object(ref object) if object.contains_key("result") => Ok(
-            LoadedCatalog::from_tools(name, tools_at(&value["result"], "result.")?),
-        ),
-        Value::Object(_) => Ok(LoadedCatalog::from_tools(name, tools_at(&value, "")?)),
+        Value::Object(ref object) if object.contains_key("result") => {
+            catalog.add_listing(name, listing_at(&value["result"], "result.")?);
+        }
+        Value::Object(_) => catalog.add_listing(name, listing_at(&value, "")?),
         _ => bail!("expected a tools/list result, an array of tools or `servers`"),
     }
+    Ok(catalog)
 }
 
 /// Parses JSON, naming the field path and line/column of the first error.
@@ -342,6 +354,66 @@ mod tests {
         assert_eq!(error.to_string(), "`servers.srvA.tools` is not an array");
         let error = parse_saved("x", json!({"result": {}})).expect_err("no tools");
         assert_eq!(error.to_string(), "no `result.tools` array");
+    }
+
+    /// B18: a saved page whose `nextCursor` is `null` (or any non-cursor) ends paging with the
+    /// same warning a live walk gives; a real cursor warns that later pages are missing.
+    #[test]
+    fn warns_about_the_next_cursor_of_a_saved_page_b18() {
+        let tool = json!({"name": "a", "inputSchema": {"type": "object"}});
+        let warnings = |value: Value| -> Vec<(String, Option<String>)> {
+            parse_saved("saved.json", value)
+                .expect("a known shape")
+                .findings
+                .into_iter()
+                .map(|f| {
+                    assert_eq!(
+                        (f.check, f.severity),
+                        ("pagination_stopped", Severity::Warning)
+                    );
+                    (f.message, f.server)
+                })
+                .collect()
+        };
+        let null = "tools/list page 1 has `\"nextCursor\": null`; treated as the last page (leave the field out instead)";
+        assert_eq!(
+            warnings(json!({"tools": [tool], "nextCursor": null})),
+            [(null.to_owned(), Some("saved.json".to_owned()))]
+        );
+        assert_eq!(
+            warnings(
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [tool], "nextCursor": null}})
+            ),
+            [(null.to_owned(), Some("saved.json".to_owned()))]
+        );
+        assert_eq!(
+            warnings(
+                json!({"servers": {"srvA": {"tools": [tool], "nextCursor": null}, "srvB": {"tools": [tool]}}})
+            ),
+            [(null.to_owned(), Some("srvA".to_owned()))]
+        );
+        assert_eq!(
+            warnings(json!({"tools": [tool], "nextCursor": 7})),
+            [(
+                "tools/list page 1 has `\"nextCursor\": 7`; treated as the last page (leave the field out instead)".to_owned(),
+                Some("saved.json".to_owned())
+            )]
+        );
+        assert_eq!(
+            warnings(json!({"tools": [tool], "nextCursor": "eyJvZmZzZXQiOjUwfQ=="})),
+            [(
+                "the saved tools/list has `\"nextCursor\": \"eyJvZmZzZXQiOjUwfQ==\"`: it holds one page, and the tools of the pages after it are missing".to_owned(),
+                Some("saved.json".to_owned())
+            )]
+        );
+        assert_eq!(warnings(json!({"tools": [tool]})), []);
+        assert_eq!(
+            parse_saved("x", json!({"tools": [tool], "nextCursor": null}))
+                .expect("loads")
+                .tools
+                .len(),
+            1
+        );
     }
 
     #[tokio::test]

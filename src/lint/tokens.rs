@@ -49,17 +49,37 @@ pub fn count_text(text: &str) -> usize {
     encoder().encode_ordinary(text).len()
 }
 
-/// The JSON a provider is sent for `tool`.
-fn model_view(tool: &ToolRef<'_>) -> Value {
+/// The function-tool object a provider is sent, borrowing from the definition (copying the
+/// schema of every tool only to print it cost more than counting its tokens).
+#[derive(Serialize)]
+struct ModelView<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: FunctionView<'a>,
+}
+
+#[derive(Serialize)]
+struct FunctionView<'a> {
+    name: &'a str,
+    description: &'a Value,
+    parameters: &'a Value,
+}
+
+/// The compact JSON a provider is sent for `tool`:
+/// `{"type":"function","function":{"name","description","parameters"}}`.
+fn model_view(tool: &ToolRef<'_>) -> String {
+    static NULL: Value = Value::Null;
+    static EMPTY: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| json!({}));
     let definition = tool.definition;
-    json!({
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": definition.get("description").cloned().unwrap_or(Value::Null),
-            "parameters": definition.get("inputSchema").cloned().unwrap_or_else(|| json!({})),
-        }
-    })
+    let view = ModelView {
+        kind: "function",
+        function: FunctionView {
+            name: tool.name,
+            description: definition.get("description").unwrap_or(&NULL),
+            parameters: definition.get("inputSchema").unwrap_or(&EMPTY),
+        },
+    };
+    serde_json::to_string(&view).expect("a tool definition serializes: plain JSON")
 }
 
 /// Tools per thread below which counting stays on one thread.
@@ -71,7 +91,7 @@ pub fn count(tools: &[ToolRef<'_>]) -> TokenCount {
     let count_one = |tool: &ToolRef<'_>| ToolTokens {
         server: tool.server.to_owned(),
         tool: tool.name.to_owned(),
-        tokens: count_text(&model_view(tool).to_string()),
+        tokens: count_text(&model_view(tool)),
     };
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)

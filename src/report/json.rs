@@ -41,3 +41,19 @@ pub fn render_trace(scenarios: &[Scenario], runs: &[ScenarioRun]) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sample;
+
+    #[test]
+    fn results_json_points_confused_pairs_at_the_look_alike_lint() {
+        let text = render_results(&sample::current());
+        let value: serde_json::Value = serde_json::from_str(&text).expect("the results are JSON");
+        insta::assert_json_snapshot!(value["confused_pairs"]);
+        let read = RunReport::parse(&text, std::path::Path::new("results.json"))
+            .expect("the results read back");
+        assert_eq!(read.confused_pairs, sample::confused_pairs());
+    }
+}

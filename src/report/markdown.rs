@@ -11,7 +11,7 @@ use crate::gate::metrics::Metrics;
 use crate::gate::{Baseline, Decision, Verdict};
 use crate::pins::Pins;
 use crate::report::text::{self, neutralise};
-use crate::results::{RunReport, ScenarioResult, Tally};
+use crate::results::{LintPointer, RunReport, ScenarioResult, Tally};
 use crate::score::Outcome;
 
 /// GitHub's limit on a comment body, in characters.
@@ -47,6 +47,7 @@ pub fn render(input: &Input<'_>) -> String {
         flipped(input).map(|text| ("flipped scenarios", 70, text)),
         notes(input).map(|text| ("notes", 65, text)),
         metrics(input).map(|text| ("metrics", 60, text)),
+        confused_pairs(input).map(|text| ("confused tools", 55, text)),
         Some(("pinned metadata", 40, pins(input))),
         trend(input).map(|text| ("trend", 30, text)),
         failures(input).map(|text| ("failure details", 20, text)),
@@ -441,6 +442,59 @@ fn metrics(input: &Input<'_>) -> Option<String> {
     }
     out.push('\n');
     any.then_some(out)
+}
+
+/// Each confused pair with the `look_alike_tools` finding that flags it, or a line saying the
+/// lint does not (so the confusion is not a naming problem).
+fn confused_pairs(input: &Input<'_>) -> Option<String> {
+    let pairs = &input.report.confused_pairs;
+    if pairs.is_empty() {
+        return None;
+    }
+    let mut out = "#### Confused tools and the look-alike lint\n\n| expected | called | times | `toolgate lint` |\n|---|---|--:|---|\n".to_string();
+    for pair in pairs {
+        // The called name comes from a model: neutralised, never a code span it could close.
+        let (expected, called) = (neutralise(&pair.expected), neutralise(&pair.called));
+        let lint = match &pair.lint {
+            LintPointer::Flagged {
+                check,
+                tool,
+                similarity,
+                only_expected,
+                only_called,
+            } => format!(
+                "**{} on {}**, similarity {similarity:.3}; only {expected} says: {}; only {called} says: {}",
+                code(check),
+                neutralise(tool),
+                words(only_expected),
+                words(only_called)
+            ),
+            LintPointer::NotFlagged {
+                similarity,
+                threshold,
+            } => format!(
+                "not flagged (similarity {similarity:.3}, threshold {threshold:.2}): not a naming problem"
+            ),
+            LintPointer::NotInCatalog => {
+                format!("{called} is not in the catalog: an invented name")
+            }
+        };
+        let _ = writeln!(out, "| {expected} | {called} | {} | {lint} |", pair.count);
+    }
+    out.push('\n');
+    Some(out)
+}
+
+/// Separating words, neutralised, `nothing` when there are none.
+fn words(words: &[String]) -> String {
+    if words.is_empty() {
+        return "nothing".to_string();
+    }
+    words
+        .iter()
+        .map(|word| neutralise(word))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn pins(input: &Input<'_>) -> String {

@@ -6,8 +6,9 @@ use crate::gate::baseline::{BASELINE_SCHEMA_VERSION, BaselineKind, BaselineScena
 use crate::gate::metrics::Metrics;
 use crate::gate::{Baseline, Policy, Verdict, decide, quarantine};
 use crate::pins::{Pins, ScenarioPin};
-use crate::results::{RunReport, ScenarioResult, Summary};
+use crate::results::{ConfusedPair, RunReport, ScenarioResult, Summary, look_alikes};
 use crate::scenario::ScenarioKind;
+use crate::score::metrics::ConfusionCell;
 use crate::score::{Check, CheckKind, Outcome};
 
 fn check(kind: CheckKind, subject: &str, passed: bool, detail: &str) -> Check {
@@ -167,7 +168,32 @@ pub(crate) fn current() -> RunReport {
         summary: Summary::of(&scenarios),
         scenarios,
         metrics: Default::default(),
+        confused_pairs: confused_pairs(),
     }
+}
+
+/// Confused pairs as the run report computes them: one the look-alike lint flags (in a small
+/// catalog of two near-identical tools), a deliberate look-alike of the built-in catalog that it
+/// does not flag, and a model-invented tool name that tries to inject HTML and ping.
+pub(crate) fn confused_pairs() -> Vec<ConfusedPair> {
+    let cell = |expected: &str, called: &str, count| ConfusionCell {
+        expected: expected.into(),
+        called: Some(called.into()),
+        count,
+    };
+    let small = [
+        serde_json::json!({"name": "purge_record", "description": "Delete the record for good."}),
+        serde_json::json!({"name": "drop_record", "description": "Delete the record for good."}),
+    ];
+    let flagged = look_alikes::of(&[cell("drop_record", "purge_record", 3)], &small);
+    let builtin = look_alikes::of(
+        &[
+            cell("crm_search_contacts", "admin_search_users", 2),
+            cell("comm_send_email", "send_mail | <b>@admin</b>", 1),
+        ],
+        crate::catalog::Catalog::builtin().definitions(),
+    );
+    flagged.into_iter().chain(builtin).collect()
 }
 
 pub(crate) fn baseline() -> Baseline {

@@ -8,7 +8,7 @@ use comfy_table::{Cell, CellAlignment, Table, presets};
 use crate::gate::{Baseline, Decision, Verdict};
 use crate::report::sanitize::{MAX_TERMINAL_CHARS, terminal_line};
 use crate::report::text;
-use crate::results::{RunReport, Tally};
+use crate::results::{ConfusedPair, LintPointer, RunReport, Tally};
 use crate::score::Outcome;
 use crate::score::metrics::MetricsSummary;
 
@@ -100,6 +100,57 @@ fn metrics_lines(metrics: &MetricsSummary) -> String {
     text
 }
 
+/// One line per confused pair: the `look_alike_tools` finding that flags it, with the
+/// similarity and the words that would separate the two tools, or why the lint does not.
+fn confused_pair_lines(pairs: &[ConfusedPair]) -> String {
+    if pairs.is_empty() {
+        return String::new();
+    }
+    // The called name comes from a model: it may be any text.
+    let safe = |text: &str| terminal_line(text, 80).into_owned();
+    let mut text = "confused tools and the look-alike lint:\n".to_string();
+    for pair in pairs {
+        let (expected, called) = (&pair.expected, safe(&pair.called));
+        let _ = writeln!(
+            text,
+            "  {expected} -> {called} ({}): {}",
+            pair.count,
+            match &pair.lint {
+                LintPointer::Flagged {
+                    check,
+                    tool,
+                    similarity,
+                    only_expected,
+                    only_called,
+                } => format!(
+                    "lint `{check}` on `{tool}` (similarity {similarity:.3}); only `{expected}` says: {}; only `{called}` says: {}",
+                    words(only_expected),
+                    words(only_called)
+                ),
+                LintPointer::NotFlagged {
+                    similarity,
+                    threshold,
+                } => format!(
+                    "not flagged by the look-alike lint (similarity {similarity:.3}, threshold {threshold:.2}): not a naming problem"
+                ),
+                LintPointer::NotInCatalog => {
+                    format!("`{called}` is not in the catalog: an invented name, not a look-alike")
+                }
+            }
+        );
+    }
+    text
+}
+
+/// Separating words as a list, `nothing` when there are none.
+fn words(words: &[String]) -> String {
+    if words.is_empty() {
+        "nothing".to_string()
+    } else {
+        words.join(", ")
+    }
+}
+
 /// Renders the summary for a terminal or a CI log (plain ASCII, no colour).
 pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict) -> String {
     let mut table = Table::new();
@@ -135,6 +186,7 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         let _ = writeln!(out, "ruler moved: {change}");
     }
     let _ = write!(out, "{}", metrics_lines(&report.metrics.overall));
+    let _ = write!(out, "{}", confused_pair_lines(&report.confused_pairs));
     let scoring = report
         .run
         .as_ref()
@@ -279,6 +331,7 @@ mod tests {
             summary: Summary::of(&scenarios),
             scenarios,
             metrics: Default::default(),
+            confused_pairs: Vec::new(),
         }
     }
 
@@ -305,5 +358,11 @@ mod tests {
         let baseline = Baseline::from_report(&baseline);
         let verdict = decide(&current, Some(&baseline), &Policy::default());
         insta::assert_snapshot!(render(&current, Some(&baseline), &verdict));
+    }
+
+    #[test]
+    fn confused_pairs_point_at_the_look_alike_lint() {
+        let text = confused_pair_lines(&crate::report::sample::confused_pairs());
+        insta::assert_snapshot!(text);
     }
 }

@@ -468,3 +468,52 @@ fn classifies_drift_against_a_snapshot_and_exits_by_class() {
     assert!(broken.stdout.contains("| breaking "), "{}", broken.stdout);
     assert!(broken.stdout.contains("tool removed"));
 }
+
+/// The built-in catalog against a lock in which one tool's description was different: drift
+/// names the scenarios of the suite that use that tool, so they can be re-run.
+#[test]
+fn drift_names_the_scenarios_that_use_a_changed_tool() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let lock = dir.path().join("toolgate.lock.json");
+    let lock_arg = lock.to_str().expect("UTF-8 path");
+    let snapshot = run(toolgate().args(["snapshot", "--lock", lock_arg]));
+    assert_eq!(snapshot.code, 0, "{}", snapshot.stderr);
+    let mut locked: Value = serde_json::from_str(&std::fs::read_to_string(&lock).expect("reads"))
+        .expect("the lock is JSON");
+    let tools = locked["tools"].as_array_mut().expect("tools");
+    let forecast = tools
+        .iter_mut()
+        .find(|t| t["name"] == "crm_forecast")
+        .expect("crm_forecast");
+    forecast["definition"]["description"] = json!("An older description.");
+    std::fs::write(&lock, locked.to_string()).expect("writes");
+    let root = root();
+    let drift = run(toolgate()
+        .args(["drift", "--lock", lock_arg, "--scenarios"])
+        .arg(&root));
+    assert_eq!(drift.code, 4, "{}", drift.stderr);
+    let named: Vec<&str> = drift
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with("scenarios using"))
+        .collect();
+    assert_eq!(
+        named,
+        ["scenarios using `crm_forecast` (re-run them): T1-002, T3-001, T3-008, T4-016"]
+    );
+    let json = run(toolgate()
+        .args([
+            "drift",
+            "--format",
+            "json",
+            "--lock",
+            lock_arg,
+            "--scenarios",
+        ])
+        .arg(&root));
+    let report: Value = serde_json::from_str(&json.stdout).expect("the report is JSON");
+    assert_eq!(
+        report["scenarios"],
+        json!({"crm_forecast": ["T1-002", "T3-001", "T3-008", "T4-016"]})
+    );
+}

@@ -43,6 +43,7 @@ pub(crate) fn report(outcomes: &[(&str, u8, Outcome)]) -> RunReport {
         summary: Summary::of(&scenarios),
         scenarios,
         metrics: Default::default(),
+        confused_pairs: Vec::new(),
     }
 }
 
