@@ -3,6 +3,7 @@
 
 pub mod answer;
 pub mod assertion;
+pub mod budget;
 pub mod compare;
 pub mod matching;
 pub mod metrics;
@@ -56,6 +57,10 @@ pub enum CheckKind {
     Ordering,
     /// The run stayed within `max_calls`.
     MaxCalls,
+    /// The run stayed within one tool's `max_per_tool` budget.
+    MaxPerTool,
+    /// The run stayed within `max_failures`.
+    MaxFailures,
     /// A final-state assertion holds.
     FinalState,
     /// No call in the trajectory matches a `forbidden_calls` entry.
@@ -246,15 +251,7 @@ pub fn score(
         });
     }
 
-    if let Some(budget) = scenario.max_calls {
-        let made = trace.len();
-        checks.push(Check {
-            kind: CheckKind::MaxCalls,
-            subject: "max_calls".into(),
-            passed: made <= budget as usize,
-            detail: format!("{made} tool calls, budget {budget}"),
-        });
-    }
+    checks.extend(budget::checks(scenario, trace));
 
     for (i, assertion) in scenario.final_state_assertions.iter().enumerate() {
         let (passed, detail) = match assertion.evaluate(seeded, final_state) {
