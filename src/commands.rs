@@ -172,19 +172,14 @@ fn build_judge(args: &GateArgs) -> Result<Option<Judge>> {
     let Some(model) = &args.judge_model else {
         return Ok(None);
     };
-    let env = |name: &str| {
-        std::env::var(name)
-            .ok()
-            .filter(|value| !value.trim().is_empty())
-    };
-    let base_url = args
-        .judge_base_url
-        .clone()
-        .or_else(|| env("OPENAI_BASE_URL"))
-        .unwrap_or_else(|| openai::DEFAULT_BASE_URL.to_string());
+    let provider = args.judge_provider;
     let config = JudgeConfig {
-        base_url,
-        api_key: env("TOOLGATE_JUDGE_API_KEY").or_else(|| env("OPENAI_API_KEY")),
+        provider,
+        base_url: args
+            .judge_base_url
+            .clone()
+            .unwrap_or_else(|| provider.default_base_url()),
+        api_key: provider.api_key_from_env(),
         model: model.clone(),
         cache_dir: Some(args.suite.root.join(&args.judge_cache)),
         request_timeout: std::time::Duration::from_secs(120),
