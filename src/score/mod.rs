@@ -174,7 +174,11 @@ pub fn score(
             passed: true,
             detail: format!("call {} `{}`", j + 1, call.tool),
         });
-        let record = matching::record(&pairing.assigned[..i], trace);
+        let record = if expected.args_from_prior.is_empty() {
+            Value::Null
+        } else {
+            matching::record(&pairing.assigned[..i], trace)
+        };
         let pair = matching::check_pair(expected, call, &record, options);
         if let Some(violations) = context.schemas.violations(&call.tool, &call.arguments)
             && call.invalid.is_none()
@@ -267,7 +271,11 @@ pub fn score(
     }
 
     checks.extend(forbidden_checks(scenario, trace));
-    let record = matching::record(&pairing.assigned, trace);
+    let record = if scenario.final_answer.contains_results.is_empty() {
+        Value::Null
+    } else {
+        matching::record(&pairing.assigned, trace)
+    };
     checks.extend(answer_checks(scenario, final_answer, &record));
 
     let outcome = if checks.iter().all(|check| check.passed) {
