@@ -7,8 +7,8 @@
 //! It adds findings and never removes one: a judge that is down or answers nonsense leaves a
 //! warning in [`LintReport::judge_warnings`](super::LintReport) and the deterministic findings
 //! as they were. Answers are cached by provider, model and a hash of the tool's name,
-//! description and input schema. The HTTP is the scoring judge's
-//! ([`ChatClient`](crate::judge::provider::ChatClient)).
+//! description and input schema. The provider and HTTP code is the scoring judge's
+//! ([`crate::judge`]).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
