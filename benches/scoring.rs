@@ -46,6 +46,8 @@ fn trajectory(scenario: &Scenario, seed: usize) -> Vec<CallRecord> {
             fault: None,
             invalid: None,
             duration_us: 100,
+            turn: index as u32 + 1,
+            refused: false,
         })
         .collect();
     match seed % 5 {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::agent::AgentKind;
+use crate::judge::JudgeProvider;
 use crate::lint::Profile;
 use crate::score::OmittedDefaults;
 
@@ -126,6 +127,32 @@ pub struct LintArgs {
     /// TF-IDF cosine similarity (0.0-1.0) at which two tools count as look-alikes.
     #[arg(long, default_value_t = 0.5, value_parser = parse_fraction)]
     pub similarity: f64,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
+}
+
+/// Where the optional judge model is and how to reach it; shared by `gate` (the answer judge)
+/// and `lint` (the description judge).
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// Turn on the judge with this pinned model. In `gate` it reads runs that passed every
+    /// deterministic check and may only mark them `degraded`; in `lint` it scores each tool's
+    /// description.
+    #[arg(long, value_name = "MODEL", env = "TOOLGATE_JUDGE_MODEL")]
+    pub judge_model: Option<String>,
+    /// The API the judge speaks: `openai` (any OpenAI-compatible chat-completions endpoint)
+    /// or `anthropic` (the Messages API).
+    #[arg(long, value_enum, env = "TOOLGATE_JUDGE_PROVIDER", default_value_t = JudgeProvider::Openai)]
+    pub judge_provider: JudgeProvider,
+    /// The judge's base URL [default: OPENAI_BASE_URL, else `https://api.openai.com/v1`; with
+    /// `--judge-provider anthropic`: ANTHROPIC_BASE_URL, else `https://api.anthropic.com`]; its
+    /// key comes from TOOLGATE_JUDGE_API_KEY, else OPENAI_API_KEY or ANTHROPIC_API_KEY.
+    #[arg(long, value_name = "URL", env = "TOOLGATE_JUDGE_BASE_URL")]
+    pub judge_base_url: Option<String>,
+    /// Directory of cached judge answers, keyed by a hash of everything the judge saw
+    /// (`gate`: under the suite root; `lint`: under the current directory).
+    #[arg(long, value_name = "DIR", default_value = ".toolgate-cache/judge")]
+    pub judge_cache: PathBuf,
 }
 
 /// How `toolgate lint` writes its report.
@@ -241,18 +268,8 @@ pub struct GateArgs {
     /// `strict` (missing, as BFCL scores it) or `schema` (the default was meant).
     #[arg(long, value_enum, default_value_t = OmittedDefaults::Strict)]
     pub omitted_defaults: OmittedDefaults,
-    /// Turn on the judge with this pinned model (any OpenAI-compatible endpoint). It reads
-    /// runs that passed every deterministic check and may only mark them `degraded`.
-    #[arg(long, value_name = "MODEL", env = "TOOLGATE_JUDGE_MODEL")]
-    pub judge_model: Option<String>,
-    /// The judge's chat-completions base URL [default: OPENAI_BASE_URL, else
-    /// `https://api.openai.com/v1`]; its key comes from TOOLGATE_JUDGE_API_KEY, else
-    /// OPENAI_API_KEY.
-    #[arg(long, value_name = "URL", env = "TOOLGATE_JUDGE_BASE_URL")]
-    pub judge_base_url: Option<String>,
-    /// Directory of cached judge verdicts, keyed by a hash of everything the judge saw.
-    #[arg(long, value_name = "DIR", default_value = ".toolgate-cache/judge")]
-    pub judge_cache: PathBuf,
+    #[command(flatten)]
+    pub judge: JudgeArgs,
     /// Largest allowed drop of the overall pass rate, in percentage points [default: 3].
     #[arg(long, value_parser = parse_tolerance, env = "TOOLGATE_TOLERANCE")]
     pub tolerance: Option<f64>,

@@ -11,8 +11,8 @@ use anyhow::{Context as _, Result, bail};
 use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
-    CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, LintArgs, LintFormat, ServeArgs,
-    SnapshotArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
+    CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, JudgeArgs, LintArgs, LintFormat,
+    ServeArgs, SnapshotArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
@@ -169,24 +169,20 @@ fn run_meta(settings: &Settings, agent: &Agent) -> RunMeta {
 
 /// The judge, when `--judge-model` names one.
 fn build_judge(args: &GateArgs) -> Result<Option<Judge>> {
-    let Some(model) = &args.judge_model else {
+    let Some(model) = &args.judge.judge_model else {
         return Ok(None);
     };
-    let env = |name: &str| {
-        std::env::var(name)
-            .ok()
-            .filter(|value| !value.trim().is_empty())
-    };
-    let base_url = args
-        .judge_base_url
-        .clone()
-        .or_else(|| env("OPENAI_BASE_URL"))
-        .unwrap_or_else(|| openai::DEFAULT_BASE_URL.to_string());
+    let provider = args.judge.judge_provider;
     let config = JudgeConfig {
-        base_url,
-        api_key: env("TOOLGATE_JUDGE_API_KEY").or_else(|| env("OPENAI_API_KEY")),
+        provider,
+        base_url: args
+            .judge
+            .judge_base_url
+            .clone()
+            .unwrap_or_else(|| provider.default_base_url()),
+        api_key: provider.api_key_from_env(),
         model: model.clone(),
-        cache_dir: Some(args.suite.root.join(&args.judge_cache)),
+        cache_dir: Some(args.suite.root.join(&args.judge.judge_cache)),
         request_timeout: std::time::Duration::from_secs(120),
         max_attempts: 4,
     };
@@ -368,7 +364,7 @@ fn subject(args: &GateArgs, settings: &Settings, agent: &Agent) -> Subject {
         model: settings.model.clone(),
         provider,
         system_prompt: settings.system_prompt.clone(),
-        judge_model: args.judge_model.clone(),
+        judge_model: args.judge.judge_model.clone(),
     }
 }
 
@@ -482,7 +478,13 @@ fn lint_command(args: &LintArgs, out: &mut dyn Write) -> Result<Exit> {
         tool_token_budget: args.tool_token_budget,
         similarity_threshold: args.similarity,
     };
-    let report = lint::lint(&catalog, &options);
+    let mut report = lint::lint(&catalog, &options);
+    if let Some(config) = description_judge(&args.judge) {
+        let names = lint::tool_names(&catalog);
+        let tools = lint::tool_refs(&catalog, &names);
+        let verdicts = runtime()?.block_on(lint::judge::judge_descriptions(&tools, &config))?;
+        lint::add_judged(&mut report, verdicts);
+    }
     let text = match args.format {
         LintFormat::Table => lint::render::render_table(&report),
         LintFormat::Json => lint::render::render_json(&report),
@@ -511,6 +513,25 @@ fn lint_command(args: &LintArgs, out: &mut dyn Write) -> Result<Exit> {
     let failed =
         matches!((report.worst(), threshold), (Some(worst), Some(threshold)) if worst >= threshold);
     Ok(if failed { Exit::GateFailed } else { Exit::Pass })
+}
+
+/// The description judge of `toolgate lint`, when `--judge-model` names one; the cache is
+/// relative to the current directory.
+fn description_judge(args: &JudgeArgs) -> Option<lint::judge::DescriptionJudgeConfig> {
+    let model = args.judge_model.clone()?;
+    let provider = args.judge_provider;
+    Some(lint::judge::DescriptionJudgeConfig {
+        provider,
+        base_url: args
+            .judge_base_url
+            .clone()
+            .unwrap_or_else(|| provider.default_base_url()),
+        api_key: provider.api_key_from_env(),
+        model,
+        cache_dir: Some(args.judge_cache.clone()),
+        request_timeout: std::time::Duration::from_secs(120),
+        max_attempts: 4,
+    })
 }
 
 fn snapshot_command(args: &SnapshotArgs, out: &mut dyn Write) -> Result<Exit> {

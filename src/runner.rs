@@ -326,4 +326,8 @@ impl ToolExecutor for McpExecutor<'_> {
     fn record_invalid(&self, name: &str, raw_arguments: &str, kind: InvalidCallKind) {
         self.harness.record_invalid(name, raw_arguments, kind);
     }
+
+    fn begin_turn(&self, turn: u32) {
+        self.harness.begin_turn(turn);
+    }
 }

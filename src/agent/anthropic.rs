@@ -183,6 +183,7 @@ impl AnthropicAgent {
             }
             messages.push(json!({"role": "assistant", "content": parsed.assistant_content}));
             let mut results = Vec::with_capacity(parsed.calls.len());
+            tools.begin_turn(turn);
             for call in &parsed.calls {
                 let (is_error, content) = execute(call, tools).await;
                 let mut result = json!({"type": "tool_result",

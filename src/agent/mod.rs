@@ -28,6 +28,12 @@ pub trait ToolExecutor: Send + Sync {
     ) -> impl Future<Output = ToolObservation> + Send;
     /// Records a tool call the model emitted that cannot be executed; it still counts as a call.
     fn record_invalid(&self, name: &str, raw_arguments: &str, kind: InvalidCallKind);
+    /// Says that the calls that follow were emitted in model turn `turn` (1-based), so that
+    /// parallel calls of one response share a turn in the trace. Agents without model turns
+    /// never call it, and each of their calls is its own turn. The default ignores it.
+    fn begin_turn(&self, turn: u32) {
+        let _ = turn;
+    }
 }
 
 /// What the model is shown after a tool call.

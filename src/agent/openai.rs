@@ -208,6 +208,7 @@ impl OpenAiAgent {
                 last_text = Some(text.clone());
             }
             messages.push(parsed.assistant_message.clone());
+            tools.begin_turn(turn);
             for call in &parsed.calls {
                 let (_, content) = execute(call, tools).await;
                 messages.push(if parsed.is_legacy_function_call {

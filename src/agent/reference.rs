@@ -4,7 +4,8 @@
 //! fills `args_from_prior` from the actual results of its earlier calls. A call that fails is
 //! retried once for every fault the scenario injects into that tool, so scenarios with injected
 //! faults show recovery, and a genuine error (an unknown id) is not retried. Its final answer
-//! is the scenario's `reference_answer` when it has one.
+//! is the scenario's `reference_answer` when it has one. It waits for each result before the
+//! next call, so each call is its own turn in the trace.
 
 use serde_json::{Map, Value};
 
@@ -37,6 +38,8 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
             .sum();
         let mut slot = None;
         for _ in 0..=injected {
+            let turn = u32::try_from(played.len() + 1).unwrap_or(u32::MAX);
+            tools.begin_turn(turn);
             let observation = tools.call(&expected.tool, arguments.clone()).await;
             let result = serde_json::from_str::<Value>(&observation.content).ok();
             played.push(CallRecord {
@@ -53,6 +56,8 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
                 fault: None,
                 invalid: None,
                 duration_us: 0,
+                turn,
+                refused: false,
             });
             slot = Some(played.len() - 1);
             if !observation.is_error {

@@ -5,7 +5,9 @@
 //! - a tool call: `{"scenario": ID, "tool": NAME, "arguments": {...}}`;
 //! - a final answer: `{"scenario": ID, "final_answer": TEXT}`.
 //!
-//! Both may carry `"repeat": N` (0-based; default 0) to tell repetitions apart. A call whose
+//! Both may carry `"repeat": N` (0-based; default 0) to tell repetitions apart. A call may
+//! carry `"turn": N` (1-based), the model turn that emitted it: calls of one turn were emitted
+//! together (in parallel); a call without one is its own turn. A call whose
 //! `arguments` is not an object, or that carries `"invalid": KIND`, is replayed as the same
 //! invalid call. Other fields are ignored, so the `trace.jsonl` that `toolgate gate` writes
 //! replays as it is.
@@ -48,6 +50,8 @@ pub struct RecordedCall {
     pub arguments: Value,
     /// Why the call was unusable when it was recorded, if it was.
     pub invalid: Option<InvalidCallKind>,
+    /// The model turn that emitted it, 1-based; `None`: its own turn.
+    pub turn: Option<u32>,
 }
 
 /// One line as written; unknown fields are ignored on purpose (traces carry results etc.).
@@ -59,6 +63,7 @@ struct Line {
     tool: Option<String>,
     arguments: Option<Value>,
     invalid: Option<InvalidCallKind>,
+    turn: Option<u32>,
     final_answer: Option<String>,
 }
 
@@ -90,6 +95,7 @@ impl Recordings {
                         .arguments
                         .unwrap_or_else(|| Value::Object(Default::default())),
                     invalid: line.invalid,
+                    turn: line.turn,
                 }),
                 (None, Some(answer)) => run.final_answer = Some(answer),
                 (None, None) => bail!("{}: expected `tool` or `final_answer`", at()),
@@ -125,7 +131,10 @@ impl Recordings {
                 self.source.display()
             )));
         };
+        let mut turn = 0;
         for call in &recorded.calls {
+            turn = call.turn.unwrap_or(turn + 1);
+            tools.begin_turn(turn);
             match (&call.arguments, call.invalid) {
                 (Value::Object(arguments), None) => {
                     tools.call(&call.tool, arguments.clone()).await;
@@ -173,6 +182,7 @@ mod tests {
                     tool: "crm_search_contacts".to_owned(),
                     arguments: json!({"query": "Acme"}),
                     invalid: None,
+                    turn: None,
                 }],
                 final_answer: Some("Two contacts.".to_owned()),
             })

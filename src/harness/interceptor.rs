@@ -25,6 +25,17 @@ struct RunState {
     world: World,
     trace: Vec<CallRecord>,
     calls_per_tool: HashMap<String, u32>,
+    /// The model turn the agent said it is in; `None` until it says so.
+    turn: Option<u32>,
+}
+
+impl RunState {
+    /// The turn of the next call: the agent's current turn, or one past the last call's turn
+    /// for an agent that never names its turns (each call its own turn).
+    fn next_turn(&self) -> u32 {
+        self.turn
+            .unwrap_or_else(|| self.trace.last().map_or(1, |call| call.turn + 1))
+    }
 }
 
 impl Harness {
@@ -37,6 +48,7 @@ impl Harness {
                 world,
                 trace: Vec::new(),
                 calls_per_tool: HashMap::new(),
+                turn: None,
             }),
         }
     }
@@ -49,10 +61,17 @@ impl Harness {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Marks the start of model turn `turn` (1-based): every call recorded from now on belongs
+    /// to it, until the next turn begins.
+    pub fn begin_turn(&self, turn: u32) {
+        self.lock().turn = Some(turn);
+    }
+
     /// Records a call the agent emitted that could not be sent (unusable arguments).
     pub fn record_invalid(&self, tool: &str, raw_arguments: &str, kind: InvalidCallKind) {
         let mut state = self.lock();
         let index = state.trace.len();
+        let turn = state.next_turn();
         state.trace.push(CallRecord {
             index,
             tool: tool.to_string(),
@@ -63,6 +82,8 @@ impl Harness {
             fault: None,
             invalid: Some(kind),
             duration_us: 0,
+            turn,
+            refused: true,
         });
     }
 
@@ -76,6 +97,7 @@ impl Harness {
     ) {
         let mut state = self.lock();
         let index = state.trace.len();
+        let turn = state.next_turn();
         state.trace.push(CallRecord {
             index,
             tool: tool.to_string(),
@@ -86,6 +108,8 @@ impl Harness {
             fault: None,
             invalid: None,
             duration_us: 0,
+            turn,
+            refused: true,
         });
     }
 
@@ -118,14 +142,19 @@ impl Backend for Harness {
             .iter()
             .find(|fault| fault.hits(tool, nth))
             .map(|fault| fault.error);
+        let mut refused = false;
         let outcome = match fault {
             Some(kind) => Err(kind.message(tool)),
-            None => self
-                .tools
-                .validate(tool, &arguments)
-                .and_then(|()| state.world.call(tool, &arguments)),
+            None => match self.tools.validate(tool, &arguments) {
+                Ok(()) => state.world.call(tool, &arguments),
+                Err(message) => {
+                    refused = true;
+                    Err(message)
+                }
+            },
         };
         let index = state.trace.len();
+        let turn = state.next_turn();
         let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let (call_outcome, result, error) = match &outcome {
             Ok(value) => (CallOutcome::Success, Some(value.clone()), None),
@@ -141,6 +170,8 @@ impl Backend for Harness {
             fault,
             invalid: None,
             duration_us,
+            turn,
+            refused,
         });
         outcome
     }

@@ -86,6 +86,15 @@ pub struct CallRecord {
     pub invalid: Option<InvalidCallKind>,
     /// Time spent in the harness, in microseconds.
     pub duration_us: u64,
+    /// The model turn (1-based) that emitted the call: calls emitted in one response share a
+    /// turn. Agents without model turns (reference, command) give each call its own turn.
+    pub turn: u32,
+    /// Whether the harness refused the call before it reached the tool: unusable arguments
+    /// ([`CallOutcome::InvalidCall`]), a protocol-level rejection such as an unknown tool
+    /// ([`CallOutcome::ProtocolError`]), or arguments invalid against the input schema. An
+    /// injected fault is not a refusal: the tool was reached and its upstream failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
 }
 
 impl CallRecord {

@@ -1,25 +1,33 @@
-//! The verdict cache: one JSON file per judgement, named by the hash of everything the judge
-//! saw. A cache that cannot be read or written is skipped, never an error.
+//! The judges' cache: one JSON file per judgement, named by the hash of everything the judge
+//! saw. A cache that cannot be read or written is skipped, never an error. The scoring judge
+//! and the description judge of `toolgate lint` share it; their material never collides
+//! because each is a different JSON shape.
 
 use std::path::Path;
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::JudgeVerdict;
+use super::JudgeProvider;
 
-/// The cache key: lowercase hex SHA-256 over the model, the rubric and the messages.
-pub(super) fn key(model: &str, rubric: &str, messages: &[Value]) -> String {
-    let material = serde_json::json!({"model": model, "rubric": rubric, "messages": messages});
+/// The cache key: lowercase hex SHA-256 over the provider, the model and `material` (what the
+/// judge is shown: the rubric and messages, or a tool's description and schema).
+pub(crate) fn key(provider: JudgeProvider, model: &str, material: &Value) -> String {
+    let material =
+        serde_json::json!({"provider": provider.as_str(), "model": model, "material": material});
     crate::config::sha256_hex(&material.to_string())
 }
 
-pub(super) fn load(dir: &Path, key: &str) -> Option<JudgeVerdict> {
+/// The entry stored under `key`, if there is a readable one.
+pub(crate) fn load<T: DeserializeOwned>(dir: &Path, key: &str) -> Option<T> {
     let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).ok()?;
     serde_json::from_str(&text).ok()
 }
 
-pub(super) fn store(dir: &Path, key: &str, verdict: &JudgeVerdict) {
-    if let Ok(text) = serde_json::to_string_pretty(verdict) {
+/// Stores `entry` under `key`; failures are ignored.
+pub(crate) fn store<T: Serialize>(dir: &Path, key: &str, entry: &T) {
+    if let Ok(text) = serde_json::to_string_pretty(entry) {
         let _ = crate::results::write_atomic(&dir.join(format!("{key}.json")), text.as_bytes());
     }
 }

@@ -2,12 +2,14 @@
 //! downgrade it to `degraded` (right actions, faulty narration); it can never add a pass, and
 //! a judge that fails leaves the verdict as it was.
 //!
-//! The judge is a pinned model behind an OpenAI-compatible chat-completions endpoint. Each
-//! verdict is cached on disk by the hash of everything it saw (model, rubric, prompt, calls,
-//! answer), and every exchange is kept for audit.
+//! The judge is a pinned model behind an OpenAI-compatible chat-completions endpoint or the
+//! Anthropic Messages API ([`JudgeProvider`]). Each verdict is cached on disk by the hash of
+//! everything it saw (provider, model, rubric, prompt, calls, answer), and every exchange is
+//! kept for audit.
 
-mod cache;
+pub(crate) mod cache;
 mod prompt;
+pub(crate) mod provider;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -16,18 +18,23 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::agent::http::JsonEndpoint;
 use crate::harness::CallRecord;
 use crate::scenario::Scenario;
+use provider::ChatClient;
 
 pub use prompt::{default_rubric, parse_verdict};
+pub use provider::JudgeProvider;
 
 /// Where and how to reach the judge model.
 #[derive(Clone)]
 pub struct JudgeConfig {
-    /// Chat-completions base URL; `/chat/completions` is appended.
+    /// The API the judge speaks.
+    pub provider: JudgeProvider,
+    /// The provider's base URL: `/chat/completions` is appended for OpenAI-compatible
+    /// endpoints, `/v1/messages` for Anthropic.
     pub base_url: String,
-    /// Bearer token, if the endpoint needs one. Never logged.
+    /// The key, if the endpoint needs one (a bearer token, or Anthropic's `x-api-key`).
+    /// Never logged.
     pub api_key: Option<String>,
     /// The pinned judge model, recorded with every verdict.
     pub model: String,
@@ -42,6 +49,7 @@ pub struct JudgeConfig {
 impl std::fmt::Debug for JudgeConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JudgeConfig")
+            .field("provider", &self.provider)
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
             .field("model", &self.model)
@@ -69,31 +77,24 @@ pub struct JudgeVerdict {
 #[derive(Debug)]
 pub struct Judge {
     config: JudgeConfig,
-    http: JsonEndpoint,
+    client: ChatClient,
     audit: Mutex<Vec<Value>>,
 }
 
 impl Judge {
     /// Builds the judge. Errors on a bad URL or an HTTP client that cannot be built.
     pub fn new(config: JudgeConfig) -> anyhow::Result<Judge> {
-        let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
-        let headers = config
-            .api_key
-            .iter()
-            .map(|key| ("authorization".to_string(), format!("Bearer {key}")))
-            .collect();
-        let http = JsonEndpoint::new(
-            "judge",
+        let client = ChatClient::new(
+            config.provider,
             &config.base_url,
-            &url,
-            headers,
             config.api_key.as_deref(),
+            &config.model,
             config.request_timeout,
             config.max_attempts,
         )?;
         Ok(Judge {
             config,
-            http,
+            client,
             audit: Mutex::new(Vec::new()),
         })
     }
@@ -117,37 +118,30 @@ impl Judge {
             .unwrap_or_else(|| default_rubric(scenario).to_string());
         let messages = prompt::messages(scenario, &rubric, trace, final_answer);
         let rubric_sha256 = crate::config::sha256_hex(&rubric);
-        let key = cache::key(&self.config.model, &rubric, &messages);
+        let key = cache::key(
+            self.client.provider(),
+            &self.config.model,
+            &json!({"rubric": rubric, "messages": messages}),
+        );
         if let Some(dir) = &self.config.cache_dir
-            && let Some(mut verdict) = cache::load(dir, &key)
+            && let Some(mut verdict) = cache::load::<JudgeVerdict>(dir, &key)
         {
             verdict.cached = true;
             self.log(json!({"scenario": scenario.id, "cache_key": key, "cached": true, "verdict": verdict}));
             return Ok(verdict);
         }
-        let body = json!({"model": self.config.model, "temperature": 0, "messages": messages});
-        let reply = self
-            .http
-            .post(&body)
-            .await
-            .map_err(|error| error.to_string());
-        let content = reply.as_ref().ok().and_then(|reply| {
-            reply.body["choices"][0]["message"]["content"]
-                .as_str()
-                .map(str::to_string)
-        });
+        let body = self.client.body(&messages);
+        let reply = self.client.complete(&body).await;
         self.log(json!({
             "scenario": scenario.id,
             "cache_key": key,
+            "provider": self.client.provider().as_str(),
             "model": self.config.model,
             "request": messages,
-            "response": content,
+            "response": reply.as_ref().ok(),
             "error": reply.as_ref().err(),
         }));
-        let content = content.ok_or_else(|| match reply {
-            Err(error) => error,
-            Ok(_) => "the judge's response has no message content".to_string(),
-        })?;
+        let content = reply?;
         let (flagged, reason) = parse_verdict(&content)?;
         let verdict = JudgeVerdict {
             flagged,

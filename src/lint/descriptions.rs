@@ -4,8 +4,8 @@
 //! exemplar issues.
 //!
 //! The heuristics are deterministic and lexical (length, verbs, cue words, mentions of
-//! parameters, examples); they flag what a reviewer should look at, not a verdict. An LLM judge
-//! scoring each component is not part of this module.
+//! parameters, examples); they flag what a reviewer should look at, not a verdict. The optional
+//! LLM judge scoring each component is [`judge`](super::judge).
 
 use serde_json::Value;
 

@@ -10,6 +10,7 @@
 
 pub mod descriptions;
 pub mod drift;
+pub mod judge;
 pub mod names;
 pub mod render;
 mod run;
@@ -25,7 +26,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use run::lint;
+pub use run::{add_judged, lint, tool_names, tool_refs};
 pub use sources::{LoadedCatalog, Source};
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
@@ -85,6 +86,24 @@ impl Profile {
     }
 }
 
+/// Where a finding comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingSource {
+    /// A deterministic check of this crate.
+    #[default]
+    Heuristic,
+    /// The optional description judge (an LLM, `toolgate lint --judge-model`); see [`judge`].
+    Judge,
+}
+
+impl FindingSource {
+    /// Whether it is the deterministic default (left out of the JSON report).
+    pub fn is_heuristic(&self) -> bool {
+        *self == FindingSource::Heuristic
+    }
+}
+
 /// One problem found in a catalog.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
@@ -101,6 +120,9 @@ pub struct Finding {
     pub pointer: String,
     /// The provider profile whose limit is broken, for profile-specific findings.
     pub profile: Option<Profile>,
+    /// Who found it; written to JSON only for judge findings (`"source": "judge"`).
+    #[serde(skip_serializing_if = "FindingSource::is_heuristic")]
+    pub source: FindingSource,
     /// What is wrong, one sentence.
     pub message: String,
     /// How to fix it, one sentence.
@@ -124,6 +146,7 @@ impl Finding {
             tool: Some(tool.name.to_owned()),
             pointer: pointer.into(),
             profile: None,
+            source: FindingSource::Heuristic,
             message: message.into(),
             hint: hint.into(),
         }
@@ -144,6 +167,7 @@ impl Finding {
             tool: None,
             pointer: String::new(),
             profile: None,
+            source: FindingSource::Heuristic,
             message: message.into(),
             hint: hint.into(),
         }
@@ -207,6 +231,10 @@ pub struct LintReport {
     pub findings: Vec<Finding>,
     /// Context cost of the catalog.
     pub tokens: tokens::TokenCount,
+    /// Why the description judge could not score some tools (`--judge-model`); the
+    /// deterministic findings are complete whatever it says. Empty without a judge.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub judge_warnings: Vec<String>,
     /// The file the catalog was read from (a saved tools/list or an `mcpServers` config),
     /// used as the location of SARIF results; `None` for live servers and the built-in catalog.
     #[serde(skip)]

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Finding, Profile, Severity, ToolRef, pointer_token};
+use super::{Finding, FindingSource, Profile, Severity, ToolRef, pointer_token};
 
 /// One profile's rule for a kind of name.
 struct NameRule {
@@ -235,6 +235,7 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
             tool: Some(name.to_owned()),
             pointer: "/name".to_owned(),
             profile: None,
+            source: FindingSource::Heuristic,
             message: format!("tool name `{name}` is listed by {}", listed.join(" and ")),
             hint: format!(
                 "namespace the tools by server, e.g. `{}__{name}`, or drop one",

@@ -13,27 +13,8 @@ use super::{
 /// Findings are ordered by severity, errors first; within a severity they keep catalog order
 /// and, within a tool, check order. Pure and deterministic.
 pub fn lint(catalog: &LoadedCatalog, options: &LintOptions) -> LintReport {
-    let names: Vec<String> = catalog
-        .tools
-        .iter()
-        .enumerate()
-        .map(
-            |(index, tool)| match tool.definition.get("name").and_then(Value::as_str) {
-                Some(name) if !name.is_empty() => name.to_owned(),
-                _ => format!("<tool {}>", index + 1),
-            },
-        )
-        .collect();
-    let tools: Vec<ToolRef<'_>> = catalog
-        .tools
-        .iter()
-        .zip(&names)
-        .map(|(tool, name)| ToolRef {
-            server: &tool.server,
-            name,
-            definition: &tool.definition,
-        })
-        .collect();
+    let names = tool_names(catalog);
+    let tools = tool_refs(catalog, &names);
 
     let mut findings = catalog.findings.clone();
     for tool in &tools {
@@ -64,8 +45,48 @@ pub fn lint(catalog: &LoadedCatalog, options: &LintOptions) -> LintReport {
         tool_count: tools.len(),
         findings,
         tokens,
+        judge_warnings: Vec::new(),
         origin: catalog.origin.clone(),
     }
+}
+
+/// Each tool's `name`, or `<tool N>` (1-based) when it has none; in catalog order.
+pub fn tool_names(catalog: &LoadedCatalog) -> Vec<String> {
+    catalog
+        .tools
+        .iter()
+        .enumerate()
+        .map(
+            |(index, tool)| match tool.definition.get("name").and_then(Value::as_str) {
+                Some(name) if !name.is_empty() => name.to_owned(),
+                _ => format!("<tool {}>", index + 1),
+            },
+        )
+        .collect()
+}
+
+/// The tools of `catalog` as the checks see them; `names` from [`tool_names`].
+pub fn tool_refs<'a>(catalog: &'a LoadedCatalog, names: &'a [String]) -> Vec<ToolRef<'a>> {
+    catalog
+        .tools
+        .iter()
+        .zip(names)
+        .map(|(tool, name)| ToolRef {
+            server: &tool.server,
+            name,
+            definition: &tool.definition,
+        })
+        .collect()
+}
+
+/// Adds the description judge's findings and warnings to `report`, keeping every finding it
+/// already has and the order by severity (judge findings after the others of their severity).
+pub fn add_judged(report: &mut LintReport, verdicts: super::judge::DescriptionVerdicts) {
+    report.findings.extend(verdicts.findings);
+    report
+        .findings
+        .sort_by_key(|finding| std::cmp::Reverse(finding.severity));
+    report.judge_warnings.extend(verdicts.warnings);
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Finding, LintReport, Severity};
+use super::{Finding, FindingSource, LintReport, Severity};
 
 #[derive(Serialize)]
 struct Log {
@@ -64,6 +64,14 @@ struct SarifResult {
     message: Text,
     locations: Vec<Location>,
     partial_fingerprints: BTreeMap<&'static str, String>,
+    /// SARIF 2.1.0 section 3.8 property bag: `{"tags": ["judge"]}` on judge findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    properties: Option<Properties>,
+}
+
+#[derive(Serialize)]
+struct Properties {
+    tags: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -138,6 +146,12 @@ fn rule_description(check: &str) -> &'static str {
         "opaque_parameters" => "Most parameters say little beyond their names.",
         "underspecified" => "The description is short or does not say what the tool returns.",
         "exemplar_issues" => "Examples are missing or contradict the schema.",
+        "judge_unclear_purpose" => "The description judge: the purpose is unclear.",
+        "judge_missing_usage_guidance" => "The description judge: no guidance on when to use it.",
+        "judge_unstated_limitations" => "The description judge: limits and errors are unstated.",
+        "judge_opaque_parameters" => "The description judge: the parameters are opaque.",
+        "judge_underspecified" => "The description judge: the description is incomplete.",
+        "judge_exemplar_issues" => "The description judge: examples are missing or wrong.",
         "look_alike_tools" => "Two tools are too similar to tell apart.",
         "token_budget_exceeded" => "The catalog costs more tokens than the budget.",
         "tool_token_budget_exceeded" => "A tool costs more tokens than the per-tool budget.",
@@ -223,6 +237,9 @@ pub fn render(report: &LintReport, origin: Option<(&Path, &str)>) -> String {
             },
             locations: vec![location(finding, origin)],
             partial_fingerprints: BTreeMap::from([("toolgateFinding/v1", fingerprint)]),
+            properties: (finding.source == FindingSource::Judge).then(|| Properties {
+                tags: vec!["judge"],
+            }),
         });
     }
     let log = Log {

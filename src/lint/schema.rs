@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::{Finding, Profile, Severity, ToolRef, pointer_token};
+use super::{Finding, FindingSource, Profile, Severity, ToolRef, pointer_token};
 use crate::harness::client::ToolReply;
 
 /// How deep the walk goes into nested schemas before it stops (a guard against pathological
@@ -91,6 +91,7 @@ pub fn structured_text_mismatch(tool: &str, reply: &ToolReply) -> Option<Finding
         tool: Some(tool.to_owned()),
         pointer: "/structuredContent".to_owned(),
         profile: None,
+        source: FindingSource::Heuristic,
         message: format!(
             "the text content `{text}` disagrees with `structuredContent` `{structured}`"
         ),

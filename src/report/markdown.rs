@@ -604,9 +604,16 @@ fn failures(input: &Input<'_>) -> Option<String> {
         failing.len()
     );
     for result in failing {
+        let calls = match &result.metrics {
+            Some(metrics) if metrics.calls_refused > 0 => format!(
+                "{} calls: {} executed, {} refused",
+                result.calls, metrics.calls_executed, metrics.calls_refused
+            ),
+            _ => format!("{} calls", result.calls),
+        };
         let _ = writeln!(
             out,
-            "**{}** (tier {}, {}, {}, {} calls)\n",
+            "**{}** (tier {}, {}, {}, {calls})\n",
             neutralise(&result.id),
             result.tier,
             result.kind.as_str(),
@@ -614,7 +621,6 @@ fn failures(input: &Input<'_>) -> Option<String> {
                 Outcome::Errored => "errored",
                 _ => "failed",
             },
-            result.calls
         );
         if let Some(error) = &result.error {
             let _ = writeln!(out, "- error: {}", neutralise(error));

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{Comparator, FaultKind, Ordering, ScenarioKind};
+use super::{Comparator, FailureCounting, FaultKind, Ordering, ScenarioKind};
 
 /// One scenario file.
 #[derive(Debug, Deserialize)]
@@ -21,6 +21,12 @@ pub struct ScenarioFile {
     pub ordering: Ordering,
     #[serde(default)]
     pub max_calls: Option<i64>,
+    #[serde(default)]
+    pub max_per_tool: std::collections::BTreeMap<String, i64>,
+    #[serde(default)]
+    pub max_failures: Option<i64>,
+    #[serde(default)]
+    pub failure_counting: Option<FailureCounting>,
     #[serde(default)]
     pub fault_injection: Option<Vec<FaultFile>>,
     #[serde(default)]

@@ -228,6 +228,30 @@ fn validate(
         },
     };
 
+    let max_per_tool = validate_per_tool(&raw.max_per_tool, &expected_calls, catalog, problems);
+    let max_failures = match raw.max_failures.map(u32::try_from) {
+        None => None,
+        Some(Ok(n)) => Some(n),
+        Some(Err(_)) => {
+            problems.add(
+                "max_failures",
+                None,
+                format_args!(
+                    "must be 0 or more, got {}",
+                    raw.max_failures.unwrap_or_default()
+                ),
+            );
+            None
+        }
+    };
+    if raw.failure_counting.is_some() && raw.max_failures.is_none() {
+        problems.add(
+            "failure_counting",
+            None,
+            "has no effect without `max_failures`",
+        );
+    }
+
     let faults = raw
         .fault_injection
         .unwrap_or_default()
@@ -291,6 +315,9 @@ fn validate(
         expected_calls,
         ordering: raw.ordering,
         max_calls,
+        max_per_tool,
+        max_failures,
+        failure_counting: raw.failure_counting.unwrap_or_default(),
         faults,
         final_state_assertions,
         forbidden_calls,
@@ -298,6 +325,48 @@ fn validate(
         reference_answer: raw.reference_answer,
         judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
     })
+}
+
+/// Checks `max_per_tool`: catalog tools only, budgets of 0 or more, and no budget below the
+/// calls the scenario itself expects of that tool.
+fn validate_per_tool(
+    budgets: &BTreeMap<String, i64>,
+    expected_calls: &[ExpectedCall],
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> BTreeMap<String, u32> {
+    let mut valid = BTreeMap::new();
+    for (tool, &budget) in budgets {
+        let field = format!("max_per_tool.{tool}");
+        if catalog.tool(tool).is_none() {
+            problems.add(&field, Some(tool), catalog.unknown_tool_message(tool));
+            continue;
+        }
+        let Ok(budget) = u32::try_from(budget) else {
+            problems.add(
+                &field,
+                Some(tool),
+                format_args!("must be 0 or more, got {budget}"),
+            );
+            continue;
+        };
+        let expected = expected_calls
+            .iter()
+            .filter(|call| call.tool == *tool)
+            .count();
+        if (budget as usize) < expected {
+            problems.add(
+                &field,
+                Some(tool),
+                format_args!(
+                    "{budget} is fewer than the {expected} expected calls of `{tool}`, so no run could pass"
+                ),
+            );
+            continue;
+        }
+        valid.insert(tool.clone(), budget);
+    }
+    valid
 }
 
 fn validate_forbidden(
@@ -658,6 +727,44 @@ mod tests {
         );
         let message = load_yaml(&text).expect_err("unknown field").to_string();
         assert!(message.contains("unknown field `refuse`"), "{message}");
+    }
+
+    #[test]
+    fn b33_per_tool_budgets_name_catalog_tools() {
+        let text = format!(
+            "{HEAD}expected_calls: []\nmax_per_tool:\n  crm_search_contact: 2\n  crm_get_contact: -1\n"
+        );
+        assert_eq!(
+            load_yaml(&text).expect_err("two problems").to_string(),
+            "`FILE`: max_per_tool.crm_get_contact (line 9): must be 0 or more, got -1\n\
+             `FILE`: max_per_tool.crm_search_contact (line 8): unknown tool `crm_search_contact` (did you mean `crm_search_contacts`?)"
+        );
+    }
+
+    #[test]
+    fn b33_failure_counting_needs_a_failure_budget_and_defaults_to_per_turn() {
+        let text = format!("{HEAD}expected_calls: []\nfailure_counting: per_call\n");
+        assert_eq!(
+            load_yaml(&text).expect_err("no budget").to_string(),
+            "`FILE`: failure_counting: has no effect without `max_failures`"
+        );
+        let text = format!(
+            "{HEAD}expected_calls: []\nmax_failures: 3\nmax_per_tool: {{crm_search_contacts: 2}}\n"
+        );
+        let scenario = load_yaml(&text).expect("valid");
+        assert_eq!(scenario.max_failures, Some(3));
+        assert_eq!(
+            scenario.failure_counting,
+            super::super::FailureCounting::PerTurn
+        );
+        assert_eq!(
+            scenario.max_per_tool,
+            BTreeMap::from([("crm_search_contacts".to_string(), 2)])
+        );
+        let text =
+            format!("{HEAD}expected_calls: []\nmax_failures: 3\nfailure_counting: per_batch\n");
+        let message = load_yaml(&text).expect_err("unknown rule").to_string();
+        assert!(message.contains("unknown variant `per_batch`"), "{message}");
     }
 
     #[test]

@@ -63,6 +63,33 @@ pub enum Ordering {
     Any,
 }
 
+/// How `max_failures` counts failing tool calls (field case B33).
+///
+/// A failing call is any call that did not succeed: a tool error (an injected fault
+/// included), a protocol error, or a call the harness refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureCounting {
+    /// Every failing call counts once: five failing parallel reads are five failures.
+    PerCall,
+    /// A model turn with at least one failing call counts once: five failing parallel reads
+    /// emitted in one response are one failure. The default, because the model made one
+    /// decision in that turn; counting each call would spend a whole failure budget on one
+    /// burst of parallel calls.
+    #[default]
+    PerTurn,
+}
+
+impl FailureCounting {
+    /// The name used in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureCounting::PerCall => "per_call",
+            FailureCounting::PerTurn => "per_turn",
+        }
+    }
+}
+
 /// The error a fault injection makes a tool call return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -209,8 +236,17 @@ pub struct Scenario {
     pub expected_calls: Vec<ExpectedCall>,
     /// How matched calls must be ordered.
     pub ordering: Ordering,
-    /// The most tool calls a passing run may make; `None` means no budget.
+    /// The most tool calls a passing run may emit; `None` means no budget. Every emitted call
+    /// counts, refused ones included.
     pub max_calls: Option<u32>,
+    /// The most calls a passing run may emit to each named tool (refused ones included); every
+    /// key is a catalog tool. Empty means no per-tool budget.
+    pub max_per_tool: std::collections::BTreeMap<String, u32>,
+    /// The most failures a passing run may have, counted by `failure_counting`; `None` means
+    /// no budget.
+    pub max_failures: Option<u32>,
+    /// How `max_failures` counts; [`FailureCounting::PerTurn`] unless the file says otherwise.
+    pub failure_counting: FailureCounting,
     /// Faults the harness injects.
     pub faults: Vec<Fault>,
     /// Assertions over the mock state after the run.

@@ -37,6 +37,8 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         fault: None,
         invalid: None,
         duration_us: 0,
+        turn: index as u32 + 1,
+        refused: false,
     }
 }
 

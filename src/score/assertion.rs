@@ -259,17 +259,21 @@ impl Assertion {
             id: 0,
             expr: call(comparison.operator, vec![ident(LEFT_VAR), ident(RIGHT_VAR)]),
         };
-        let mut context = Context::default();
-        context.add_variable_from_value(LEFT_VAR, left.clone());
-        context.add_variable_from_value(RIGHT_VAR, right.clone());
-        let result = context.resolve(&compare).map_err(|error| {
-            format!(
-                "failed to compare {} with {}: {}",
-                describe(&left),
-                describe(&right),
-                execution_message(&error)
-            )
-        })?;
+        let result = ROOT
+            .with(|root| {
+                let mut context = root.new_inner_scope();
+                context.add_variable_from_value(LEFT_VAR, left.clone());
+                context.add_variable_from_value(RIGHT_VAR, right.clone());
+                context.resolve(&compare)
+            })
+            .map_err(|error| {
+                format!(
+                    "failed to compare {} with {}: {}",
+                    describe(&left),
+                    describe(&right),
+                    execution_message(&error)
+                )
+            })?;
         let passed = expect_bool(&result)?;
 
         let mut detail = format!(
@@ -673,18 +677,28 @@ fn evaluate_expr(
     state: &serde_json::Value,
     baseline: Option<&Value>,
 ) -> Result<Value, String> {
-    let mut context = context();
-    if let serde_json::Value::Object(roots) = state {
-        for (name, value) in roots {
-            context.add_variable_from_value(name.as_str(), from_json(value));
+    ROOT.with(|root| {
+        let mut context = root.new_inner_scope();
+        if let serde_json::Value::Object(roots) = state {
+            for (name, value) in roots {
+                context.add_variable_from_value(name.as_str(), from_json(value));
+            }
         }
-    }
-    if let Some(baseline) = baseline {
-        context.add_variable_from_value(BASELINE, baseline.clone());
-    }
-    context
-        .resolve(expr)
-        .map_err(|error| execution_message(&error))
+        if let Some(baseline) = baseline {
+            context.add_variable_from_value(BASELINE, baseline.clone());
+        }
+        context
+            .resolve(expr)
+            .map_err(|error| execution_message(&error))
+    })
+}
+
+thread_local! {
+    /// The standard CEL environment with the `@` functions, built once per thread: building
+    /// it (`Context::default`) cost more than evaluating the assertions themselves. Each
+    /// evaluation binds its variables in a fresh child scope, so nothing leaks between
+    /// evaluations and the result depends only on the expression and the states.
+    static ROOT: Context<'static, 'static> = context();
 }
 
 /// A CEL function of two values.

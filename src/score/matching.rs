@@ -76,7 +76,7 @@ pub fn record(assigned: &[Option<usize>], trace: &[CallRecord]) -> Value {
 }
 
 /// Checks `call` against `expected`; `record` is the run record for the pairing so far (read
-/// only for `args_from_prior`).
+/// only for `args_from_prior`, so it may be `null` when `expected` has none).
 pub fn check_pair(
     expected: &ExpectedCall,
     call: &CallRecord,
@@ -299,18 +299,19 @@ impl Search<'_> {
             }
         }
         let expected = &self.expected[i];
+        // The record only feeds `args_from_prior`, and the pairing before `i` is the same for
+        // every candidate `j`: build it once per node, and only when it is read.
+        let record = if expected.args_from_prior.is_empty() {
+            Value::Null
+        } else {
+            record(&self.assigned, self.trace)
+        };
         for j in 0..self.trace.len() {
             let call = &self.trace[j];
             let in_order = !self.strict || last.is_none_or(|last| j > last);
             if self.used[j] || call.tool != expected.tool || !in_order {
                 continue;
             }
-            // Only `args_from_prior` reads the run record; most calls never need it built.
-            let record = if expected.args_from_prior.is_empty() {
-                Value::Null
-            } else {
-                record(&self.assigned, self.trace)
-            };
             let pair = check_pair(expected, call, &record, self.options);
             let gain = Score {
                 full: usize::from(pair.is_full()),

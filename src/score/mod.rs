@@ -3,6 +3,7 @@
 
 pub mod answer;
 pub mod assertion;
+pub mod budget;
 pub mod compare;
 pub mod matching;
 pub mod metrics;
@@ -57,6 +58,10 @@ pub enum CheckKind {
     Ordering,
     /// The run stayed within `max_calls`.
     MaxCalls,
+    /// The run stayed within one tool's `max_per_tool` budget.
+    MaxPerTool,
+    /// The run stayed within `max_failures`.
+    MaxFailures,
     /// Every call names a tool the server offers (present only when one does not: an invented
     /// tool name, BFCL's hallucinated function).
     UnknownTool,
@@ -173,7 +178,11 @@ pub fn score(
             passed: true,
             detail: format!("call {} `{}`", j + 1, call.tool),
         });
-        let record = matching::record(&pairing.assigned[..i], trace);
+        let record = if expected.args_from_prior.is_empty() {
+            Value::Null
+        } else {
+            matching::record(&pairing.assigned[..i], trace)
+        };
         let pair = matching::check_pair(expected, call, &record, options);
         if let Some(violations) = context.schemas.violations(&call.tool, &call.arguments)
             && call.invalid.is_none()
@@ -250,15 +259,7 @@ pub fn score(
         });
     }
 
-    if let Some(budget) = scenario.max_calls {
-        let made = trace.len();
-        checks.push(Check {
-            kind: CheckKind::MaxCalls,
-            subject: "max_calls".into(),
-            passed: made <= budget as usize,
-            detail: format!("{made} tool calls, budget {budget}"),
-        });
-    }
+    checks.extend(budget::checks(scenario, trace));
 
     for (i, assertion) in scenario.final_state_assertions.iter().enumerate() {
         let (passed, detail) = match assertion.evaluate(seeded, final_state) {
@@ -288,7 +289,11 @@ pub fn score(
     }
 
     checks.extend(forbidden_checks(scenario, trace));
-    let record = matching::record(&pairing.assigned, trace);
+    let record = if scenario.final_answer.contains_results.is_empty() {
+        Value::Null
+    } else {
+        matching::record(&pairing.assigned, trace)
+    };
     checks.extend(answer_checks(scenario, final_answer, &record));
 
     let outcome = if checks.iter().all(|check| check.passed) {

@@ -82,6 +82,8 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
         fault: None,
         invalid: None,
         duration_us: 0,
+        turn: u32::try_from(index + 1).unwrap_or(u32::MAX),
+        refused: false,
     }
 }
 

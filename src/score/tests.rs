@@ -34,6 +34,8 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         fault: None,
         invalid: None,
         duration_us: 0,
+        turn: index as u32 + 1,
+        refused: false,
     }
 }
 
@@ -691,6 +693,126 @@ fn b29_explicit_end_state_assertions_pass_a_correct_run() {
                 .evaluate(&seeded, &seeded)
                 .expect("evaluates")
                 .passed
+        );
+    }
+}
+
+/// Field case B33's budget, with the case's `search`, `fetch` and `read` played by
+/// `crm_search_contacts`, `crm_get_contact` and `crm_get_contact`.
+/// trace_2 is scored against the failure budget alone: its five calls would break the
+/// case's total budget of three whatever the counting rule.
+fn b33(budget: &str) -> Scenario {
+    scenario(&format!(
+        r#"{{"id": "B33", "tier": 5, "type": "single_call", "prompt": "Find Ada.",
+            "seed_state": "fixtures/crm_baseline.json", "expected_calls": [], {budget}}}"#
+    ))
+}
+
+const B33_TRACE_1_BUDGET: &str =
+    r#""max_calls": 3, "max_per_tool": {"crm_search_contacts": 2}, "max_failures": 3"#;
+
+fn budget_failures(scenario: &Scenario, trace: &[CallRecord]) -> Vec<(CheckKind, String, String)> {
+    let score = score(scenario, trace, &seeded(), &seeded(), None, &context());
+    failing(&score)
+}
+
+#[test]
+fn b33_trace_1_counts_every_emitted_call_and_splits_executed_from_refused() {
+    let search = |index| {
+        call(
+            index,
+            "crm_search_contacts",
+            json!({"query": "Ada"}),
+            Some(json!([])),
+        )
+    };
+    let mut trace = vec![
+        search(0),
+        search(1),
+        call(
+            2,
+            "crm_get_contact",
+            json!({"contact_id": "C-001"}),
+            Some(json!({})),
+        ),
+        search(3),
+    ];
+    trace[3].outcome = CallOutcome::ToolError;
+    trace[3].result = None;
+    trace[3].refused = true;
+    let scenario = b33(B33_TRACE_1_BUDGET);
+    assert_eq!(
+        budget_failures(&scenario, &trace),
+        vec![
+            (
+                CheckKind::MaxCalls,
+                "max_calls".to_string(),
+                "4 tool calls (3 executed, 1 refused), budget 3".to_string()
+            ),
+            (
+                CheckKind::MaxPerTool,
+                "max_per_tool.crm_search_contacts".to_string(),
+                "`crm_search_contacts`: 3 tool calls (2 executed, 1 refused), budget 2".to_string()
+            ),
+        ]
+    );
+    let counts = budget::CallCounts::of(&trace);
+    assert_eq!((counts.executed, counts.refused), (3, 1));
+}
+
+/// Five failing parallel reads emitted in one model turn.
+fn b33_trace_2() -> Vec<CallRecord> {
+    (0..5)
+        .map(|index| CallRecord {
+            turn: 1,
+            ..call(
+                index,
+                "crm_get_contact",
+                json!({"contact_id": "C-404"}),
+                None,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn b33_trace_2_fails_counting_per_call() {
+    assert_eq!(
+        budget_failures(
+            &b33(r#""max_failures": 3, "failure_counting": "per_call""#),
+            &b33_trace_2()
+        ),
+        vec![(
+            CheckKind::MaxFailures,
+            "max_failures".to_string(),
+            "5 failing calls (per_call), budget 3".to_string()
+        )]
+    );
+}
+
+#[test]
+fn b33_trace_2_passes_counting_per_turn_the_default() {
+    let trace = b33_trace_2();
+    for scenario in [
+        b33(r#""max_failures": 3, "failure_counting": "per_turn""#),
+        b33(r#""max_failures": 3"#),
+    ] {
+        assert_eq!(
+            scenario.failure_counting,
+            crate::scenario::FailureCounting::PerTurn
+        );
+        let score = score(&scenario, &trace, &seeded(), &seeded(), None, &context());
+        assert_eq!(score.outcome, Outcome::Pass, "{:?}", failing(&score));
+        assert_eq!(
+            score
+                .checks
+                .iter()
+                .map(|c| (c.kind, c.detail.as_str()))
+                .collect::<Vec<_>>(),
+            vec![(
+                CheckKind::MaxFailures,
+                "1 turn with failing calls (5 failing calls, per_turn), budget 3"
+            )]
         );
     }
 }

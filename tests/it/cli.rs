@@ -210,6 +210,22 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+fn an_unknown_judge_provider_is_a_usage_error_naming_the_known_ones() {
+    let mut command = toolgate();
+    command
+        .args(["gate", "--judge-model", "j", "--judge-provider", "gemini"])
+        .env_remove("TOOLGATE_JUDGE_PROVIDER");
+    let (code, _, stderr) = output(command);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "invalid value 'gemini' for '--judge-provider <JUDGE_PROVIDER>'\n  [possible values: openai, anthropic]"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_corrupt_baseline_is_an_error_not_a_pass() {
     let suite = scratch_suite(&[("good.json", GOOD)]);
     std::fs::write(

@@ -385,44 +385,64 @@ fn an_expired_quarantine_is_an_error_only_when_too_far_ahead() {
 const BUDGETED: &str = r#"{"id": "T5-033", "tier": 5, "type": "single_call", "prompt": "Find Ada.",
   "seed_state": "fixtures/crm_baseline.json",
   "expected_calls": [{"tool": "crm_search_contacts", "args_match": {"query": "Ada"}}],
-  "max_calls": 3, "fault_injection": null, "final_state_assertions": ["contacts.count == baseline"]}"#;
+  "max_calls": 3, "max_per_tool": {"crm_search_contacts": 2}, "max_failures": 3,
+  "fault_injection": null, "final_state_assertions": ["contacts.count == baseline"]}"#;
+
+/// Runs `toolgate gate` with the openai agent against `provider` over `suite`; returns the
+/// exit code, stdout and stderr.
+async fn gate_openai(provider: &FakeProvider, suite: &Path) -> (i32, String, String) {
+    let mut command = toolgate();
+    command
+        .args([
+            "gate",
+            "--root",
+            &suite.display().to_string(),
+            "--agent",
+            "openai",
+            "--model",
+            "fake",
+            "--out",
+            &arg(suite, "out"),
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env("OPENAI_BASE_URL", provider.base_url())
+        .env("OPENAI_API_KEY", "sk-test");
+    tokio::task::spawn_blocking(move || output(command))
+        .await
+        .expect("join")
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn b33_calls_beyond_the_budget_fail_the_gate_counting_every_emitted_call() {
-    // Field case B33, trace_1: four calls against a total budget of three fail the gate,
-    // and the report counts what was emitted (4), not budget + 1.
-    let search = tool_calls(&[("c", "crm_search_contacts", r#"{"query": "Ada"}"#)]);
-    let script = (0..4)
-        .map(|_| ResponseTemplate::new(200).set_body_json(search.clone()))
-        .collect();
+    // Field case B33, trace_1: search, search, fetch, search, the last refused by the harness
+    // (its arguments are invalid against the schema). Four emitted calls break the total budget
+    // of three and three searches the per-tool budget of two; the report says executed 3,
+    // refused 1, never "used 4".
+    let step = |name: &str, arguments: &str| {
+        ResponseTemplate::new(200).set_body_json(tool_calls(&[("c", name, arguments)]))
+    };
+    let script = vec![
+        step("crm_search_contacts", r#"{"query": "Ada"}"#),
+        step("crm_search_contacts", r#"{"query": "Ada"}"#),
+        step("crm_get_contact", r#"{"contact_id": "C-001"}"#),
+        step("crm_search_contacts", r#"{"query": 7}"#),
+    ];
     let provider = FakeProvider::start(
         script,
         Some(ResponseTemplate::new(200).set_body_json(answer("Found Ada."))),
     )
     .await;
     let suite = scratch_suite(&[("t5.json", BUDGETED)]);
-    let mut command = toolgate();
-    command
-        .args([
-            "gate",
-            "--root",
-            &suite.path().display().to_string(),
-            "--agent",
-            "openai",
-            "--model",
-            "fake",
-            "--out",
-            &arg(suite.path(), "out"),
-        ])
-        .env_remove("GITHUB_ACTIONS")
-        .env("OPENAI_BASE_URL", provider.base_url())
-        .env("OPENAI_API_KEY", "sk-test");
-    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
-        .await
-        .expect("join");
+    let (code, stdout, stderr) = gate_openai(&provider, suite.path()).await;
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(
-        stdout.contains("    max_calls: 4 tool calls, budget 3\n"),
+        stdout.contains("    max_calls: 4 tool calls (3 executed, 1 refused), budget 3\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "    max_per_tool.crm_search_contacts: `crm_search_contacts`: 3 tool calls (2 executed, 1 refused), budget 2\n"
+        ),
         "{stdout}"
     );
     assert!(
@@ -431,7 +451,107 @@ async fn b33_calls_beyond_the_budget_fail_the_gate_counting_every_emitted_call()
     );
     let junit = std::fs::read_to_string(suite.path().join("out/junit.xml")).expect("junit");
     assert!(
-        junit.contains("max_calls: 4 tool calls, budget 3"),
+        junit.contains("max_calls: 4 tool calls (3 executed, 1 refused), budget 3"),
         "{junit}"
+    );
+    let results = json(&suite.path().join("out/results.json"));
+    let result = &results["scenarios"][0];
+    assert_eq!(result["calls"], 4);
+    assert_eq!(result["metrics"]["calls_executed"], 3);
+    assert_eq!(result["metrics"]["calls_refused"], 1);
+    let budget: Vec<(&str, bool)> = result["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|check| {
+            check["kind"]
+                .as_str()
+                .is_some_and(|k| k.starts_with("max_"))
+        })
+        .map(|check| {
+            (
+                check["subject"].as_str().expect("subject"),
+                check["passed"].as_bool().expect("passed"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        budget,
+        vec![
+            ("max_calls", false),
+            ("max_per_tool.crm_search_contacts", false),
+            ("max_failures", true),
+        ]
+    );
+    let markdown = std::fs::read_to_string(suite.path().join("out/report.md")).expect("report");
+    assert!(
+        markdown
+            .contains("**T5-033** (tier 5, single_call, failed, 4 calls: 3 executed, 1 refused)"),
+        "{markdown}"
+    );
+}
+
+/// Field case B33, trace_2: one model turn with five failing parallel reads, against
+/// `max_failures: 3` counted by `counting`.
+fn parallel_failures(counting: &str) -> String {
+    format!(
+        r#"{{"id": "T5-034", "tier": 5, "type": "error_recovery", "prompt": "Read five contacts.",
+  "seed_state": "fixtures/crm_baseline.json", "expected_calls": [],
+  "max_failures": 3, "failure_counting": "{counting}"}}"#
+    )
+}
+
+async fn gate_five_failing_parallel_reads(counting: &str) -> (i32, String, tempfile::TempDir) {
+    let reads: Vec<(String, &str, String)> = (1..=5)
+        .map(|n| {
+            (
+                format!("r{n}"),
+                "crm_get_contact",
+                format!(r#"{{"contact_id": "C-90{n}"}}"#),
+            )
+        })
+        .collect();
+    let reads: Vec<(&str, &str, &str)> = reads
+        .iter()
+        .map(|(id, name, arguments)| (id.as_str(), *name, arguments.as_str()))
+        .collect();
+    let provider = FakeProvider::start(
+        vec![ResponseTemplate::new(200).set_body_json(tool_calls(&reads))],
+        Some(ResponseTemplate::new(200).set_body_json(answer("None of them exist."))),
+    )
+    .await;
+    let suite = scratch_suite(&[("t5.json", &parallel_failures(counting))]);
+    let (code, stdout, stderr) = gate_openai(&provider, suite.path()).await;
+    let results = json(&suite.path().join("out/results.json"));
+    let turns: Vec<u64> = std::fs::read_to_string(suite.path().join("out/trace.jsonl"))
+        .expect("trace")
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok()?["turn"].as_u64())
+        .collect();
+    assert_eq!(turns, vec![1, 1, 1, 1, 1], "one turn, five calls");
+    let detail = results["scenarios"][0]["checks"][0]["detail"]
+        .as_str()
+        .expect("detail")
+        .to_string();
+    (code, format!("{detail}\n{stdout}{stderr}"), suite)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b33_five_failing_parallel_reads_fail_counting_per_call() {
+    let (code, output, _suite) = gate_five_failing_parallel_reads("per_call").await;
+    assert_eq!(code, 1, "{output}");
+    assert!(
+        output.starts_with("5 failing calls (per_call), budget 3\n"),
+        "{output}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn b33_five_failing_parallel_reads_pass_counting_per_turn() {
+    let (code, output, _suite) = gate_five_failing_parallel_reads("per_turn").await;
+    assert_eq!(code, 0, "{output}");
+    assert!(
+        output.starts_with("1 turn with failing calls (5 failing calls, per_turn), budget 3\n"),
+        "{output}"
     );
 }

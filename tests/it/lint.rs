@@ -517,3 +517,189 @@ fn drift_names_the_scenarios_that_use_a_changed_tool() {
         json!({"crm_forecast": ["T1-002", "T3-001", "T3-008", "T4-016"]})
     );
 }
+
+/// A judge reply scoring every component 4 except those in `low` (component, score, reason).
+fn scores_reply(low: &[(&str, u8, &str)]) -> wiremock::ResponseTemplate {
+    let mut scores = serde_json::Map::new();
+    for component in [
+        "purpose",
+        "usage_guidance",
+        "limitations",
+        "parameters",
+        "completeness",
+        "examples",
+    ] {
+        scores.insert(component.into(), json!({"score": 4, "reason": "fine"}));
+    }
+    for (component, score, reason) in low {
+        scores.insert(
+            (*component).into(),
+            json!({"score": score, "reason": reason}),
+        );
+    }
+    let content = json!({"scores": scores}).to_string();
+    wiremock::ResponseTemplate::new(200).set_body_json(crate::support::answer(&content))
+}
+
+const JUDGED_TOOLS: &str = r#"{"tools": [
+  {"name": "get_weather", "description": "Returns the current weather for a city, in degrees Celsius, from the national service. Use it for today's conditions; forecasts need another tool. Fails when the city is unknown.",
+   "inputSchema": {"type": "object", "properties": {"city": {"type": "string", "description": "The city name, e.g. Paris"}}, "required": ["city"]}},
+  {"name": "do_it", "description": "Does it.",
+   "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}]}"#;
+
+/// `toolgate lint --format FORMAT` on [`JUDGED_TOOLS`] with the judge at `base_url` (or none).
+async fn lint_judged(dir: &Path, format: &str, base_url: Option<String>) -> Outcome {
+    let path = dir.join("tools.json");
+    std::fs::write(&path, JUDGED_TOOLS).expect("writes the fixture");
+    let mut command = toolgate();
+    command
+        .args(["lint", "--format", format, "--tools-json"])
+        .arg(&path)
+        .arg("--judge-cache")
+        .arg(dir.join("cache"))
+        .env_remove("TOOLGATE_JUDGE_MODEL")
+        .env_remove("TOOLGATE_JUDGE_PROVIDER")
+        .env_remove("TOOLGATE_JUDGE_API_KEY")
+        .env_remove("OPENAI_API_KEY");
+    if let Some(base_url) = base_url {
+        command.args(["--judge-model", "judge-1", "--judge-base-url", &base_url]);
+    }
+    tokio::task::spawn_blocking(move || run(&mut command))
+        .await
+        .expect("join")
+}
+
+/// `(check, tool, pointer, hint, source)` of the judge's findings.
+fn judge_findings(report: &Value) -> Vec<(String, String, String, String, String)> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["source"] == "judge")
+        .map(|f| {
+            let text = |key: &str| f[key].as_str().unwrap_or("").to_owned();
+            (
+                text("check"),
+                text("tool"),
+                text("pointer"),
+                text("hint"),
+                text("severity"),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_description_judge_turns_low_scores_into_warnings_and_is_cached() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let judge = crate::support::FakeProvider::start(
+        vec![
+            scores_reply(&[]),
+            scores_reply(&[
+                ("purpose", 1, "it does not say what it does"),
+                ("parameters", 2, "`x` is unexplained"),
+                ("examples", 3, "one example would help"),
+            ]),
+        ],
+        None,
+    )
+    .await;
+    let plain = json_of(&lint_judged(dir.path(), "json", None).await);
+    let outcome = lint_judged(dir.path(), "json", Some(judge.base_url())).await;
+    let report = json_of(&outcome);
+    let row = |check: &str, hint: &str| {
+        (
+            check.to_owned(),
+            "do_it".to_owned(),
+            "/description".to_owned(),
+            hint.to_owned(),
+            "warning".to_owned(),
+        )
+    };
+    assert_eq!(
+        judge_findings(&report),
+        vec![
+            row(
+                "judge_unclear_purpose",
+                "the judge says: it does not say what it does"
+            ),
+            row(
+                "judge_opaque_parameters",
+                "the judge says: `x` is unexplained"
+            ),
+        ]
+    );
+    let message = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["check"] == "judge_unclear_purpose")
+        .map(|f| f["message"].clone());
+    assert_eq!(
+        message,
+        Some(json!("the description judge scored `purpose` 1 of 5"))
+    );
+    // Every deterministic finding is still there.
+    let deterministic: Vec<&Value> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f.get("source").is_none())
+        .collect();
+    assert_eq!(
+        deterministic,
+        plain["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .collect::<Vec<_>>()
+    );
+    let requests = judge.requests();
+    assert_eq!(requests.len(), 2, "one request per tool");
+    assert_eq!(requests[0]["model"], "judge-1");
+    let user = requests[1]["messages"][1]["content"]
+        .as_str()
+        .expect("user");
+    assert!(user.contains("\"description\": \"Does it.\""), "{user}");
+
+    // The same tools again: answered from the cache, in SARIF tagged as the judge's.
+    let sarif = json_of(&lint_judged(dir.path(), "sarif", Some(judge.base_url())).await);
+    assert_eq!(judge.requests().len(), 2, "answered from the cache");
+    let tagged: Vec<(&str, &Value)> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["properties"]["tags"] == json!(["judge"]))
+        .map(|r| (r["ruleId"].as_str().expect("rule"), &r["level"]))
+        .collect();
+    assert_eq!(
+        tagged,
+        vec![
+            ("judge_unclear_purpose", &json!("warning")),
+            ("judge_opaque_parameters", &json!("warning")),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_description_judge_outage_is_a_warning_and_hides_no_finding() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let judge = crate::support::FakeProvider::start(
+        vec![],
+        Some(wiremock::ResponseTemplate::new(500).set_body_string("judge down")),
+    )
+    .await;
+    let plain = lint_judged(dir.path(), "table", None).await;
+    let judged = lint_judged(dir.path(), "table", Some(judge.base_url())).await;
+    assert_eq!(judged.code, plain.code, "{}", judged.stderr);
+    let warnings = "warning: the description judge could not score `get_weather`: provider returned HTTP 500: judge down\n\
+                    warning: the description judge could not score `do_it`: provider returned HTTP 500: judge down\n";
+    assert!(judged.stdout.contains(warnings), "{}", judged.stdout);
+    assert_eq!(judged.stdout.replace(warnings, ""), plain.stdout);
+    let report = json_of(&lint_judged(dir.path(), "json", Some(judge.base_url())).await);
+    assert_eq!(
+        report["judge_warnings"].as_array().map(Vec::len),
+        Some(2),
+        "{report}"
+    );
+}

@@ -148,7 +148,11 @@ pub(super) fn measure(view: &RunView<'_>) -> ArgumentMetrics {
             continue;
         };
         let expected = &view.scenario.expected_calls[expected_index];
-        let record = matching::record(&view.pairing[..expected_index], view.trace);
+        let record = if expected.args_from_prior.is_empty() {
+            serde_json::Value::Null
+        } else {
+            matching::record(&view.pairing[..expected_index], view.trace)
+        };
         let pair = matching::check_pair(expected, call, &record, view.options);
         for problem in pair.args_match.iter().chain(&pair.args_from_prior) {
             push(

@@ -57,6 +57,13 @@ pub struct RunMetrics {
     pub first_divergence: Option<String>,
     /// Wall time of each tool call in the harness, p50 and p95, in microseconds.
     pub call_latency_us: Percentiles,
+    /// Emitted calls that reached the tool (succeeded, failed, or hit an injected fault).
+    #[serde(default)]
+    pub calls_executed: usize,
+    /// Emitted calls the harness refused before they reached the tool (unusable arguments,
+    /// unknown tool, arguments invalid against the schema); executed + refused = emitted.
+    #[serde(default)]
+    pub calls_refused: usize,
 }
 
 /// Two percentiles of a sample (nearest-rank method); zero for an empty sample.
@@ -113,7 +120,10 @@ pub fn measure(view: &RunView<'_>, checks: &[crate::score::Check]) -> RunMetrics
         (needed, made) => Some((needed as f64 / made as f64).min(1.0)),
     };
     let durations: Vec<u64> = view.trace.iter().map(|call| call.duration_us).collect();
+    let counts = crate::score::budget::CallCounts::of(view.trace);
     RunMetrics {
+        calls_executed: counts.executed,
+        calls_refused: counts.refused,
         selection: selection::measure(view),
         arguments: arguments::measure(view),
         trajectory: trajectory::measure(view),

@@ -29,6 +29,8 @@ fn ok(index: usize, tool: &str, arguments: Value, result: Value) -> CallRecord {
         fault: None,
         invalid: None,
         duration_us: 100 * (index as u64 + 1),
+        turn: index as u32 + 1,
+        refused: false,
     }
 }
 
