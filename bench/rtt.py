@@ -5,6 +5,7 @@ microseconds of `tools/call` round trips.
 
 usage: rtt.py CALLS TOOL ARGS_JSON -- SERVER COMMAND...   (TOOL "-" : the server echoes lines)
 """
+import io
 import json
 import subprocess
 import sys
@@ -14,7 +15,9 @@ calls, tool, args = int(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
 command = sys.argv[sys.argv.index("--") + 1:]
 server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, bufsize=0)
-out = server.stdout
+# Buffered, so an answer line costs one read, not one read per byte: the client's cost must
+# not grow with the length of a server's answer.
+out = io.BufferedReader(server.stdout, 1 << 16)
 
 
 def request(message):

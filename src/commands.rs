@@ -372,7 +372,13 @@ fn serve_command(args: &ServeArgs) -> Result<Exit> {
     let seeded = world::load_fixture(&args.fixture)?;
     let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
     let harness = Arc::new(Harness::new(tools, World::new(&seeded), Vec::new()));
-    runtime()?.block_on(harness::server::serve_stdio(harness.clone()))?;
+    // One thread: a stdio server answers one client, and a message handed between worker
+    // threads waits for a wake-up on every hop.
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")?
+        .block_on(harness::server::serve_stdio(harness.clone()))?;
     if let Some(path) = &args.trace {
         let mut text = String::new();
         for call in harness.trace() {

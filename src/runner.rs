@@ -22,8 +22,10 @@ use crate::score::{self, Outcome, RunScore, ScoreContext, ScoringOptions};
 use crate::world::World;
 
 /// Scenario runs at the same time by default. Runs wait on the model, not the CPU, so this is
-/// well above a CI runner's core count; it lets the smoke set run in one wave.
-pub const DEFAULT_CONCURRENCY: usize = 16;
+/// well above a CI runner's core count; it starts the whole smoke set (36 scenarios) in one
+/// wave, so the smoke run takes about as long as its longest scenario. Providers that answer
+/// 429 are retried with backoff.
+pub const DEFAULT_CONCURRENCY: usize = 64;
 
 /// Limits for a suite run.
 #[derive(Debug, Clone)]

@@ -121,15 +121,41 @@ fn structured_content(value: serde_json::Value) -> serde_json::Value {
 /// client disconnects before the handshake, or when the serving task fails.
 pub async fn serve_stdio(backend: Arc<dyn Backend>) -> anyhow::Result<()> {
     let server = McpServer::new(backend)?;
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .context("failed to start the MCP server on stdio")?;
+    let running = match stdio_pipes() {
+        Some(pipes) => server.serve(pipes).await,
+        None => server.serve(rmcp::transport::stdio()).await,
+    }
+    .context("failed to start the MCP server on stdio")?;
     running
         .waiting()
         .await
         .context("the MCP server on stdio failed")?;
     Ok(())
+}
+
+/// Stdin and stdout as non-blocking pipes polled by the runtime's reactor, when both are pipes
+/// (as an MCP client starts a server); `None` for a terminal or a file.
+///
+/// Tokio's own stdin and stdout hand every read and write to a blocking thread, which costs
+/// two thread wake-ups per message; a client waiting on each answer sees that as latency.
+fn stdio_pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    use std::os::fd::AsFd as _;
+    use std::os::unix::fs::FileTypeExt as _;
+    let pipe = |fd: std::os::fd::BorrowedFd<'_>| {
+        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+        let is_fifo = file.metadata().ok()?.file_type().is_fifo();
+        is_fifo.then_some(file)
+    };
+    // Both are checked before either is switched to non-blocking mode, which the fallback's
+    // blocking reads and writes could not use.
+    let stdin = pipe(std::io::stdin().as_fd())?;
+    let stdout = pipe(std::io::stdout().as_fd())?;
+    let receiver = tokio::net::unix::pipe::Receiver::from_file(stdin).ok()?;
+    let sender = tokio::net::unix::pipe::Sender::from_file(stdout).ok()?;
+    Some((receiver, sender))
 }
 
 /// Serves `backend` on one end of an in-process byte pipe and returns the other end.
