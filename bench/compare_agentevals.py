@@ -112,8 +112,8 @@ def report(directory, meta):
         f"Written by `bash bench/compare_agentevals.sh` on {meta['date']}: {meta['cores']} cores "
         f"({meta['cpu']}), {meta['rustc']}, {meta['python']}, agentevals {meta['agentevals']} "
         f"(langchain-core {meta['langchain_core']}, LangSmith tracing off). Load average at the "
-        f"start: {meta['load']}; other builds were running on the machine throughout, so wall-clock "
-        "figures are disturbed; CPU-time figures (the process's own CPU time) much less."
+        f"start: {meta['load']} (a shared machine: wall-clock figures move with its load, "
+        "CPU-time figures, the process's own CPU time, much less)."
     )
     emit("")
     emit(
