@@ -172,20 +172,11 @@ fn build_judge(args: &GateArgs) -> Result<Option<Judge>> {
     let Some(model) = &args.judge.judge_model else {
         return Ok(None);
     };
-    let provider = args.judge.judge_provider;
-    let config = JudgeConfig {
-        provider,
-        base_url: args
-            .judge
-            .judge_base_url
-            .clone()
-            .unwrap_or_else(|| provider.default_base_url()),
-        api_key: provider.api_key_from_env(),
-        model: model.clone(),
-        cache_dir: Some(args.suite.root.join(&args.judge.judge_cache)),
-        request_timeout: std::time::Duration::from_secs(120),
-        max_attempts: 4,
-    };
+    let config = judge_config(
+        &args.judge,
+        model,
+        args.suite.root.join(&args.judge.judge_cache),
+    );
     Ok(Some(Judge::new(config)?))
 }
 
@@ -523,21 +514,27 @@ fn lint_command(args: &LintArgs, out: &mut dyn Write) -> Result<Exit> {
 
 /// The description judge of `toolgate lint`, when `--judge-model` names one; the cache is
 /// relative to the current directory.
-fn description_judge(args: &JudgeArgs) -> Option<lint::judge::DescriptionJudgeConfig> {
-    let model = args.judge_model.clone()?;
+fn description_judge(args: &JudgeArgs) -> Option<JudgeConfig> {
+    let model = args.judge_model.as_ref()?;
+    Some(judge_config(args, model, args.judge_cache.clone()))
+}
+
+/// How to reach the judge model `model` named by the `--judge-*` flags; one config for the
+/// run judge and the description judge.
+fn judge_config(args: &JudgeArgs, model: &str, cache_dir: PathBuf) -> JudgeConfig {
     let provider = args.judge_provider;
-    Some(lint::judge::DescriptionJudgeConfig {
+    JudgeConfig {
         provider,
         base_url: args
             .judge_base_url
             .clone()
             .unwrap_or_else(|| provider.default_base_url()),
         api_key: provider.api_key_from_env(),
-        model,
-        cache_dir: Some(args.judge_cache.clone()),
+        model: model.to_owned(),
+        cache_dir: Some(cache_dir),
         request_timeout: std::time::Duration::from_secs(120),
         max_attempts: 4,
-    })
+    }
 }
 
 fn snapshot_command(args: &SnapshotArgs, out: &mut dyn Write) -> Result<Exit> {

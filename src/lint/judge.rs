@@ -11,15 +11,13 @@
 //! ([`crate::judge`]).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Finding, FindingSource, Severity, ToolRef};
 use crate::judge::provider::ChatClient;
-use crate::judge::{JudgeProvider, cache};
+use crate::judge::{JudgeConfig, cache};
 
 /// Scores below this (on 1..=5) are findings.
 pub const PASSING_SCORE: u8 = 3;
@@ -64,36 +62,6 @@ component from 1 (bad) to 5 (good). Reply with one JSON object and nothing else:
 {\"<component>\": {\"score\": 1-5, \"reason\": \"one sentence\"}, ...}} with every component \
 listed.";
 
-/// Where the description judge is and how to reach it.
-#[derive(Clone)]
-pub struct DescriptionJudgeConfig {
-    /// The API it speaks.
-    pub provider: JudgeProvider,
-    /// The provider's base URL (see [`crate::judge::JudgeConfig::base_url`]).
-    pub base_url: String,
-    /// The key, if the endpoint needs one. Never logged.
-    pub api_key: Option<String>,
-    /// The pinned judge model.
-    pub model: String,
-    /// Where answers are cached; `None` disables the cache.
-    pub cache_dir: Option<PathBuf>,
-    /// Per-request timeout.
-    pub request_timeout: Duration,
-    /// Attempts per request (429, 5xx and timeouts are retried).
-    pub max_attempts: u32,
-}
-
-impl std::fmt::Debug for DescriptionJudgeConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DescriptionJudgeConfig")
-            .field("provider", &self.provider)
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .field("model", &self.model)
-            .finish()
-    }
-}
-
 /// One component's score and the judge's reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ComponentScore {
@@ -119,7 +87,7 @@ pub struct DescriptionVerdicts {
 /// request is a warning in the result.
 pub async fn judge_descriptions(
     tools: &[ToolRef<'_>],
-    config: &DescriptionJudgeConfig,
+    config: &JudgeConfig,
 ) -> anyhow::Result<DescriptionVerdicts> {
     let client = ChatClient::new(
         config.provider,
@@ -153,7 +121,7 @@ fn shown(tool: &ToolRef<'_>) -> Value {
 
 async fn scores(
     client: &ChatClient,
-    config: &DescriptionJudgeConfig,
+    config: &JudgeConfig,
     tool: &ToolRef<'_>,
 ) -> Result<BTreeMap<String, ComponentScore>, String> {
     let material = json!({"lint_description": shown(tool)});
