@@ -74,10 +74,7 @@ pub trait SchemaLookup {
     ) -> Option<Vec<(ArgumentErrorClass, String, String)>>;
 
     /// Whether the run's server offers `tool` at all.
-    fn offers(&self, tool: &str) -> bool {
-        self.violations(tool, &Value::Object(serde_json::Map::new()))
-            .is_some()
-    }
+    fn offers(&self, tool: &str) -> bool;
 }
 
 /// Argument metrics of one run; rates are over `calls`.
