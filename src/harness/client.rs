@@ -9,7 +9,6 @@ use std::{
     collections::HashSet,
     fmt,
     path::Path,
-    process::Stdio,
     sync::{Arc, Mutex},
     time::Duration,
 };
@@ -21,16 +20,21 @@ use rmcp::{
         CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
         CustomRequest, Implementation, ProtocolVersion, ServerResult,
     },
+    service::PeerRequestOptions,
     service::RunningService,
     transport::{
-        StreamableHttpClientTransport, TokioChildProcess,
-        streamable_http_client::StreamableHttpClientTransportConfig,
+        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
     },
 };
 use serde_json::Value;
 use tokio::{io::AsyncReadExt as _, process::ChildStderr, task::JoinHandle};
 
-use super::{Backend, server};
+use super::{
+    Backend,
+    child::ChildTransport,
+    server,
+    wire_tap::{ListingTap, TappedHttp},
+};
 
 /// How long the `initialize` handshake may take before a connection attempt fails.
 /// Generous because `npx -y <server>` may install the server first.
@@ -47,6 +51,8 @@ pub struct McpClient {
     service: RunningService<RoleClient, ClientConfig>,
     /// The in-process server task, awaited by [`McpClient::close`].
     server_task: Option<JoinHandle<anyhow::Result<()>>>,
+    /// tools/list answers as the server wrote them (child and HTTP servers; empty in process).
+    tap: ListingTap,
 }
 
 /// How long one tools/list page may take.
@@ -136,6 +142,7 @@ impl McpClient {
         Ok(Self {
             service,
             server_task: Some(server_task),
+            tap: ListingTap::default(),
         })
     }
 
@@ -162,9 +169,8 @@ impl McpClient {
         if let Some(cwd) = cwd {
             command.current_dir(cwd);
         }
-        let (transport, stderr) = TokioChildProcess::builder(command)
-            .stderr(Stdio::piped())
-            .spawn()
+        let tap = ListingTap::default();
+        let (transport, stderr) = ChildTransport::spawn(command, tap.clone())
             .with_context(|| format!("failed to start MCP server `{program}`"))?;
         let mut stderr_tail = StderrTail::drain(stderr);
         let service = match handshake(transport).await {
@@ -182,6 +188,7 @@ impl McpClient {
         Ok(Self {
             service,
             server_task: None,
+            tap,
         })
     }
 
@@ -191,8 +198,12 @@ impl McpClient {
             .pool_max_idle_per_host(0)
             .build()
             .context("failed to set up the HTTP client (are CA certificates installed?)")?;
+        let tap = ListingTap::default();
         let transport = StreamableHttpClientTransport::with_client(
-            http,
+            TappedHttp {
+                http,
+                tap: tap.clone(),
+            },
             StreamableHttpClientTransportConfig::with_uri(url),
         );
         let service = handshake(transport)
@@ -201,6 +212,7 @@ impl McpClient {
         Ok(Self {
             service,
             server_task: None,
+            tap,
         })
     }
 
@@ -217,9 +229,8 @@ impl McpClient {
     /// before (a server that does not advance would otherwise loop forever) and the 10,000th
     /// page. Each page may take 60 s.
     ///
-    /// A `null` is seen only when the page reaches the client raw: rmcp decodes a page that fits
-    /// its typed tools/list result before this code sees it, and its typed result cannot tell
-    /// `null` from an absent field, so such a page ends the walk without a warning.
+    /// Pages are read as the server wrote them (see [`McpClient::list_page`]), so `null` is told
+    /// apart from an absent cursor and tool fields rmcp does not model are kept.
     pub async fn list_tool_pages(&self) -> anyhow::Result<ToolListing> {
         let mut listing = ToolListing::default();
         let mut seen = HashSet::new();
@@ -261,15 +272,32 @@ impl McpClient {
         Ok(listing)
     }
 
-    /// One raw tools/list request. Sent as a custom request so the tools come back as the
-    /// server wrote them: rmcp's typed result drops unknown fields and fails a whole page on
-    /// one tool without `inputSchema`.
+    /// One tools/list request, its result as the server wrote it.
+    ///
+    /// rmcp decodes every answer into its typed model, which reads `"nextCursor": null` as an
+    /// absent cursor and drops tool fields it does not model. Child and HTTP connections read
+    /// the answer's bytes through a [`ListingTap`], and that raw result is used. Otherwise the
+    /// request goes out as a custom request so a page rmcp cannot type (a tool without
+    /// `inputSchema`) still arrives raw, and a typed page is encoded back to JSON.
     async fn list_page(&self, params: Value) -> anyhow::Result<Value> {
         let request = ClientRequest::CustomRequest(CustomRequest::new("tools/list", Some(params)));
-        let result =
-            tokio::time::timeout(LIST_PAGE_TIMEOUT, self.service.peer().send_request(request))
-                .await
-                .with_context(|| format!("no answer within {LIST_PAGE_TIMEOUT:?}"))??;
+        let mut options = PeerRequestOptions::no_options();
+        options.timeout = Some(LIST_PAGE_TIMEOUT);
+        let handle = self
+            .service
+            .peer()
+            .send_cancellable_request(request, options)
+            .await?;
+        let id = handle.id.clone();
+        let result = handle.await_response().await.map_err(|error| match error {
+            ServiceError::Timeout { .. } => {
+                anyhow::anyhow!("no answer within {LIST_PAGE_TIMEOUT:?}")
+            }
+            other => other.into(),
+        })?;
+        if let Some(raw) = self.tap.take(&id) {
+            return Ok(raw);
+        }
         match result {
             ServerResult::CustomResult(raw) => Ok(raw.0),
             ServerResult::ListToolsResult(typed) => Ok(serde_json::to_value(typed)?),
@@ -658,7 +686,10 @@ pub(crate) mod scripted {
     use serde_json::{Value, json};
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 
-    use super::{McpClient, handshake};
+    use super::{
+        super::wire_tap::{ListingTap, TapReader},
+        McpClient, handshake,
+    };
 
     /// Answers one request (`method`, `params`): `Ok` is sent as the JSON-RPC `result`, `Err`
     /// as the JSON-RPC `error`.
@@ -705,12 +736,15 @@ pub(crate) mod scripted {
                 }
             }
         });
-        let service = handshake(client_end)
+        let tap = ListingTap::default();
+        let (read, write) = tokio::io::split(client_end);
+        let service = handshake((TapReader::new(read, tap.clone()), write))
             .await
             .expect("the scripted server accepts the handshake");
         let client = McpClient {
             service,
             server_task: None,
+            tap,
         };
         (client, requests)
     }
@@ -781,10 +815,8 @@ mod field_case_tests {
         assert_eq!(client.list_tools().await.expect("succeeds").len(), 101);
     }
 
-    /// B18: `"nextCursor": ""` ends the walk like an absent cursor, with a warning. `null` ends
-    /// it too: with the same warning when the page reaches the client raw (here: one tool
-    /// lacks `inputSchema`, so rmcp's typed result does not take the page), silently when rmcp
-    /// decodes the page into its typed result, which cannot tell `null` from absent.
+    /// B18: `"nextCursor": ""` and `null` end the walk like an absent cursor, with a warning,
+    /// whether or not rmcp could type the page (a tool without `inputSchema` makes it untyped).
     #[tokio::test]
     async fn treats_a_null_or_empty_cursor_as_the_last_page_b18() {
         let untyped = json!([{"name": "legacy_tool", "description": "old server"}]);
@@ -797,7 +829,7 @@ mod field_case_tests {
             (json!(numbered_tools(1, 2)), json!(""), warning("\"\"")),
             (untyped.clone(), json!(""), warning("\"\"")),
             (untyped, json!(null), warning("null")),
-            (json!(numbered_tools(1, 2)), json!(null), vec![]),
+            (json!(numbered_tools(1, 2)), json!(null), warning("null")),
         ] {
             let count = tools.as_array().map_or(0, Vec::len);
             let (client, requests) = scripted::connect(Box::new(move |_, _| {

@@ -4,11 +4,13 @@
 //! rmcp lives here ([`server`], [`client`]); the rest of the crate sees plain data:
 //! [`CallRecord`]s and the final state.
 
+mod child;
 pub mod client;
 pub mod http;
 mod interceptor;
 pub mod server;
 mod toolset;
+mod wire_tap;
 
 use serde::Serialize;
 use serde_json::Value;
