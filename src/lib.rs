@@ -31,6 +31,7 @@ pub mod runner;
 pub mod scenario;
 pub mod score;
 pub mod shard;
+pub mod tls;
 pub mod verify;
 pub mod world;
 

@@ -127,6 +127,7 @@ impl JsonEndpoint {
                     .map_err(|_| AgentError::Config(format!("invalid header name `{name}`")))
             })
             .collect::<Result<_, _>>()?;
+        crate::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .timeout(request_timeout)
             .build()

@@ -58,6 +58,7 @@ impl Connection {
 
     /// An API client; must run inside a tokio runtime.
     fn client(&self) -> Result<Octocrab> {
+        crate::tls::install_crypto_provider();
         Octocrab::builder()
             .base_uri(self.api_url.as_str())
             .with_context(|| format!("`{}` is not a URL for the GitHub API", self.api_url))?

@@ -194,6 +194,7 @@ impl McpClient {
 
     /// Connects to a streamable HTTP MCP server at `url` (e.g. `http://127.0.0.1:3001/mcp`).
     pub async fn connect_http(url: &str) -> anyhow::Result<Self> {
+        crate::tls::install_crypto_provider();
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(0)
             .build()
