@@ -8,6 +8,7 @@ mod child;
 pub mod client;
 pub mod http;
 mod interceptor;
+mod line_transport;
 pub mod server;
 mod toolset;
 mod wire_tap;

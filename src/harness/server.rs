@@ -19,7 +19,7 @@ use rmcp::{
 };
 use tokio::{io::DuplexStream, task::JoinHandle};
 
-use super::Backend;
+use super::{Backend, line_transport::LineTransport};
 
 /// Bytes buffered in each direction of the in-process pipe before a writer waits for the reader.
 const IN_PROCESS_BUFFER_BYTES: usize = 64 * 1024;
@@ -122,8 +122,11 @@ fn structured_content(value: serde_json::Value) -> serde_json::Value {
 pub async fn serve_stdio(backend: Arc<dyn Backend>) -> anyhow::Result<()> {
     let server = McpServer::new(backend)?;
     let running = match stdio_pipes() {
-        Some(pipes) => server.serve(pipes).await,
-        None => server.serve(rmcp::transport::stdio()).await,
+        Some((stdin, stdout)) => server.serve(LineTransport::new(stdin, stdout)).await,
+        None => {
+            let transport = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+            server.serve(transport).await
+        }
     }
     .context("failed to start the MCP server on stdio")?;
     running
@@ -169,8 +172,9 @@ pub fn serve_in_process(
     let server = McpServer::new(backend)?;
     let (client_end, server_end) = tokio::io::duplex(IN_PROCESS_BUFFER_BYTES);
     let task = tokio::spawn(async move {
+        let (read, write) = tokio::io::split(server_end);
         let running = server
-            .serve(server_end)
+            .serve(LineTransport::new(read, write))
             .await
             .context("failed to start the in-process MCP server")?;
         running
