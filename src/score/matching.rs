@@ -272,6 +272,10 @@ struct Search<'a> {
     used: Vec<bool>,
     best: Option<(Score, Vec<Option<usize>>)>,
     nodes: usize,
+    /// `(full, credit)` of expected call `i` against trace call `j`, at `i * trace.len() + j`,
+    /// once computed. Kept only for expected calls without `args_from_prior`, whose check does
+    /// not depend on the rest of the pairing; the search meets each pair many times.
+    memo: Vec<Option<(bool, f64)>>,
 }
 
 impl Search<'_> {
@@ -312,11 +316,22 @@ impl Search<'_> {
             if self.used[j] || call.tool != expected.tool || !in_order {
                 continue;
             }
-            let pair = check_pair(expected, call, &record, self.options);
+            let slot = i * self.trace.len() + j;
+            let (full, credit) = match self.memo[slot] {
+                Some(known) => known,
+                None => {
+                    let pair = check_pair(expected, call, &record, self.options);
+                    let known = (pair.is_full(), pair.credit);
+                    if expected.args_from_prior.is_empty() {
+                        self.memo[slot] = Some(known);
+                    }
+                    known
+                }
+            };
             let gain = Score {
-                full: usize::from(pair.is_full()),
+                full: usize::from(full),
                 success: usize::from(call.is_success()),
-                credit: pair.credit,
+                credit,
             };
             self.used[j] = true;
             self.assigned[i] = Some(j);
@@ -345,6 +360,7 @@ pub fn pair(
         used: vec![false; trace.len()],
         best: None,
         nodes: 0,
+        memo: vec![None; expected.len() * trace.len()],
     };
     search.run(0, Score::default(), None);
     let (score, assigned) = search.best.unwrap_or_default();
