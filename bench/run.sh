@@ -102,11 +102,13 @@ decoder had been over a quarter of a call's CPU time.
 | \`promptfoo --version\` $promptfoo_version, median of 10 runs | $promptfoo_start ms | - |
 | static binary (\`.ci/static-build\`: \`dist\` profile, crt-static, stripped) | $size_mb MB | under 15 MB |
 
-What makes the binary small: the \`dist\` profile (fat LTO, one codegen unit, opt-level s,
-panic=abort, stripped), no unwind tables in our crates (\`-C force-unwind-tables=no\`; with
-panic=abort they serve only backtraces), rustls with ring rather than aws-lc-rs, tracing and log
-events compiled out (nothing subscribes to them), and the o200k vocabulary packed by build.rs
-as deflated raw tokens (1.0 MB) instead of tiktoken-rs's base64 text (3.6 MB).
+What makes the binary small: the \`dist\` profile (fat LTO, one codegen unit, opt-level z,
+panic=abort, stripped); linker flags in .ci/static-build (\`-z pack-relative-relocs\` keeps
+the static-pie's relocations as RELR bitmaps, 22 KB instead of 1.4 MB, with ASLR intact;
+\`--icf=all\` folds identical functions); rustls with ring rather than aws-lc-rs; no HTTP/2
+client; tracing and log events compiled out (nothing subscribes to them); and the o200k
+vocabulary packed by build.rs as deflated raw tokens (1.0 MB) instead of tiktoken-rs's base64
+text (3.6 MB).
 
 ## Smoke run against the critical-path limit
 
