@@ -90,7 +90,56 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
 /// Whether `trace` matches the reference calls `expected` under `mode`. Both lists are in
 /// call order; either may be empty (an empty reference matches an empty trace in every mode,
 /// and any trace as a superset).
+///
+/// Decided without the pairing search: with exact arguments, "this call fully matches that
+/// reference call" is an equivalence (same tool, equal arguments), so a greedy first-fit
+/// pairing is as large as the best one ([`pairing_verdict`] is the search-based definition,
+/// kept for the tests that check the two agree).
 pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[CallRecord]) -> bool {
+    let budget = matches!(mode, MatchMode::Strict | MatchMode::Unordered);
+    if budget && trace.len() != expected.len() {
+        return false;
+    }
+    let full = |expected: &ExpectedCall, call: &CallRecord| {
+        call.tool == expected.tool
+            && matching::check_pair(expected, call, &Value::Null, ScoringOptions::default())
+                .is_full()
+    };
+    match mode {
+        MatchMode::Strict => expected
+            .iter()
+            .zip(trace)
+            .all(|(want, call)| full(want, call)),
+        MatchMode::Unordered | MatchMode::Superset => {
+            let mut used = vec![false; trace.len()];
+            expected
+                .iter()
+                .all(|want| take_first(&mut used, |j| full(want, &trace[j])))
+        }
+        MatchMode::Subset => {
+            let mut used = vec![false; expected.len()];
+            trace
+                .iter()
+                .all(|call| take_first(&mut used, |i| full(&expected[i], call)))
+        }
+    }
+}
+
+/// Marks the first unused index that `fits` as used; whether there was one.
+fn take_first(used: &mut [bool], fits: impl Fn(usize) -> bool) -> bool {
+    match (0..used.len()).find(|&index| !used[index] && fits(index)) {
+        Some(index) => {
+            used[index] = true;
+            true
+        }
+        None => false,
+    }
+}
+
+/// [`matches_reference`] by the definition: the best pairing ([`matching::pair`], with order
+/// in strict mode) covers the reference (or, in subset mode, the trajectory).
+#[cfg(test)]
+fn pairing_verdict(mode: MatchMode, expected: &[ExpectedCall], trace: &[CallRecord]) -> bool {
     let budget = matches!(mode, MatchMode::Strict | MatchMode::Unordered);
     if budget && trace.len() != expected.len() {
         return false;
@@ -234,6 +283,55 @@ mod tests {
             json!({"contact_id": "C-001", "include_activities": 1}),
         )]);
         assert!(!matches_reference(MatchMode::Unordered, &expected, &trace));
+    }
+
+    /// Every trajectory of up to four calls drawn from five (two of them equal by value, one a
+    /// different tool, one with other arguments), against every reference of up to three: the
+    /// greedy verdict equals the pairing search's in every mode.
+    #[test]
+    fn the_greedy_verdict_equals_the_pairing_searchs_everywhere() {
+        let calls = [
+            ("crm_get", json!({"id": 5})),
+            ("crm_get", json!({"id": 5.0})),
+            ("crm_get", json!({"id": 6})),
+            ("erp_get", json!({"id": 5})),
+            ("crm_get", json!({"id": true})),
+        ];
+        let sequences = |max: usize| {
+            let mut all: Vec<Vec<usize>> = vec![vec![]];
+            let mut frontier = all.clone();
+            for _ in 0..max {
+                frontier = frontier
+                    .iter()
+                    .flat_map(|seq| {
+                        (0..calls.len()).map(move |next| {
+                            let mut longer = seq.clone();
+                            longer.push(next);
+                            longer
+                        })
+                    })
+                    .collect();
+                all.extend(frontier.iter().cloned());
+            }
+            all
+        };
+        let pick = |seq: &[usize]| seq.iter().map(|&i| calls[i].clone()).collect::<Vec<_>>();
+        let mut compared = 0;
+        for reference in sequences(3) {
+            let want = expected(&pick(&reference));
+            for actual in sequences(4) {
+                let got = trace(&pick(&actual));
+                for mode in MatchMode::ALL {
+                    assert_eq!(
+                        matches_reference(mode, &want, &got),
+                        pairing_verdict(mode, &want, &got),
+                        "{mode:?}: reference {reference:?}, trajectory {actual:?}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 156 * 781 * 4);
     }
 
     #[test]
