@@ -14,10 +14,10 @@ use std::{env, fs, io::Write as _, path::PathBuf};
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     let bpe = tiktoken_rs::o200k_base().expect("tiktoken-rs parses its own o200k vocabulary");
+    let special_tokens = bpe.special_tokens();
     let mut ordinary = Vec::new();
     while let Ok(token) = bpe.decode_bytes(&[ordinary.len() as u32]) {
-        if bpe
-            .special_tokens()
+        if special_tokens
             .iter()
             .any(|special| special.as_bytes() == token)
         {
@@ -25,8 +25,7 @@ fn main() {
         }
         ordinary.push(token);
     }
-    let mut specials: Vec<(String, u32)> = bpe
-        .special_tokens()
+    let mut specials: Vec<(String, u32)> = special_tokens
         .into_iter()
         .map(|special| {
             let ranks = bpe.encode_with_special_tokens(special);

@@ -33,8 +33,8 @@ use tokio::{
 };
 use tokio_util::codec::{Decoder, FramedRead};
 
-/// The longest line read (bytes), as rmcp's default; a longer line is skipped whole.
-const MAX_LINE: usize = 16 * 1024 * 1024;
+/// The longest line read (bytes), rmcp's own limit; a longer line is skipped whole.
+const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// A server transport over a byte reader (requests) and writer (answers), one JSON message per
 /// line. Reads are cancel-safe: a line read partly when the caller stops waiting is kept.

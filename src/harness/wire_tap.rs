@@ -32,9 +32,9 @@ use tokio::io::{AsyncRead, ReadBuf};
 /// sequential tools/list walks, small enough that answers nobody takes cannot pile up.
 const MAX_HELD: usize = 64;
 
-/// The longest line [`TapReader`] assembles (bytes). A longer line passes through to rmcp
-/// untouched but is not inspected.
-const MAX_LINE: usize = 64 * 1024 * 1024;
+/// The longest line [`TapReader`] assembles (bytes): rmcp's own limit, past which it discards
+/// the line anyway. A longer line passes through to rmcp untouched but is not inspected.
+const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// Raw tools/list results seen on the wire, keyed by JSON-RPC id. Cheap to clone (shared).
 #[derive(Debug, Clone, Default)]
@@ -239,6 +239,8 @@ impl TappedHttp {
     }
 }
 
+/// rmcp calls `post_message_with_response_limits` and `get_stream_with_max_sse_event_size`;
+/// the two required methods delegate to them, the trait's defaults cover the rest.
 impl StreamableHttpClient for TappedHttp {
     type Error = reqwest::Error;
 
@@ -257,28 +259,6 @@ impl StreamableHttpClient for TappedHttp {
             auth_token,
             custom_headers,
             StreamableHttpResponseLimits::default(),
-        )
-        .await
-    }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> PostResult {
-        let mut limits = StreamableHttpResponseLimits::default();
-        limits.max_sse_event_size = max_sse_event_size;
-        self.post_message_with_response_limits(
-            uri,
-            message,
-            session_id,
-            auth_token,
-            custom_headers,
-            limits,
         )
         .await
     }
