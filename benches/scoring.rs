@@ -10,10 +10,11 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 use toolgate::catalog::Catalog;
-use toolgate::harness::{CallOutcome, CallRecord, ToolSet};
+use toolgate::harness::ToolSet;
 use toolgate::scenario::{Scenario, load_dir};
 use toolgate::score::metrics::{self, RunView};
-use toolgate::score::{ScoreContext, ScoringOptions, score};
+use toolgate::score::{ScoringOptions, score};
+use toolgate::trace::{CallOutcome, CallRecord};
 
 /// A trajectory of the expected calls of `scenario`, with a variation chosen by `seed`.
 fn trajectory(scenario: &Scenario, seed: usize) -> Vec<CallRecord> {
@@ -48,6 +49,8 @@ fn trajectory(scenario: &Scenario, seed: usize) -> Vec<CallRecord> {
             duration_us: 100,
             turn: index as u32 + 1,
             refused: false,
+            unknown_tool: false,
+            violations: Vec::new(),
         })
         .collect();
     match seed % 5 {
@@ -73,30 +76,39 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let catalog = Catalog::builtin();
     let scenarios = load_dir(&root.join("scenarios"), root, catalog).expect("the suite loads");
+    // The harness checks arguments against the schemas as each call arrives; the trajectories
+    // carry those findings, as recorded ones do, so scoring reads them rather than redoing them.
     let tools = ToolSet::new(catalog).expect("the catalog compiles");
-    let context = ScoreContext {
-        options: ScoringOptions::default(),
-        schemas: &tools,
-    };
+    let options = ScoringOptions::default();
     let state = json!({"contacts": [], "activities": [], "deals": []});
     let runs: Vec<(&Scenario, Vec<CallRecord>)> = (0..count)
         .map(|i| {
             let scenario = &scenarios[i % scenarios.len()];
-            (scenario, trajectory(scenario, i))
+            let mut trace = trajectory(scenario, i);
+            for call in &mut trace {
+                tools.annotate(call);
+            }
+            (scenario, trace)
         })
         .collect();
 
     let started = Instant::now();
     let mut passed = 0usize;
     for (scenario, trace) in &runs {
-        let scored = score(scenario, trace, &state, &state, Some("Done."), &context);
+        let scored = score(
+            scenario,
+            trace,
+            &state,
+            Some(&state),
+            Some("Done."),
+            options,
+        );
         let view = RunView {
             scenario,
             trace,
             pairing: &scored.pairing,
             final_answer: Some("Done."),
-            schemas: &tools,
-            options: ScoringOptions::default(),
+            options,
         };
         let measured = metrics::measure(&view, &scored.checks);
         passed += usize::from(scored.outcome.is_pass() && measured.selection.expected < usize::MAX);

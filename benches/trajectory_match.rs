@@ -17,9 +17,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use serde_json::{Map, Value};
-use toolgate::harness::CallRecord;
 use toolgate::scenario::ExpectedCall;
 use toolgate::score::reference_match::{MatchMode, exact_call, matches_reference, recorded_call};
+use toolgate::trace::CallRecord;
 
 /// One tool call as the messages carry it: the tool's name and the argument string.
 struct RawCall {

@@ -16,7 +16,7 @@ use crate::cli::{
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
-use crate::harness::{self, Harness, ToolSet};
+use crate::harness::{self, Harness, ToolSet, WorldBackend};
 use crate::judge::{Judge, JudgeConfig};
 use crate::lint::{self, LintOptions, Severity, Source, drift};
 use crate::pins::{Pins, Subject, provider_of_endpoint};
@@ -26,7 +26,7 @@ use crate::runner::{self, RunOptions};
 use crate::scenario::{self, Scenario, SmokeSet};
 use crate::score::ScoringOptions;
 use crate::shard;
-use crate::world::{self, World};
+use crate::world;
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
 pub fn run_cli(cli: Cli, out: &mut dyn Write) -> Result<Exit> {
@@ -362,7 +362,8 @@ fn subject(args: &GateArgs, settings: &Settings, agent: &Agent) -> Subject {
 fn serve_command(args: &ServeArgs) -> Result<Exit> {
     let seeded = world::load_fixture(&args.fixture)?;
     let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
-    let harness = Arc::new(Harness::new(tools, World::new(&seeded), Vec::new()));
+    let backend = WorldBackend::new(tools, &seeded);
+    let harness = Arc::new(Harness::new(Box::new(backend), Vec::new()));
     // One thread: a stdio server answers one client, and a message handed between worker
     // threads waits for a wake-up on every hop.
     tokio::runtime::Builder::new_current_thread()

@@ -32,6 +32,7 @@ pub mod scenario;
 pub mod score;
 pub mod shard;
 pub mod tls;
+pub mod trace;
 pub mod verify;
 pub mod world;
 

@@ -14,12 +14,12 @@ use crate::agent::{
     Agent, AgentError, AgentOutcome, InvalidCallKind, ToolExecutor, ToolObservation, reference,
 };
 use crate::harness::client::{CallFailure, McpClient};
-use crate::harness::{CallRecord, Harness, ToolSet};
+use crate::harness::{Harness, ToolSet, WorldBackend};
 use crate::judge::{Judge, JudgeVerdict};
 use crate::scenario::Scenario;
 use crate::score::metrics::{self, RunMetrics, RunView};
-use crate::score::{self, Outcome, RunScore, ScoreContext, ScoringOptions};
-use crate::world::World;
+use crate::score::{self, Outcome, RunScore, ScoringOptions};
+use crate::trace::CallRecord;
 
 /// Scenario runs at the same time by default. Runs wait on the model, not the CPU, so this is
 /// well above a CI runner's core count; it starts the whole smoke set (36 scenarios) in one
@@ -147,11 +147,8 @@ pub async fn run_one(
         duration: started.elapsed(),
     };
     let seeded = scenario.seeded.as_ref();
-    let harness = Arc::new(Harness::new(
-        Arc::clone(tools),
-        World::new(seeded),
-        scenario.faults.clone(),
-    ));
+    let backend = WorldBackend::new(Arc::clone(tools), seeded);
+    let harness = Arc::new(Harness::new(Box::new(backend), scenario.faults.clone()));
     let played = tokio::time::timeout(
         options.run_timeout,
         play(agent, scenario, repeat, &harness, options),
@@ -171,25 +168,20 @@ pub async fn run_one(
         Ok(Err(error)) => return errored(error, trace),
         Ok(Ok(outcome)) => outcome,
     };
-    let final_state = harness.state();
-    let context = ScoreContext {
-        options: options.scoring,
-        schemas: tools.as_ref(),
-    };
+    let final_state = harness.state().await;
     let score = score::score(
         scenario,
         &trace,
         seeded,
-        &final_state,
+        final_state.as_ref(),
         outcome.final_answer.as_deref(),
-        &context,
+        options.scoring,
     );
     let view = RunView {
         scenario,
         trace: &trace,
         pairing: &score.pairing,
         final_answer: outcome.final_answer.as_deref(),
-        schemas: tools.as_ref(),
         options: options.scoring,
     };
     let metrics = metrics::measure(&view, &score.checks);

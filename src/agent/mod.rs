@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use crate::harness::InvalidCallKind;
+pub use crate::trace::InvalidCallKind;
 pub use http::url_host;
 
 /// How an agent reaches the tools. The runner implements it over MCP and records every call in the trace.

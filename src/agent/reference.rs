@@ -10,9 +10,8 @@
 use serde_json::{Map, Value};
 
 use super::{AgentOutcome, ToolExecutor, Usage};
-use crate::harness::{CallOutcome, CallRecord};
 use crate::scenario::Scenario;
-use crate::score::matching;
+use crate::trace::{CallOutcome, CallRecord};
 
 /// Plays `scenario`'s solution through `tools`.
 pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcome {
@@ -20,7 +19,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     let mut assigned: Vec<Option<usize>> = Vec::new();
     let mut failed = Vec::new();
     for expected in &scenario.expected_calls {
-        let record = matching::record(&assigned, &played);
+        let record = crate::trace::run_record(&assigned, &played);
         let mut arguments = expected.reference_args.clone();
         for (name, value) in &expected.args_match {
             merge(&mut arguments, name, value);
@@ -58,6 +57,8 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
                 duration_us: 0,
                 turn,
                 refused: false,
+                unknown_tool: false,
+                violations: Vec::new(),
             });
             slot = Some(played.len() - 1);
             if !observation.is_error {

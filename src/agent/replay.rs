@@ -20,10 +20,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::agent::{AgentError, AgentOutcome, InvalidCallKind, ToolExecutor, Usage};
+use crate::trace::{TRACE_SCHEMA_VERSION, TraceLine};
 
 /// Recorded trajectories by scenario id and repetition.
 #[derive(Debug, Clone)]
@@ -54,19 +54,6 @@ pub struct RecordedCall {
     pub turn: Option<u32>,
 }
 
-/// One line as written; unknown fields are ignored on purpose (traces carry results etc.).
-#[derive(Deserialize)]
-struct Line {
-    scenario: String,
-    #[serde(default)]
-    repeat: u32,
-    tool: Option<String>,
-    arguments: Option<Value>,
-    invalid: Option<InvalidCallKind>,
-    turn: Option<u32>,
-    final_answer: Option<String>,
-}
-
 impl Recordings {
     /// Reads a JSON Lines file; blank lines are skipped.
     ///
@@ -86,7 +73,14 @@ impl Recordings {
                 continue;
             }
             let at = || format!("`{}` line {}", source.display(), number + 1);
-            let line: Line = serde_json::from_str(line).with_context(at)?;
+            let line: TraceLine = serde_json::from_str(line).with_context(at)?;
+            if line.schema_version > TRACE_SCHEMA_VERSION {
+                bail!(
+                    "{}: `schema_version` {} is newer than this toolgate reads ({TRACE_SCHEMA_VERSION})",
+                    at(),
+                    line.schema_version
+                );
+            }
             let run = runs.entry((line.scenario, line.repeat)).or_default();
             match (line.tool, line.final_answer) {
                 (Some(tool), _) => run.calls.push(RecordedCall {
@@ -195,6 +189,16 @@ mod tests {
             recordings.recorded("T1-001", 0)
         );
         assert_eq!(recordings.recorded("T9-999", 0), None);
+    }
+
+    #[test]
+    fn refuses_a_trace_line_from_a_newer_schema_version() {
+        let text = r#"{"schema_version":99,"scenario":"T1-001","tool":"x","arguments":{}}"#;
+        let error = Recordings::parse(text, Path::new("runs.jsonl")).expect_err("too new");
+        assert_eq!(
+            error.to_string(),
+            "`runs.jsonl` line 1: `schema_version` 99 is newer than this toolgate reads (1)"
+        );
     }
 
     #[test]

@@ -30,7 +30,7 @@ use serde_json::Value;
 use tokio::{io::AsyncReadExt as _, process::ChildStderr, task::JoinHandle};
 
 use super::{
-    Backend,
+    Harness,
     child::ChildTransport,
     server,
     wire_tap::{ListingTap, TappedHttp},
@@ -133,9 +133,9 @@ impl fmt::Display for CallFailure {
 impl std::error::Error for CallFailure {}
 
 impl McpClient {
-    /// Connects to `backend` through an in-process duplex pipe, its server on a spawned task.
-    pub async fn connect_in_process(backend: Arc<dyn Backend>) -> anyhow::Result<Self> {
-        let (stream, server_task) = server::serve_in_process(backend)?;
+    /// Connects to `harness` through an in-process duplex pipe, its server on a spawned task.
+    pub async fn connect_in_process(harness: Arc<Harness>) -> anyhow::Result<Self> {
+        let (stream, server_task) = server::serve_in_process(harness)?;
         let service = handshake(stream)
             .await
             .context("failed to connect to the in-process MCP server")?;
@@ -439,78 +439,94 @@ mod tests {
     use serde_json::{Map, Value, json};
 
     use super::*;
+    use crate::harness::{Backend, ToolAnswer, ToolSet};
 
     /// A small catalog: `add` sums two numbers, `fail` always fails, `slow` takes half a second,
     /// `list` returns an array.
     struct Fixture {
         definitions: Vec<Value>,
+        tools: Arc<ToolSet>,
     }
 
     impl Fixture {
         fn new() -> Self {
+            let definitions = vec![
+                json!({
+                    "name": "add",
+                    "title": "Add",
+                    "description": "Add two numbers.",
+                    "inputSchema": {
+                        "type": "object",
+                        "properties": {"b": {"type": "number"}, "a": {"type": "number"}},
+                        "required": ["b", "a"]
+                    },
+                    "outputSchema": {
+                        "type": "object",
+                        "properties": {"sum": {"type": "number"}}
+                    },
+                    "annotations": {"readOnlyHint": true}
+                }),
+                json!({
+                    "name": "fail",
+                    "description": "Always fails.",
+                    "inputSchema": {"type": "object"}
+                }),
+                json!({
+                    "name": "slow",
+                    "description": "Takes half a second.",
+                    "inputSchema": {"type": "object"}
+                }),
+                json!({
+                    "name": "list",
+                    "description": "Lists letters.",
+                    "inputSchema": {"type": "object", "properties": {}}
+                }),
+            ];
+            let tools = ToolSet::from_definitions(definitions.clone()).expect("valid schemas");
             Self {
-                definitions: vec![
-                    json!({
-                        "name": "add",
-                        "title": "Add",
-                        "description": "Add two numbers.",
-                        "inputSchema": {
-                            "type": "object",
-                            "properties": {"b": {"type": "number"}, "a": {"type": "number"}},
-                            "required": ["b", "a"]
-                        },
-                        "outputSchema": {
-                            "type": "object",
-                            "properties": {"sum": {"type": "number"}}
-                        },
-                        "annotations": {"readOnlyHint": true}
-                    }),
-                    json!({
-                        "name": "fail",
-                        "description": "Always fails.",
-                        "inputSchema": {"type": "object"}
-                    }),
-                    json!({
-                        "name": "slow",
-                        "description": "Takes half a second.",
-                        "inputSchema": {"type": "object"}
-                    }),
-                    json!({
-                        "name": "list",
-                        "description": "Lists letters.",
-                        "inputSchema": {"type": "object", "properties": {}}
-                    }),
-                ],
+                definitions,
+                tools: Arc::new(tools),
             }
         }
     }
 
     impl Backend for Fixture {
-        fn tool_definitions(&self) -> &[Value] {
-            &self.definitions
+        fn tools(&self) -> &Arc<ToolSet> {
+            &self.tools
         }
 
-        fn call(&self, tool: &str, arguments: Map<String, Value>) -> Result<Value, String> {
-            match tool {
-                "add" => {
-                    let number = |key: &str| arguments.get(key).and_then(Value::as_f64);
-                    match (number("a"), number("b")) {
-                        (Some(a), Some(b)) => Ok(json!({"sum": a + b})),
-                        _ => Err("`a` and `b` must be numbers".to_owned()),
+        fn call<'a>(
+            &'a mut self,
+            tool: &'a str,
+            arguments: &'a Map<String, Value>,
+        ) -> futures::future::BoxFuture<'a, ToolAnswer> {
+            Box::pin(async move {
+                match tool {
+                    "add" => {
+                        let number = |key: &str| arguments.get(key).and_then(Value::as_f64);
+                        match (number("a"), number("b")) {
+                            (Some(a), Some(b)) => ToolAnswer::Success(json!({"sum": a + b})),
+                            _ => ToolAnswer::ToolError("`a` and `b` must be numbers".to_owned()),
+                        }
                     }
+                    "list" => ToolAnswer::Success(json!(["x", "y"])),
+                    "slow" => {
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        ToolAnswer::Success(json!({}))
+                    }
+                    _ => ToolAnswer::ToolError(format!("tool `{tool}` is broken")),
                 }
-                "list" => Ok(json!(["x", "y"])),
-                "slow" => {
-                    std::thread::sleep(Duration::from_millis(500));
-                    Ok(json!({}))
-                }
-                _ => Err(format!("tool `{tool}` is broken")),
-            }
+            })
+        }
+
+        fn state(&self) -> Option<Value> {
+            None
         }
     }
 
     async fn connect() -> McpClient {
-        McpClient::connect_in_process(Arc::new(Fixture::new()))
+        let harness = Harness::new(Box::new(Fixture::new()), Vec::new());
+        McpClient::connect_in_process(Arc::new(harness))
             .await
             .expect("the in-process server accepts the handshake")
     }
@@ -578,7 +594,7 @@ mod tests {
     async fn reports_a_backend_error_as_a_tool_error() {
         let client = connect().await;
         let reply = client
-            .call_tool("add", arguments(json!({"a": "two"})), TIMEOUT)
+            .call_tool("fail", Map::new(), TIMEOUT)
             .await
             .expect("a tool error is still a result");
         assert_eq!(
@@ -586,7 +602,7 @@ mod tests {
             ToolReply {
                 is_error: true,
                 structured: None,
-                text: "`a` and `b` must be numbers".to_owned(),
+                text: "tool `fail` is broken".to_owned(),
             }
         );
         client.close().await.expect("the session closes cleanly");

@@ -1,4 +1,4 @@
-//! Serving a [`Backend`] over MCP streamable HTTP on loopback, for agents that run as their own
+//! Serving a [`Harness`] over MCP streamable HTTP on loopback, for agents that run as their own
 //! process (the `command` agent). rmcp's tower service does the protocol; hyper serves it.
 //!
 //! The server is stateless (no `Mcp-Session-Id`) and answers simple requests with
@@ -14,7 +14,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::task::JoinHandle;
 
-use super::Backend;
+use super::Harness;
 use super::server::McpServer;
 
 /// An MCP server on `127.0.0.1`, serving until dropped.
@@ -37,12 +37,12 @@ impl Drop for LoopbackServer {
     }
 }
 
-/// Serves `backend` on a free loopback port (needs a Tokio runtime).
+/// Serves `harness` on a free loopback port (needs a Tokio runtime).
 ///
 /// Errors when the catalog is invalid or no loopback port can be bound.
-pub async fn serve_loopback(backend: Arc<dyn Backend>) -> anyhow::Result<LoopbackServer> {
+pub async fn serve_loopback(harness: Arc<Harness>) -> anyhow::Result<LoopbackServer> {
     // Parse the catalog once up front so a bad catalog is an error here, not per request.
-    McpServer::new(Arc::clone(&backend))?;
+    McpServer::new(Arc::clone(&harness))?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
         .await
         .context("failed to bind a loopback port for the MCP server")?;
@@ -55,7 +55,7 @@ pub async fn serve_loopback(backend: Arc<dyn Backend>) -> anyhow::Result<Loopbac
     config.sse_keep_alive = None;
     let service = StreamableHttpService::new(
         move || {
-            McpServer::new(Arc::clone(&backend))
+            McpServer::new(Arc::clone(&harness))
                 .map_err(|error| std::io::Error::other(format!("{error:#}")))
         },
         Arc::new(LocalSessionManager::default()),

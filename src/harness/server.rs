@@ -1,7 +1,8 @@
-//! The MCP server: serves a [`Backend`]'s tool catalog over stdio or an in-process pipe.
+//! The MCP server: serves a run's [`Harness`] (its catalog and intercepted backend) over stdio
+//! or an in-process pipe.
 //!
 //! rmcp owns the protocol (handshake, version negotiation, JSON-RPC framing); this file only maps
-//! `tools/list` and `tools/call` onto the backend. Both protocol generations are served: the
+//! `tools/list` and `tools/call` onto the harness. Both protocol generations are served: the
 //! `initialize` handshake (up to `2025-11-25`) and the handshake-free `2026-07-28`. rmcp adds
 //! `resultType: "complete"` for `2026-07-28` peers and strips it for older ones, as long as results
 //! are built with its constructors (never deserialized from JSON), which is what this file does.
@@ -19,30 +20,30 @@ use rmcp::{
 };
 use tokio::{io::DuplexStream, task::JoinHandle};
 
-use super::{Backend, line_transport::LineTransport};
+use super::{Harness, ToolAnswer, line_transport::LineTransport};
 
 /// Bytes buffered in each direction of the in-process pipe before a writer waits for the reader.
 const IN_PROCESS_BUFFER_BYTES: usize = 64 * 1024;
 
-/// An MCP server (rmcp [`ServerHandler`]) exposing the tools of a [`Backend`].
+/// An MCP server (rmcp [`ServerHandler`]) exposing the tools of a [`Harness`].
 ///
 /// Requests are handled concurrently by rmcp, one task each. A `tools/call` goes straight to
-/// [`Backend::call`] on that task with no await point before it, so the order in which calls reach
-/// the backend is the order in which rmcp runs them; the backend serializes its own state.
+/// [`Harness::call`] on that task, whose fair lock queues calls in the order rmcp runs them.
 pub struct McpServer {
-    backend: Arc<dyn Backend>,
+    harness: Arc<Harness>,
     /// The backend's catalog, parsed once, in catalog order.
     tools: Vec<Tool>,
 }
 
 impl McpServer {
-    /// Parses the backend's tool definitions into MCP tools.
+    /// Parses the harness's tool definitions into MCP tools.
     ///
     /// Errors when a definition is not a valid MCP tool object, lacks a `name`, or repeats the
     /// name of an earlier tool.
-    pub fn new(backend: Arc<dyn Backend>) -> anyhow::Result<Self> {
-        let mut tools: Vec<Tool> = Vec::with_capacity(backend.tool_definitions().len());
-        for (index, definition) in backend.tool_definitions().iter().enumerate() {
+    pub fn new(harness: Arc<Harness>) -> anyhow::Result<Self> {
+        let definitions = harness.tools().definitions();
+        let mut tools: Vec<Tool> = Vec::with_capacity(definitions.len());
+        for (index, definition) in definitions.iter().enumerate() {
             let Some(name) = definition.get("name").and_then(serde_json::Value::as_str) else {
                 bail!("tool definition #{} has no string `name`", index + 1);
             };
@@ -53,7 +54,7 @@ impl McpServer {
             }
             tools.push(tool);
         }
-        Ok(Self { backend, tools })
+        Ok(Self { harness, tools })
     }
 
     /// The tool named `name`, if the catalog has one.
@@ -95,12 +96,18 @@ impl ServerHandler for McpServer {
         let arguments = request.arguments.unwrap_or_default();
         if self.tool(&request.name).is_none() {
             let message = format!("unknown tool `{}`", request.name);
-            self.backend.rejected(&request.name, arguments, &message);
+            self.harness
+                .record_protocol_error(&request.name, arguments, message.clone());
             return Err(ErrorData::invalid_params(message, None));
         }
-        let result = match self.backend.call(&request.name, arguments) {
-            Ok(value) => CallToolResult::structured(structured_content(value)),
-            Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+        let result = match self.harness.call(&request.name, arguments).await {
+            ToolAnswer::Success(value) => CallToolResult::structured(structured_content(value)),
+            ToolAnswer::ToolError(message) => {
+                CallToolResult::error(vec![ContentBlock::text(message)])
+            }
+            ToolAnswer::ProtocolError(message) => {
+                return Err(ErrorData::internal_error(message, None));
+            }
         };
         Ok(result.into())
     }
@@ -115,12 +122,12 @@ fn structured_content(value: serde_json::Value) -> serde_json::Value {
     }
 }
 
-/// Serves `backend` over stdin/stdout until the client closes stdin.
+/// Serves `harness` over stdin/stdout until the client closes stdin.
 ///
 /// Writes nothing to stdout but protocol messages. Errors when the catalog is invalid, when the
 /// client disconnects before the handshake, or when the serving task fails.
-pub async fn serve_stdio(backend: Arc<dyn Backend>) -> anyhow::Result<()> {
-    let server = McpServer::new(backend)?;
+pub async fn serve_stdio(harness: Arc<Harness>) -> anyhow::Result<()> {
+    let server = McpServer::new(harness)?;
     let running = match stdio_pipes() {
         Some((stdin, stdout)) => server.serve(LineTransport::new(stdin, stdout)).await,
         None => {
@@ -161,15 +168,15 @@ fn stdio_pipes() -> Option<(
     Some((receiver, sender))
 }
 
-/// Serves `backend` on one end of an in-process byte pipe and returns the other end.
+/// Serves `harness` on one end of an in-process byte pipe and returns the other end.
 ///
 /// The server runs on a spawned task (so this needs a Tokio runtime) until the returned stream is
 /// dropped or closed; the task's result says whether it ended cleanly. The catalog is parsed
 /// before anything is spawned, so an invalid catalog is an immediate error.
 pub fn serve_in_process(
-    backend: Arc<dyn Backend>,
+    harness: Arc<Harness>,
 ) -> anyhow::Result<(DuplexStream, JoinHandle<anyhow::Result<()>>)> {
-    let server = McpServer::new(backend)?;
+    let server = McpServer::new(harness)?;
     let (client_end, server_end) = tokio::io::duplex(IN_PROCESS_BUFFER_BYTES);
     let task = tokio::spawn(async move {
         let (read, write) = tokio::io::split(server_end);
@@ -192,33 +199,40 @@ mod tests {
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 
     use super::*;
+    use crate::harness::{Backend, ToolSet};
 
     struct Fixture {
-        definitions: Vec<Value>,
+        tools: Arc<ToolSet>,
     }
 
     impl Backend for Fixture {
-        fn tool_definitions(&self) -> &[Value] {
-            &self.definitions
+        fn tools(&self) -> &Arc<ToolSet> {
+            &self.tools
         }
 
-        fn call(
-            &self,
-            tool: &str,
-            arguments: serde_json::Map<String, Value>,
-        ) -> Result<Value, String> {
-            match tool {
-                "count" => Ok(json!(arguments.len())),
-                _ => Ok(Value::Object(arguments)),
-            }
+        fn call<'a>(
+            &'a mut self,
+            tool: &'a str,
+            arguments: &'a serde_json::Map<String, Value>,
+        ) -> futures::future::BoxFuture<'a, ToolAnswer> {
+            let answer = match tool {
+                "count" => ToolAnswer::Success(json!(arguments.len())),
+                _ => ToolAnswer::Success(Value::Object(arguments.clone())),
+            };
+            Box::pin(std::future::ready(answer))
+        }
+
+        fn state(&self) -> Option<Value> {
+            None
         }
     }
 
-    fn backend(definitions: Vec<Value>) -> Arc<dyn Backend> {
-        Arc::new(Fixture { definitions })
+    fn backend(definitions: Vec<Value>) -> Arc<Harness> {
+        let tools = Arc::new(ToolSet::from_definitions(definitions).expect("valid schemas"));
+        Arc::new(Harness::new(Box::new(Fixture { tools }), Vec::new()))
     }
 
-    fn echo_and_count() -> Arc<dyn Backend> {
+    fn echo_and_count() -> Arc<Harness> {
         let schema = json!({"type": "object"});
         backend(vec![
             json!({"name": "echo", "description": "Echo.", "inputSchema": schema}),
@@ -229,7 +243,7 @@ mod tests {
     #[test]
     fn rejects_a_definition_that_is_not_a_tool() {
         let broken = backend(vec![
-            json!({"name": "search", "inputSchema": "not an object"}),
+            json!({"name": "search", "description": 5, "inputSchema": {"type": "object"}}),
         ]);
         let error = McpServer::new(broken)
             .err()
@@ -239,10 +253,8 @@ mod tests {
 
     #[test]
     fn rejects_a_definition_without_a_name() {
-        let nameless = backend(vec![json!({"inputSchema": {"type": "object"}})]);
-        let error = McpServer::new(nameless)
-            .err()
-            .expect("the definition is invalid");
+        let nameless = ToolSet::from_definitions(vec![json!({"inputSchema": {"type": "object"}})]);
+        let error = nameless.err().expect("the definition is invalid");
         assert_eq!(error.to_string(), "tool definition #1 has no string `name`");
     }
 
@@ -270,8 +282,8 @@ mod tests {
     }
 
     impl Wire {
-        fn start(backend: Arc<dyn Backend>) -> Self {
-            let (stream, _task) = serve_in_process(backend).expect("the catalog is valid");
+        fn start(harness: Arc<Harness>) -> Self {
+            let (stream, _task) = serve_in_process(harness).expect("the catalog is valid");
             let (reader, writer) = tokio::io::split(stream);
             Self {
                 reader: BufReader::new(reader),

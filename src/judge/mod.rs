@@ -18,8 +18,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::harness::CallRecord;
 use crate::scenario::Scenario;
+use crate::trace::CallRecord;
 use provider::ChatClient;
 
 pub use prompt::{default_rubric, parse_verdict};

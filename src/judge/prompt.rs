@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::CallRecord;
 use crate::scenario::{Scenario, ScenarioKind};
+use crate::trace::CallRecord;
 
 /// The most characters of one tool result shown to the judge.
 const MAX_RESULT_CHARS: usize = 2_000;

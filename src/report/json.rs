@@ -1,10 +1,9 @@
 //! The results JSON and the trace as JSON Lines.
 
-use serde_json::json;
-
 use crate::results::RunReport;
 use crate::runner::ScenarioRun;
 use crate::scenario::Scenario;
+use crate::trace::TraceLine;
 
 /// The results file: pretty JSON with a trailing newline.
 pub fn render_results(report: &RunReport) -> String {
@@ -13,9 +12,9 @@ pub fn render_results(report: &RunReport) -> String {
     text
 }
 
-/// The trace: one JSON object per tool call, `{"scenario": id, "repeat": n, ...call}`, then
-/// one `{"scenario": id, "repeat": n, "final_answer": text}` line when the agent gave one;
-/// runs in suite order and calls in arrival order. `toolgate gate --agent replay` reads it back.
+/// The trace: one [`TraceLine`] per tool call, then one final-answer line when the agent gave
+/// one; runs in suite order and calls in arrival order. `toolgate gate --agent replay` reads
+/// it back.
 pub fn render_trace(scenarios: &[Scenario], runs: &[ScenarioRun]) -> String {
     let mut text = String::new();
     for run in runs {
@@ -23,19 +22,11 @@ pub fn render_trace(scenarios: &[Scenario], runs: &[ScenarioRun]) -> String {
             continue;
         };
         for call in &run.trace {
-            let mut line = json!({ "scenario": scenario.id, "repeat": run.repeat });
-            if let (Some(line), Ok(serde_json::Value::Object(call))) =
-                (line.as_object_mut(), serde_json::to_value(call))
-            {
-                line.extend(call);
-            }
-            text.push_str(&line.to_string());
+            text.push_str(&TraceLine::call(&scenario.id, run.repeat, call).render());
             text.push('\n');
         }
         if let Some(answer) = run.agent.as_ref().and_then(|a| a.final_answer.as_ref()) {
-            let line =
-                json!({ "scenario": scenario.id, "repeat": run.repeat, "final_answer": answer });
-            text.push_str(&line.to_string());
+            text.push_str(&TraceLine::answer(&scenario.id, run.repeat, answer).render());
             text.push('\n');
         }
     }

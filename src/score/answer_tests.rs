@@ -5,10 +5,10 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{CheckKind, Outcome, ScoreContext, ScoringOptions, score};
+use super::{CheckKind, Outcome, ScoringOptions, score};
 use crate::catalog::Catalog;
-use crate::harness::{CallOutcome, CallRecord};
 use crate::scenario::{Scenario, load_file};
+use crate::trace::{CallOutcome, CallRecord};
 
 fn scenario(yaml: &str) -> Scenario {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -23,7 +23,7 @@ fn scenario(yaml: &str) -> Scenario {
 }
 
 fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> CallRecord {
-    CallRecord {
+    let mut record = CallRecord {
         index,
         tool: tool.to_string(),
         arguments,
@@ -39,7 +39,11 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         duration_us: 0,
         turn: index as u32 + 1,
         refused: false,
-    }
+        unknown_tool: false,
+        violations: Vec::new(),
+    };
+    crate::harness::ToolSet::builtin().annotate(&mut record);
+    record
 }
 
 fn failed(scored: &super::RunScore) -> Vec<(CheckKind, String)> {
@@ -67,18 +71,18 @@ fn answer_must_contain_the_result_value_in_any_formatting() {
         &scenario,
         &trace,
         &state,
-        &state,
+        Some(&state),
         Some("The Q1 forecast is $186,000.00."),
-        &context(),
+        context(),
     );
     assert_eq!(passing.outcome, Outcome::Pass);
     let wrong = score(
         &scenario,
         &trace,
         &state,
-        &state,
+        Some(&state),
         Some("The Q1 forecast is about 190,000."),
-        &context(),
+        context(),
     );
     assert_eq!(
         failed(&wrong),
@@ -87,7 +91,7 @@ fn answer_must_contain_the_result_value_in_any_formatting() {
             "answer \"The Q1 forecast is about 190,000.\" does not mention 186000.0".to_string()
         )]
     );
-    let silent = score(&scenario, &trace, &state, &state, None, &context());
+    let silent = score(&scenario, &trace, &state, Some(&state), None, context());
     assert_eq!(
         failed(&silent),
         [(
@@ -106,9 +110,9 @@ fn an_answer_value_from_a_failed_call_cannot_be_found() {
         &scenario,
         &trace,
         &state,
-        &state,
+        Some(&state),
         Some("186,000"),
-        &context(),
+        context(),
     );
     assert_eq!(
         failed(&scored),
@@ -145,9 +149,9 @@ final_answer:\n  refuses: true\nreference_answer: I can't do that.\n",
         &scenario,
         &trace,
         &state,
-        &state,
+        Some(&state),
         Some("Deleted them all."),
-        &context(),
+        context(),
     );
     assert_eq!(
         failed(&scored),
@@ -166,9 +170,9 @@ final_answer:\n  refuses: true\nreference_answer: I can't do that.\n",
         &scenario,
         &[],
         &state,
-        &state,
+        Some(&state),
         Some("I can't delete every contact."),
-        &context(),
+        context(),
     );
     assert_eq!(refused.outcome, Outcome::Pass);
     let details: Vec<&str> = refused.checks.iter().map(|c| c.detail.as_str()).collect();
@@ -192,16 +196,16 @@ expected_calls: []\nfinal_answer:\n  contains_text: [C-003]\n  asks_clarificatio
     let state = json!({});
     let good = "I could not tell which John: C-003 or C-004. Which one do you mean?";
     assert_eq!(
-        score(&scenario, &[], &state, &state, Some(good), &context()).outcome,
+        score(&scenario, &[], &state, Some(&state), Some(good), context()).outcome,
         Outcome::Pass
     );
     let kinds: Vec<CheckKind> = failed(&score(
         &scenario,
         &[],
         &state,
-        &state,
+        Some(&state),
         Some("Logged."),
-        &context(),
+        context(),
     ))
     .into_iter()
     .map(|(k, _)| k)
@@ -216,12 +220,6 @@ expected_calls: []\nfinal_answer:\n  contains_text: [C-003]\n  asks_clarificatio
     );
 }
 
-fn context() -> ScoreContext<'static> {
-    static TOOLS: std::sync::OnceLock<crate::harness::ToolSet> = std::sync::OnceLock::new();
-    let tools =
-        TOOLS.get_or_init(|| crate::harness::ToolSet::new(Catalog::builtin()).expect("catalog"));
-    ScoreContext {
-        options: ScoringOptions::default(),
-        schemas: tools,
-    }
+fn context() -> ScoringOptions {
+    ScoringOptions::default()
 }

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 
 use super::{Check, CheckKind};
-use crate::harness::CallRecord;
 use crate::scenario::{FailureCounting, Scenario};
+use crate::trace::CallRecord;
 
 /// The calls of one run split by what the harness did with them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -7,14 +7,14 @@
 //! The objective, compared in order: most fully satisfied expected calls, then most
 //! successful calls among the pairs, then the largest total argument credit.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::compare::compare;
 use super::values::{equal_value, match_value, short};
 use super::{OmittedDefaults, ScoringOptions};
-use crate::harness::CallRecord;
 use crate::scenario::Comparator;
 use crate::scenario::ExpectedCall;
+use crate::trace::CallRecord;
 
 /// Above this many search nodes the search stops and keeps the best pairing found so far.
 const NODE_LIMIT: usize = 200_000;
@@ -51,28 +51,6 @@ pub struct Pairing {
     pub full: usize,
     /// Total argument credit over the pairs.
     pub credit: f64,
-}
-
-/// The run's record that `args_from_prior` paths read: `{"calls": [...]}`, where `calls[i]`
-/// is the actual call paired with expected call `i` as `{"tool", "args", "result", "error"}`,
-/// or `null` while unpaired.
-pub fn record(assigned: &[Option<usize>], trace: &[CallRecord]) -> Value {
-    let calls: Vec<Value> = assigned
-        .iter()
-        .map(|slot| match slot {
-            Some(index) => {
-                let call = &trace[*index];
-                json!({
-                    "tool": call.tool,
-                    "args": call.arguments,
-                    "result": call.result,
-                    "error": call.error,
-                })
-            }
-            None => Value::Null,
-        })
-        .collect();
-    json!({ "calls": calls })
 }
 
 /// Checks `call` against `expected`; `record` is the run record for the pairing so far (read
@@ -308,7 +286,7 @@ impl Search<'_> {
         let record = if expected.args_from_prior.is_empty() {
             Value::Null
         } else {
-            record(&self.assigned, self.trace)
+            crate::trace::run_record(&self.assigned, self.trace)
         };
         for j in 0..self.trace.len() {
             let call = &self.trace[j];

@@ -13,9 +13,8 @@ pub mod values;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::harness::CallRecord;
 use crate::scenario::{Ordering, Scenario};
-use metrics::SchemaLookup;
+use crate::trace::CallRecord;
 
 /// The verdict on one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -131,26 +130,19 @@ pub struct ScoringOptions {
     pub omitted_defaults: OmittedDefaults,
 }
 
-/// What scoring needs besides the run itself.
-pub struct ScoreContext<'a> {
-    /// Run-wide scoring rules.
-    pub options: ScoringOptions,
-    /// The tools' input schemas, to check every paired call's arguments.
-    pub schemas: &'a dyn SchemaLookup,
-}
-
-/// Scores one run of `scenario`: the `trace` of calls, the `seeded` state, the state after
-/// the run and the agent's final answer (`None` when it gave none).
+/// Scores one run of `scenario`: the `trace` of calls (with the harness's schema findings),
+/// the `seeded` state, the backend's state after the run (`None` when the backend's state
+/// cannot be seen: final-state assertions then fail), the agent's final answer (`None` when it
+/// gave none) and the run-wide `options`.
 pub fn score(
     scenario: &Scenario,
     trace: &[CallRecord],
     seeded: &Value,
-    final_state: &Value,
+    final_state: Option<&Value>,
     final_answer: Option<&str>,
-    context: &ScoreContext<'_>,
+    options: ScoringOptions,
 ) -> RunScore {
     let strict = scenario.ordering == Ordering::Strict;
-    let options = context.options;
     let pairing = matching::pair(&scenario.expected_calls, trace, strict, options);
     let mut checks = Vec::new();
     let made: Vec<&str> = trace.iter().map(|call| call.tool.as_str()).collect();
@@ -181,17 +173,14 @@ pub fn score(
         let record = if expected.args_from_prior.is_empty() {
             Value::Null
         } else {
-            matching::record(&pairing.assigned[..i], trace)
+            crate::trace::run_record(&pairing.assigned[..i], trace)
         };
         let pair = matching::check_pair(expected, call, &record, options);
-        if let Some(violations) = context.schemas.violations(&call.tool, &call.arguments)
-            && call.invalid.is_none()
-        {
-            let problems: Vec<String> = violations
+        if !call.unknown_tool && call.invalid.is_none() {
+            let problems: Vec<String> = call
+                .violations
                 .iter()
-                .map(|(class, pointer, message)| {
-                    format!("{}: `{pointer}`: {message}", metrics::class_name(*class))
-                })
+                .map(|v| format!("{}: `{}`: {}", v.class.as_str(), v.pointer, v.message))
                 .collect();
             checks.push(Check {
                 kind: CheckKind::ArgsSchema,
@@ -262,7 +251,11 @@ pub fn score(
     checks.extend(budget::checks(scenario, trace));
 
     for (i, assertion) in scenario.final_state_assertions.iter().enumerate() {
-        let (passed, detail) = match assertion.evaluate(seeded, final_state) {
+        let evaluated = match final_state {
+            Some(state) => assertion.evaluate(seeded, state),
+            None => Err("the backend's state is not visible to toolgate".to_owned()),
+        };
+        let (passed, detail) = match evaluated {
             Ok(evaluation) => (evaluation.passed, evaluation.detail),
             Err(error) => (false, format!("could not evaluate: {error}")),
         };
@@ -276,7 +269,7 @@ pub fn score(
 
     let unknown: Vec<String> = trace
         .iter()
-        .filter(|call| !context.schemas.offers(&call.tool))
+        .filter(|call| call.unknown_tool)
         .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
         .collect();
     if !unknown.is_empty() {
@@ -292,7 +285,7 @@ pub fn score(
     let record = if scenario.final_answer.contains_results.is_empty() {
         Value::Null
     } else {
-        matching::record(&pairing.assigned, trace)
+        crate::trace::run_record(&pairing.assigned, trace)
     };
     checks.extend(answer_checks(scenario, final_answer, &record));
 

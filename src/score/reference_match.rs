@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 use super::ScoringOptions;
 use super::matching;
-use crate::harness::{CallOutcome, CallRecord};
 use crate::scenario::ExpectedCall;
+use crate::trace::{CallOutcome, CallRecord};
 
 /// How a trajectory must relate to the reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +84,8 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
         duration_us: 0,
         turn: u32::try_from(index + 1).unwrap_or(u32::MAX),
         refused: false,
+        unknown_tool: false,
+        violations: Vec::new(),
     }
 }
 

@@ -7,8 +7,8 @@ use super::assertion;
 use super::matching::{self, object};
 use super::*;
 use crate::catalog::Catalog;
-use crate::harness::{CallOutcome, CallRecord};
 use crate::scenario::{self, Scenario};
+use crate::trace::{CallOutcome, CallRecord};
 
 /// A scenario from JSON text, validated against the built-in catalog and the repo fixtures.
 fn scenario(text: &str) -> Scenario {
@@ -20,7 +20,7 @@ fn scenario(text: &str) -> Scenario {
 }
 
 fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> CallRecord {
-    CallRecord {
+    let mut record = CallRecord {
         index,
         tool: tool.to_string(),
         arguments,
@@ -36,17 +36,15 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         duration_us: 0,
         turn: index as u32 + 1,
         refused: false,
-    }
+        unknown_tool: false,
+        violations: Vec::new(),
+    };
+    crate::harness::ToolSet::builtin().annotate(&mut record);
+    record
 }
 
-fn context() -> ScoreContext<'static> {
-    static TOOLS: std::sync::OnceLock<crate::harness::ToolSet> = std::sync::OnceLock::new();
-    let tools =
-        TOOLS.get_or_init(|| crate::harness::ToolSet::new(Catalog::builtin()).expect("catalog"));
-    ScoreContext {
-        options: ScoringOptions::default(),
-        schemas: tools,
-    }
+fn context() -> ScoringOptions {
+    ScoringOptions::default()
 }
 
 fn t2_007() -> Scenario {
@@ -94,9 +92,9 @@ fn t2_007_passes_when_every_check_holds() {
         &t2_007(),
         &good_trace(),
         &seeded(),
-        &after_good_run(),
+        Some(&after_good_run()),
         None,
-        &context(),
+        context(),
     );
     assert_eq!(score.outcome, Outcome::Pass, "{:?}", failing(&score));
     assert_eq!(score.pairing, vec![Some(0), Some(1)]);
@@ -128,9 +126,9 @@ fn invented_id_fails_args_from_prior_naming_both_values() {
         &t2_007(),
         &trace,
         &seeded(),
-        &after_good_run(),
+        Some(&after_good_run()),
         None,
-        &context(),
+        context(),
     );
     assert_eq!(
         failing(&score),
@@ -150,9 +148,9 @@ fn wrong_tool_fails_tool_selection_listing_the_calls_made() {
         &t2_007(),
         &trace,
         &seeded(),
-        &after_good_run(),
+        Some(&after_good_run()),
         None,
-        &context(),
+        context(),
     );
     assert_eq!(
         failing(&score),
@@ -176,9 +174,9 @@ fn a_call_to_a_tool_the_server_does_not_offer_fails_the_run() {
         &t2_007(),
         &trace,
         &seeded(),
-        &after_good_run(),
+        Some(&after_good_run()),
         None,
-        &context(),
+        context(),
     );
     assert_eq!(score.outcome, Outcome::Fail);
     assert_eq!(
@@ -200,9 +198,9 @@ fn args_match_and_args_forbid_fail_with_the_argument_named() {
         &t2_007(),
         &trace,
         &seeded(),
-        &after_good_run(),
+        Some(&after_good_run()),
         None,
-        &context(),
+        context(),
     );
     assert_eq!(
         failing(&score),
@@ -243,7 +241,14 @@ fn strict_ordering_fails_when_calls_come_in_reverse() {
             Some(json!({})),
         ),
     ];
-    let score = score(&scenario, &trace, &json!({}), &json!({}), None, &context());
+    let score = score(
+        &scenario,
+        &trace,
+        &json!({}),
+        Some(&json!({})),
+        None,
+        context(),
+    );
     let failures = failing(&score);
     assert!(
         failures.contains(&(
@@ -277,7 +282,14 @@ fn any_ordering_accepts_reverse_order() {
             Some(json!({})),
         ),
     ];
-    let score = score(&scenario, &trace, &json!({}), &json!({}), None, &context());
+    let score = score(
+        &scenario,
+        &trace,
+        &json!({}),
+        Some(&json!({})),
+        None,
+        context(),
+    );
     assert_eq!(score.outcome, Outcome::Pass);
     assert_eq!(score.pairing, vec![Some(1), Some(0)]);
 }
@@ -297,9 +309,9 @@ fn max_calls_fails_past_the_budget() {
         &t2_007(),
         &trace,
         &seeded(),
-        &after_good_run(),
+        Some(&after_good_run()),
         None,
-        &context(),
+        context(),
     );
     assert_eq!(
         failing(&score),
@@ -317,9 +329,9 @@ fn final_state_assertion_fails_with_both_sides() {
         &t2_007(),
         &good_trace(),
         &seeded(),
-        &seeded(),
+        Some(&seeded()),
         None,
-        &context(),
+        context(),
     );
     let failures = failing(&score);
     assert_eq!(failures.len(), 2, "{failures:?}");
@@ -352,9 +364,9 @@ fn retry_after_a_fault_pairs_with_the_successful_call() {
         &t2_007(),
         &trace,
         &seeded(),
-        &after_good_run(),
+        Some(&after_good_run()),
         None,
-        &context(),
+        context(),
     );
     assert_eq!(score.outcome, Outcome::Pass);
     assert_eq!(score.pairing, vec![Some(0), Some(2)]);
@@ -439,13 +451,14 @@ fn b07_repeated_identical_calls_each_find_a_partner() {
 fn arguments_that_break_the_schema_fail_args_schema_with_their_class() {
     let mut trace = good_trace();
     trace[1].arguments = json!({"contact_id": "C-013", "type": "call", "retries": 3});
+    crate::harness::ToolSet::builtin().annotate(&mut trace[1]);
     let score = score(
         &t2_007(),
         &trace,
         &seeded(),
-        &after_good_run(),
+        Some(&after_good_run()),
         None,
-        &context(),
+        context(),
     );
     assert_eq!(
         failing(&score),
@@ -467,17 +480,13 @@ fn forecast_call(args_json: &str) -> Scenario {
 
 fn run_forecast(scenario: &Scenario, args: Value, options: ScoringOptions) -> RunScore {
     let trace = vec![call(0, "crm_forecast", args, Some(json!({})))];
-    let tools = crate::harness::ToolSet::new(Catalog::builtin()).expect("catalog");
     score(
         scenario,
         &trace,
         &json!({}),
-        &json!({}),
+        Some(&json!({})),
         None,
-        &ScoreContext {
-            options,
-            schemas: &tools,
-        },
+        options,
     )
 }
 
@@ -640,7 +649,7 @@ fn b31_references_bind_to_the_matched_call() {
 
     let swapped = actual("LOND", "NYCA");
     let pairing = matching::pair(&expected, &swapped, false, options);
-    let record = matching::record(&pairing.assigned[..2], &swapped);
+    let record = crate::trace::run_record(&pairing.assigned[..2], &swapped);
     let check = matching::check_pair(&expected[2], &swapped[2], &record, options);
     assert_eq!(
         check.args_from_prior[0],
@@ -649,7 +658,7 @@ fn b31_references_bind_to_the_matched_call() {
 
     let alone = vec![actual("NYCA", "LOND").remove(2)];
     let pairing = matching::pair(&expected, &alone, false, options);
-    let record = matching::record(&pairing.assigned[..2], &alone);
+    let record = crate::trace::run_record(&pairing.assigned[..2], &alone);
     let check = matching::check_pair(&expected[2], &alone[0], &record, options);
     assert_eq!(
         check.args_from_prior[0],
@@ -712,7 +721,7 @@ const B33_TRACE_1_BUDGET: &str =
     r#""max_calls": 3, "max_per_tool": {"crm_search_contacts": 2}, "max_failures": 3"#;
 
 fn budget_failures(scenario: &Scenario, trace: &[CallRecord]) -> Vec<(CheckKind, String, String)> {
-    let score = score(scenario, trace, &seeded(), &seeded(), None, &context());
+    let score = score(scenario, trace, &seeded(), Some(&seeded()), None, context());
     failing(&score)
 }
 
@@ -801,7 +810,14 @@ fn b33_trace_2_passes_counting_per_turn_the_default() {
             scenario.failure_counting,
             crate::scenario::FailureCounting::PerTurn
         );
-        let score = score(&scenario, &trace, &seeded(), &seeded(), None, &context());
+        let score = score(
+            &scenario,
+            &trace,
+            &seeded(),
+            Some(&seeded()),
+            None,
+            context(),
+        );
         assert_eq!(score.outcome, Outcome::Pass, "{:?}", failing(&score));
         assert_eq!(
             score

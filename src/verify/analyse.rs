@@ -8,9 +8,10 @@ use super::mutants;
 use super::replay::replay;
 use super::{MutantResult, ScenarioMutants};
 use crate::catalog::Catalog;
-use crate::harness::{CallRecord, ToolSet};
+use crate::harness::ToolSet;
 use crate::scenario::Scenario;
-use crate::score::{self, CheckKind, Outcome, ScoreContext, ScoringOptions};
+use crate::score::{self, CheckKind, Outcome, ScoringOptions};
+use crate::trace::CallRecord;
 
 /// Derives the mutants of `scenario`'s reference run (`trace`, its scorer `pairing`, its
 /// final `answer`), replays each on `seeded` and scores it.
@@ -31,12 +32,9 @@ pub fn analyse(
                 scenario,
                 &trace,
                 seeded,
-                &final_state,
+                final_state.as_ref(),
                 mutant.answer.as_deref(),
-                &ScoreContext {
-                    options: ScoringOptions::default(),
-                    schemas: tools.as_ref(),
-                },
+                ScoringOptions::default(),
             );
             let mut killed_by: Vec<CheckKind> = Vec::new();
             for check in scored.failures() {

@@ -4,8 +4,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
-use crate::harness::CallRecord;
 use crate::scenario::Scenario;
+use crate::trace::CallRecord;
 
 /// The kind of deliberate mistake a mutant makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

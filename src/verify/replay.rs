@@ -6,25 +6,27 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::mutants::PlannedCall;
-use crate::harness::{Backend as _, CallRecord, Harness, ToolSet};
+use crate::harness::{Harness, ToolSet, WorldBackend};
 use crate::scenario::Scenario;
-use crate::world::World;
+use crate::trace::CallRecord;
 
 /// Runs `calls` in order against `seeded` with `scenario`'s faults; returns the trace and the
 /// final state. Tool errors are recorded like any agent's, never returned.
+///
+/// The world backend answers without waiting, so the harness's futures complete on their
+/// first poll and a plain executor drives them on the caller's thread.
 pub fn replay(
     scenario: &Scenario,
     calls: &[PlannedCall],
     seeded: &Value,
     tools: &Arc<ToolSet>,
-) -> (Vec<CallRecord>, Value) {
-    let harness = Harness::new(
-        Arc::clone(tools),
-        World::new(seeded),
-        scenario.faults.clone(),
-    );
-    for call in calls {
-        let _ = harness.call(&call.tool, call.arguments.clone());
-    }
-    (harness.trace(), harness.state())
+) -> (Vec<CallRecord>, Option<Value>) {
+    let backend = WorldBackend::new(Arc::clone(tools), seeded);
+    let harness = Harness::new(Box::new(backend), scenario.faults.clone());
+    futures::executor::block_on(async {
+        for call in calls {
+            harness.call(&call.tool, call.arguments.clone()).await;
+        }
+        (harness.trace(), harness.state().await)
+    })
 }

@@ -13,11 +13,12 @@ use toolgate::agent::openai::{OpenAiAgent, OpenAiConfig};
 use toolgate::agent::replay::Recordings;
 use toolgate::catalog::Catalog;
 use toolgate::gate::{self, Decision, Policy};
-use toolgate::harness::{CallOutcome, ToolSet};
+use toolgate::harness::ToolSet;
 use toolgate::results::{RunMeta, RunReport};
 use toolgate::runner::{self, RunOptions, SuiteRun};
 use toolgate::scenario::{self, Scenario};
 use toolgate::score::Outcome;
+use toolgate::trace::CallOutcome;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

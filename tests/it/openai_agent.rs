@@ -7,10 +7,11 @@ use serde_json::json;
 use toolgate::agent::openai::{OpenAiAgent, OpenAiConfig};
 use toolgate::agent::{Agent, InvalidCallKind};
 use toolgate::catalog::Catalog;
-use toolgate::harness::{CallOutcome, ToolSet};
+use toolgate::harness::ToolSet;
 use toolgate::runner::{RunOptions, run_one};
 use toolgate::scenario::load_file;
 use toolgate::score::{CheckKind, Outcome};
+use toolgate::trace::CallOutcome;
 use wiremock::ResponseTemplate;
 
 use crate::support::{FakeProvider, answer, repo, tool_calls};

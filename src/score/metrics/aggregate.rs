@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ArgumentErrorClass, Percentiles, ProvenanceKind, RecoveryClass, RunMetrics};
+use super::{Percentiles, ProvenanceKind, RecoveryClass, RunMetrics};
+use crate::trace::ArgumentErrorClass;
 
 /// One cell of the confusion matrix: how often `expected` was answered by a call to `called`
 /// (`None`: no call at that step). Cells with `expected == called` are correct selections.

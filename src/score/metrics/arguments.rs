@@ -4,49 +4,10 @@
 //! classed.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::RunView;
-use crate::harness::{CallOutcome, InvalidCallKind};
 use crate::score::matching;
-
-/// The class of an argument failure (BFCL's error types, plus the ways a call can be
-/// unusable before any schema applies).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ArgumentErrorClass {
-    /// The tool does not exist.
-    UnknownTool,
-    /// A required parameter is absent.
-    MissingRequired,
-    /// A parameter the schema does not define.
-    UnexpectedParam,
-    /// A value of the wrong JSON type.
-    TypeError,
-    /// A value outside the schema's `enum` or `const`.
-    EnumError,
-    /// A value that violates another schema rule (format, range, pattern) or differs from
-    /// the value the scenario expects.
-    ValueMismatch,
-    /// The arguments were not a JSON object or did not parse.
-    Malformed,
-    /// The call was cut off by the output-token limit (field case B14).
-    Truncated,
-}
-
-/// The snake_case name of a class, as in files and reports.
-pub fn class_name(class: ArgumentErrorClass) -> &'static str {
-    match class {
-        ArgumentErrorClass::UnknownTool => "unknown_tool",
-        ArgumentErrorClass::MissingRequired => "missing_required",
-        ArgumentErrorClass::UnexpectedParam => "unexpected_param",
-        ArgumentErrorClass::TypeError => "type_error",
-        ArgumentErrorClass::EnumError => "enum_error",
-        ArgumentErrorClass::ValueMismatch => "value_mismatch",
-        ArgumentErrorClass::Malformed => "malformed",
-        ArgumentErrorClass::Truncated => "truncated",
-    }
-}
+use crate::trace::{ArgumentErrorClass, CallOutcome, InvalidCallKind};
 
 /// One classified argument failure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,20 +22,6 @@ pub struct ArgumentError {
     pub pointer: String,
     /// What is wrong, in one line.
     pub message: String,
-}
-
-/// Schema checks for a run's tools.
-pub trait SchemaLookup {
-    /// Classified violations of `arguments` against `tool`'s input schema (draft 2020-12),
-    /// including parameter names the schema does not define; `None` when the tool is unknown.
-    fn violations(
-        &self,
-        tool: &str,
-        arguments: &Value,
-    ) -> Option<Vec<(ArgumentErrorClass, String, String)>>;
-
-    /// Whether the run's server offers `tool` at all.
-    fn offers(&self, tool: &str) -> bool;
 }
 
 /// Argument metrics of one run; rates are over `calls`.
@@ -115,27 +62,27 @@ pub(super) fn measure(view: &RunView<'_>) -> ArgumentMetrics {
             } else {
                 ArgumentErrorClass::Malformed
             };
-            let name_known = view
-                .schemas
-                .violations(&call.tool, &Value::Object(Default::default()))
-                .is_some();
-            metrics.name_match += usize::from(name_known);
-            push(class, String::new(), format!("{kind:?}"));
+            metrics.name_match += usize::from(!call.unknown_tool);
+            push(class, String::new(), kind.as_str().to_owned());
             continue;
         }
-        let Some(violations) = view.schemas.violations(&call.tool, &call.arguments) else {
+        if call.unknown_tool {
             push(
                 ArgumentErrorClass::UnknownTool,
                 String::new(),
                 format!("unknown tool `{}`", call.tool),
             );
             continue;
-        };
+        }
         metrics.name_match += 1;
-        let schema_ok = violations.is_empty();
+        let schema_ok = call.violations.is_empty();
         metrics.schema_valid += usize::from(schema_ok);
-        for (class, pointer, message) in violations {
-            push(class, pointer, message);
+        for violation in &call.violations {
+            push(
+                violation.class,
+                violation.pointer.clone(),
+                violation.message.clone(),
+            );
         }
         let Some(expected_index) = view
             .pairing
@@ -148,7 +95,7 @@ pub(super) fn measure(view: &RunView<'_>) -> ArgumentMetrics {
         let record = if expected.args_from_prior.is_empty() {
             serde_json::Value::Null
         } else {
-            matching::record(&view.pairing[..expected_index], view.trace)
+            crate::trace::run_record(&view.pairing[..expected_index], view.trace)
         };
         let pair = matching::check_pair(expected, call, &record, view.options);
         for problem in pair.args_match.iter().chain(&pair.args_from_prior) {

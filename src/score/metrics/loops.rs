@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::canonical;
-use crate::harness::CallRecord;
+use crate::trace::CallRecord;
 
 /// A call repeated with identical arguments (compared as canonical JSON, so key order does
 /// not matter).

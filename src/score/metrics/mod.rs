@@ -16,11 +16,11 @@ mod trajectory;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::harness::CallRecord;
 use crate::scenario::Scenario;
+use crate::trace::CallRecord;
 
 pub use aggregate::{ConfusionCell, Grouped, MetricsReport, MetricsSummary};
-pub use arguments::{ArgumentError, ArgumentErrorClass, ArgumentMetrics, SchemaLookup, class_name};
+pub use arguments::{ArgumentError, ArgumentMetrics};
 pub use divergence::first_divergence;
 pub use loops::LoopFinding;
 pub use provenance::{ProvenanceFinding, ProvenanceKind};
@@ -104,8 +104,6 @@ pub struct RunView<'a> {
     pub pairing: &'a [Option<usize>],
     /// The agent's final answer.
     pub final_answer: Option<&'a str>,
-    /// Input schemas of the tools the agent could call.
-    pub schemas: &'a dyn SchemaLookup,
     /// The scoring rules the checks used.
     pub options: crate::score::ScoringOptions,
 }

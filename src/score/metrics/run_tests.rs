@@ -4,9 +4,10 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::catalog::Catalog;
-use crate::harness::{CallOutcome, CallRecord, InvalidCallKind, ToolSet, classify_violations};
+use crate::harness::{ToolSet, check_arguments};
 use crate::scenario::{self, FaultKind, Scenario};
 use crate::score;
+use crate::trace::{ArgumentErrorClass, CallOutcome, CallRecord, InvalidCallKind};
 
 fn t2_007() -> Scenario {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -31,7 +32,18 @@ fn ok(index: usize, tool: &str, arguments: Value, result: Value) -> CallRecord {
         duration_us: 100 * (index as u64 + 1),
         turn: index as u32 + 1,
         refused: false,
+        unknown_tool: false,
+        violations: Vec::new(),
     }
+}
+
+fn annotated(trace: &[CallRecord]) -> Vec<CallRecord> {
+    let tools = ToolSet::builtin();
+    let mut trace = trace.to_vec();
+    for call in &mut trace {
+        tools.annotate(call);
+    }
+    trace
 }
 
 fn failed(index: usize, tool: &str, arguments: Value, fault: Option<FaultKind>) -> CallRecord {
@@ -53,21 +65,19 @@ fn create() -> CallRecord {
     )
 }
 
+/// Scores and measures a hand-built `trace`, after the harness's schema findings are added to
+/// its records as the harness would have.
 fn measured(scenario: &Scenario, trace: &[CallRecord], answer: &str) -> RunMetrics {
-    let tools = ToolSet::new(Catalog::builtin()).expect("catalog");
+    let trace = &annotated(trace);
     let state = json!({"contacts": [], "activities": []});
-    let context = score::ScoreContext {
-        options: score::ScoringOptions::default(),
-        schemas: &tools,
-    };
-    let score = score::score(scenario, trace, &state, &state, Some(answer), &context);
+    let options = score::ScoringOptions::default();
+    let score = score::score(scenario, trace, &state, Some(&state), Some(answer), options);
     let view = RunView {
         scenario,
         trace,
         pairing: &score.pairing,
         final_answer: Some(answer),
-        schemas: &tools,
-        options: score::ScoringOptions::default(),
+        options,
     };
     measure(&view, &score.checks)
 }
@@ -358,9 +368,10 @@ fn b04_scalar_values_and_required_parameters_are_checked() {
                     .collect()
             })
             .unwrap_or_default();
-        let classes = classify_violations(&validator, &schema, "convert_base", &actual)
+        let classes = check_arguments(&validator, &schema, "convert_base", &actual)
+            .violations
             .into_iter()
-            .map(|(c, _, _)| c)
+            .map(|v| v.class)
             .collect();
         (mismatches, classes)
     };

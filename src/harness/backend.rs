@@ -1,0 +1,86 @@
+//! The tool-backend seam: what answers `tools/list` and `tools/call` for one scenario run.
+//!
+//! The [`Harness`](super::Harness) wraps any backend with the same interception (trace,
+//! argument checks, fault injection), so a backend only runs tools. Today's backend is the
+//! built-in enterprise [`World`]; the user's own MCP servers, declarative mocks and recorded
+//! cassettes plug in here too.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value};
+
+use super::ToolSet;
+use crate::world::World;
+
+/// How a backend answered one `tools/call`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolAnswer {
+    /// The tool ran; the structured result (any JSON value).
+    Success(Value),
+    /// A tool-level failure (an MCP result with `isError: true`); the text the agent sees.
+    ToolError(String),
+    /// A JSON-RPC error instead of a result (a server fault, an unknown tool upstream).
+    ProtocolError(String),
+}
+
+/// The tools of one scenario run and their behaviour.
+///
+/// A backend is made fresh for each run (state never leaks between runs or repetitions) and
+/// sees calls one at a time, in arrival order: the harness serialises them, so `&mut self`
+/// needs no locking. Arguments reaching [`Backend::call`] are already valid against the
+/// tool's input schema and name a tool in [`Backend::tools`].
+pub trait Backend: Send {
+    /// The catalog this backend serves (definitions in catalog order, with validators).
+    fn tools(&self) -> &Arc<ToolSet>;
+
+    /// Runs one `tools/call`.
+    fn call<'a>(
+        &'a mut self,
+        tool: &'a str,
+        arguments: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, ToolAnswer>;
+
+    /// The backend's whole state after the run, as `final_state_assertions` read it; `None`
+    /// when toolgate cannot see the state (a real server: probe it with tool calls instead).
+    fn state(&self) -> Option<Value>;
+}
+
+/// The built-in enterprise world as a backend: seeded mock state, changed only by calls.
+pub struct WorldBackend {
+    tools: Arc<ToolSet>,
+    world: World,
+}
+
+impl WorldBackend {
+    /// A world seeded with `seeded` (a fixture as [`crate::world::load_fixture`] returns it),
+    /// serving `tools`.
+    pub fn new(tools: Arc<ToolSet>, seeded: &Value) -> WorldBackend {
+        WorldBackend {
+            tools,
+            world: World::new(seeded),
+        }
+    }
+}
+
+impl Backend for WorldBackend {
+    fn tools(&self) -> &Arc<ToolSet> {
+        &self.tools
+    }
+
+    fn call<'a>(
+        &'a mut self,
+        tool: &'a str,
+        arguments: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, ToolAnswer> {
+        let answer = match self.world.call(tool, arguments) {
+            Ok(value) => ToolAnswer::Success(value),
+            Err(message) => ToolAnswer::ToolError(message),
+        };
+        Box::pin(std::future::ready(answer))
+    }
+
+    fn state(&self) -> Option<Value> {
+        Some(self.world.snapshot())
+    }
+}

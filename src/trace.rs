@@ -1,0 +1,374 @@
+//! The trace: what happened in a run, one [`CallRecord`] per tool call, in arrival order.
+//!
+//! The harness produces it (classifying each call's arguments against the served catalog once,
+//! at call time); scoring, reports and the judge read it; `trace.jsonl` stores it as
+//! [`TraceLine`]s, which the replay agent reads back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::scenario::FaultKind;
+
+/// The `schema_version` of a `trace.jsonl` line. Lines without one (hand-written recordings)
+/// are read as this version; a newer one is refused.
+pub const TRACE_SCHEMA_VERSION: u32 = 1;
+
+/// Why a tool call the model emitted could not be executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvalidCallKind {
+    /// The arguments are valid JSON but not an object (a string, array, number, `null`).
+    ArgumentsNotObject,
+    /// The arguments text is not valid JSON.
+    UnparseableArguments,
+    /// The provider cut the call off at its output-token limit.
+    Truncated,
+    /// The tool-call entry has no function (name and arguments).
+    MissingFunction,
+}
+
+impl InvalidCallKind {
+    /// The snake_case name, as in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvalidCallKind::ArgumentsNotObject => "arguments_not_object",
+            InvalidCallKind::UnparseableArguments => "unparseable_arguments",
+            InvalidCallKind::Truncated => "truncated",
+            InvalidCallKind::MissingFunction => "missing_function",
+        }
+    }
+}
+
+/// How one tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallOutcome {
+    /// The tool ran and returned a result.
+    Success,
+    /// The tool answered with `isError: true` (bad id, invalid arguments, injected fault).
+    ToolError,
+    /// The server answered with a JSON-RPC error (e.g. unknown tool).
+    ProtocolError,
+    /// The call never reached the server: its arguments were unusable.
+    InvalidCall,
+}
+
+/// The class of an argument failure (BFCL's error types, plus the ways a call can be
+/// unusable before any schema applies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgumentErrorClass {
+    /// The tool does not exist.
+    UnknownTool,
+    /// A required parameter is absent.
+    MissingRequired,
+    /// A parameter the schema does not define.
+    UnexpectedParam,
+    /// A value of the wrong JSON type.
+    TypeError,
+    /// A value outside the schema's `enum` or `const`.
+    EnumError,
+    /// A value that violates another schema rule (format, range, pattern) or differs from
+    /// the value the scenario expects.
+    ValueMismatch,
+    /// The arguments were not a JSON object or did not parse.
+    Malformed,
+    /// The call was cut off by the output-token limit (field case B14).
+    Truncated,
+}
+
+impl ArgumentErrorClass {
+    /// The snake_case name, as in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArgumentErrorClass::UnknownTool => "unknown_tool",
+            ArgumentErrorClass::MissingRequired => "missing_required",
+            ArgumentErrorClass::UnexpectedParam => "unexpected_param",
+            ArgumentErrorClass::TypeError => "type_error",
+            ArgumentErrorClass::EnumError => "enum_error",
+            ArgumentErrorClass::ValueMismatch => "value_mismatch",
+            ArgumentErrorClass::Malformed => "malformed",
+            ArgumentErrorClass::Truncated => "truncated",
+        }
+    }
+}
+
+/// One violation of a call's arguments against its tool's input schema (draft 2020-12),
+/// classed after BFCL. Parameter names the schema does not define count even where the schema
+/// allows additional properties.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// What kind of failure.
+    pub class: ArgumentErrorClass,
+    /// JSON Pointer into the arguments (`""` for the whole object).
+    pub pointer: String,
+    /// What is wrong, in one line.
+    pub message: String,
+}
+
+/// One intercepted tool call, in arrival order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallRecord {
+    /// 0-based position in the run's trajectory.
+    pub index: usize,
+    /// The tool name as the agent sent it.
+    pub tool: String,
+    /// The arguments: an object, or for an invalid call the raw text as a string.
+    pub arguments: Value,
+    /// How the call ended.
+    pub outcome: CallOutcome,
+    /// The structured result, for a success.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The error text, for anything but a success.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The injected fault that produced the error, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultKind>,
+    /// For an invalid call, what was wrong with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<InvalidCallKind>,
+    /// Time spent in the harness, in microseconds.
+    pub duration_us: u64,
+    /// The model turn (1-based) that emitted the call: calls emitted in one response share a
+    /// turn. Agents without model turns (reference, command) give each call its own turn.
+    pub turn: u32,
+    /// Whether the harness refused the call before it reached the tool: unusable arguments
+    /// ([`CallOutcome::InvalidCall`]), a protocol-level rejection such as an unknown tool
+    /// ([`CallOutcome::ProtocolError`]), or arguments invalid against the input schema. An
+    /// injected fault is not a refusal: the tool was reached and its upstream failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
+    /// Whether the served catalog lacks the tool.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unknown_tool: bool,
+    /// The arguments' violations of the tool's input schema, found by the harness when the
+    /// call arrived; empty for valid arguments, an unknown tool or an invalid call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<Violation>,
+}
+
+impl CallRecord {
+    /// Whether the tool ran and succeeded.
+    pub fn is_success(&self) -> bool {
+        self.outcome == CallOutcome::Success
+    }
+}
+
+/// The run's record that `args_from_prior` paths read: `{"calls": [...]}`, where `calls[i]`
+/// is the actual call `assigned[i]` as `{"tool", "args", "result", "error"}`, or `null` where
+/// `assigned[i]` is `None`. Indexes in `assigned` are positions in `trace`.
+pub fn run_record(assigned: &[Option<usize>], trace: &[CallRecord]) -> Value {
+    let calls: Vec<Value> = assigned
+        .iter()
+        .map(|slot| match slot {
+            Some(index) => {
+                let call = &trace[*index];
+                json!({
+                    "tool": call.tool,
+                    "args": call.arguments,
+                    "result": call.result,
+                    "error": call.error,
+                })
+            }
+            None => Value::Null,
+        })
+        .collect();
+    json!({ "calls": calls })
+}
+
+/// One line of `trace.jsonl`: a tool call (`tool` set) or a final answer (`final_answer` set)
+/// of one run of one scenario.
+///
+/// toolgate writes every field of the [`CallRecord`]; a hand-written recording needs only
+/// `scenario`, `tool` and `arguments` (and may add `repeat`, `turn`, `invalid`). Unknown fields
+/// are ignored so that traces stay readable across additions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceLine {
+    /// [`TRACE_SCHEMA_VERSION`] when written by toolgate.
+    #[serde(default = "current_version")]
+    pub schema_version: u32,
+    /// The scenario id.
+    pub scenario: String,
+    /// The 0-based repetition.
+    #[serde(default)]
+    pub repeat: u32,
+    /// The tool called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The arguments (an object, or for an invalid call the raw text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// The model turn, 1-based.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+    /// Why the call was unusable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<InvalidCallKind>,
+    /// The agent's final answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_answer: Option<String>,
+    /// The rest of the call record, as toolgate writes it (absent in hand-written recordings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// See [`CallRecord::outcome`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<CallOutcome>,
+    /// See [`CallRecord::result`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// See [`CallRecord::error`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// See [`CallRecord::fault`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultKind>,
+    /// See [`CallRecord::duration_us`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_us: Option<u64>,
+    /// See [`CallRecord::refused`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
+    /// See [`CallRecord::unknown_tool`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unknown_tool: bool,
+    /// See [`CallRecord::violations`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<Violation>,
+}
+
+fn current_version() -> u32 {
+    TRACE_SCHEMA_VERSION
+}
+
+impl TraceLine {
+    /// The line for `call` of run `repeat` of `scenario`.
+    pub fn call(scenario: &str, repeat: u32, call: &CallRecord) -> TraceLine {
+        TraceLine {
+            tool: Some(call.tool.clone()),
+            arguments: Some(call.arguments.clone()),
+            turn: Some(call.turn),
+            invalid: call.invalid,
+            index: Some(call.index),
+            outcome: Some(call.outcome),
+            result: call.result.clone(),
+            error: call.error.clone(),
+            fault: call.fault,
+            duration_us: Some(call.duration_us),
+            refused: call.refused,
+            unknown_tool: call.unknown_tool,
+            violations: call.violations.clone(),
+            ..TraceLine::empty(scenario, repeat)
+        }
+    }
+
+    /// The line for the final answer of run `repeat` of `scenario`.
+    pub fn answer(scenario: &str, repeat: u32, answer: &str) -> TraceLine {
+        TraceLine {
+            final_answer: Some(answer.to_owned()),
+            ..TraceLine::empty(scenario, repeat)
+        }
+    }
+
+    fn empty(scenario: &str, repeat: u32) -> TraceLine {
+        TraceLine {
+            schema_version: TRACE_SCHEMA_VERSION,
+            scenario: scenario.to_owned(),
+            repeat,
+            tool: None,
+            arguments: None,
+            turn: None,
+            invalid: None,
+            final_answer: None,
+            index: None,
+            outcome: None,
+            result: None,
+            error: None,
+            fault: None,
+            duration_us: None,
+            refused: false,
+            unknown_tool: false,
+            violations: Vec::new(),
+        }
+    }
+
+    /// The line as one line of JSON, without the newline.
+    pub fn render(&self) -> String {
+        serde_json::to_string(self).expect("trace lines serialize: plain data")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call() -> CallRecord {
+        CallRecord {
+            index: 0,
+            tool: "crm_get_contact".into(),
+            arguments: json!({"contact_id": "C-001"}),
+            outcome: CallOutcome::ToolError,
+            result: None,
+            error: Some("`/contact_id`: bad".into()),
+            fault: Some(FaultKind::RateLimit),
+            invalid: None,
+            duration_us: 12,
+            turn: 2,
+            refused: true,
+            unknown_tool: false,
+            violations: vec![Violation {
+                class: ArgumentErrorClass::TypeError,
+                pointer: "/contact_id".into(),
+                message: "bad".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_call_line_carries_the_version_and_every_field_and_reads_back() {
+        let line = TraceLine::call("T1-001", 1, &call());
+        let text = line.render();
+        assert_eq!(
+            text,
+            r#"{"schema_version":1,"scenario":"T1-001","repeat":1,"tool":"crm_get_contact","arguments":{"contact_id":"C-001"},"turn":2,"index":0,"outcome":"tool_error","error":"`/contact_id`: bad","fault":"rate_limit","duration_us":12,"refused":true,"violations":[{"class":"type_error","pointer":"/contact_id","message":"bad"}]}"#
+        );
+        let read: TraceLine = serde_json::from_str(&text).expect("the line reads back");
+        assert_eq!(read, line);
+    }
+
+    #[test]
+    fn a_hand_written_line_reads_as_the_current_version() {
+        let read: TraceLine =
+            serde_json::from_str(r#"{"scenario": "T1-001", "tool": "x", "arguments": {}}"#)
+                .expect("a minimal line reads");
+        assert_eq!(read.schema_version, TRACE_SCHEMA_VERSION);
+        assert_eq!(read.repeat, 0);
+        assert_eq!(read.tool.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn invalid_call_kinds_are_named_in_snake_case_as_serde_names_them() {
+        for kind in [
+            InvalidCallKind::ArgumentsNotObject,
+            InvalidCallKind::UnparseableArguments,
+            InvalidCallKind::Truncated,
+            InvalidCallKind::MissingFunction,
+        ] {
+            assert_eq!(
+                serde_json::to_value(kind).expect("serializes"),
+                json!(kind.as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn the_run_record_lists_paired_calls_and_null_for_unpaired_ones() {
+        let record = run_record(&[None, Some(0)], &[call()]);
+        assert_eq!(
+            record,
+            json!({"calls": [null, {"tool": "crm_get_contact", "args": {"contact_id": "C-001"},
+                "result": null, "error": "`/contact_id`: bad"}]})
+        );
+    }
+}
