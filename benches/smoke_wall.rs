@@ -10,14 +10,13 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolgate::agent::Agent;
 use toolgate::agent::openai::{OpenAiAgent, OpenAiConfig};
 use toolgate::catalog::Catalog;
-use toolgate::harness::ToolSet;
+use toolgate::harness::{ToolSet, WorldBackends};
 use toolgate::runner::{self, RunOptions};
 use toolgate::scenario::{self, Scenario, SmokeSet};
 use toolgate::score::Outcome;
@@ -96,7 +95,7 @@ fn main() {
             ..OpenAiConfig::from_env("bench-model")
         };
         let agent = Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("valid config")));
-        let tools = Arc::new(ToolSet::new(Catalog::builtin()).expect("catalog"));
+        let backends = WorldBackends::new(ToolSet::builtin());
         let options = RunOptions::default();
         let mut walls = Vec::new();
         for _ in 0..rounds {
@@ -104,7 +103,7 @@ fn main() {
             let suite = runner::run_suite(
                 &scenarios,
                 &agent,
-                &tools,
+                &backends,
                 &options,
                 std::future::pending::<()>(),
                 &|_| {},

@@ -16,7 +16,7 @@ use crate::cli::{
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
-use crate::harness::{self, Harness, ToolSet, WorldBackend};
+use crate::harness::{self, Harness, ToolSet, WorldBackend, WorldBackends};
 use crate::judge::{Judge, JudgeConfig};
 use crate::lint::{self, LintOptions, Severity, Source, drift};
 use crate::pins::{Pins, Subject, provider_of_endpoint};
@@ -282,7 +282,12 @@ fn run_for_gate(
         }
     };
     let suite = runtime()?.block_on(runner::run_suite(
-        &selected, &agent, &tools, &options, stop, &on_done,
+        &selected,
+        &agent,
+        &WorldBackends::new(Arc::clone(&tools)),
+        &options,
+        stop,
+        &on_done,
     ));
     progress.finish_and_clear();
 
@@ -402,7 +407,7 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
         .block_on(runner::run_suite(
             &scenarios,
             &Agent::Reference,
-            &tools,
+            &WorldBackends::new(Arc::clone(&tools)),
             &RunOptions::default(),
             std::future::pending(),
             &|_| {},

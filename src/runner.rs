@@ -14,7 +14,7 @@ use crate::agent::{
     Agent, AgentError, AgentOutcome, InvalidCallKind, ToolExecutor, ToolObservation, reference,
 };
 use crate::harness::client::{CallFailure, McpClient};
-use crate::harness::{Harness, ToolSet, WorldBackend};
+use crate::harness::{BackendFactory, Harness};
 use crate::judge::{Judge, JudgeVerdict};
 use crate::scenario::Scenario;
 use crate::score::metrics::{self, RunMetrics, RunView};
@@ -102,7 +102,7 @@ pub struct SuiteRun {
 pub async fn run_suite(
     scenarios: &[Scenario],
     agent: &Agent,
-    tools: &Arc<ToolSet>,
+    backends: &dyn BackendFactory,
     options: &RunOptions,
     stop: impl Future<Output = ()>,
     on_done: &(dyn Fn(&ScenarioRun) + Sync),
@@ -112,7 +112,7 @@ pub async fn run_suite(
     });
     let stop = futures::FutureExt::shared(Box::pin(stop));
     let mut runs: Vec<ScenarioRun> = futures::stream::iter(jobs)
-        .map(|(index, repeat, scenario)| run_one(index, repeat, scenario, agent, tools, options))
+        .map(|(index, repeat, scenario)| run_one(index, repeat, scenario, agent, backends, options))
         .buffer_unordered(options.concurrency.max(1))
         .inspect(|run| on_done(run))
         .take_until(stop.clone())
@@ -123,13 +123,13 @@ pub async fn run_suite(
     SuiteRun { runs, interrupted }
 }
 
-/// Runs one scenario in a fresh harness and scores it.
+/// Runs one scenario in a fresh harness over a fresh backend from `backends`, and scores it.
 pub async fn run_one(
     index: usize,
     repeat: u32,
     scenario: &Scenario,
     agent: &Agent,
-    tools: &Arc<ToolSet>,
+    backends: &dyn BackendFactory,
     options: &RunOptions,
 ) -> ScenarioRun {
     let started = Instant::now();
@@ -147,8 +147,11 @@ pub async fn run_one(
         duration: started.elapsed(),
     };
     let seeded = scenario.seeded.as_ref();
-    let backend = WorldBackend::new(Arc::clone(tools), seeded);
-    let harness = Arc::new(Harness::new(Box::new(backend), scenario.faults.clone()));
+    let backend = match backends.start(scenario, repeat).await {
+        Ok(backend) => backend,
+        Err(error) => return errored(error, Vec::new()),
+    };
+    let harness = Arc::new(Harness::new(backend, scenario.faults.clone()));
     let played = tokio::time::timeout(
         options.run_timeout,
         play(agent, scenario, repeat, &harness, options),

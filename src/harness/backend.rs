@@ -11,6 +11,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
 use super::ToolSet;
+use crate::scenario::Scenario;
 use crate::world::World;
 
 /// How a backend answered one `tools/call`.
@@ -44,6 +45,50 @@ pub trait Backend: Send {
     /// The backend's whole state after the run, as `final_state_assertions` read it; `None`
     /// when toolgate cannot see the state (a real server: probe it with tool calls instead).
     fn state(&self) -> Option<Value>;
+}
+
+/// Makes the fresh backend of each scenario run, and names the catalog they all serve.
+pub trait BackendFactory: Send + Sync {
+    /// The catalog every backend of the suite serves.
+    fn tools(&self) -> &Arc<ToolSet>;
+
+    /// A fresh backend for run `repeat` (0-based) of `scenario`, seeded with its start state.
+    /// `Err` says why no backend could be made (a server that did not start); the run is
+    /// then `errored`, never a model failure.
+    fn start<'a>(
+        &'a self,
+        scenario: &'a Scenario,
+        repeat: u32,
+    ) -> BoxFuture<'a, Result<Box<dyn Backend>, String>>;
+}
+
+/// The built-in world for every run, seeded with each scenario's `seed_state`.
+pub struct WorldBackends {
+    tools: Arc<ToolSet>,
+}
+
+impl WorldBackends {
+    /// Worlds serving `tools` (the built-in catalog's tool set).
+    pub fn new(tools: Arc<ToolSet>) -> WorldBackends {
+        WorldBackends { tools }
+    }
+}
+
+impl BackendFactory for WorldBackends {
+    fn tools(&self) -> &Arc<ToolSet> {
+        &self.tools
+    }
+
+    fn start<'a>(
+        &'a self,
+        scenario: &'a Scenario,
+        _repeat: u32,
+    ) -> BoxFuture<'a, Result<Box<dyn Backend>, String>> {
+        let backend = WorldBackend::new(Arc::clone(&self.tools), &scenario.seeded);
+        Box::pin(std::future::ready(
+            Ok(Box::new(backend) as Box<dyn Backend>),
+        ))
+    }
 }
 
 /// The built-in enterprise world as a backend: seeded mock state, changed only by calls.

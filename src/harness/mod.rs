@@ -15,6 +15,6 @@ pub mod server;
 mod toolset;
 mod wire_tap;
 
-pub use backend::{Backend, ToolAnswer, WorldBackend};
+pub use backend::{Backend, BackendFactory, ToolAnswer, WorldBackend, WorldBackends};
 pub use interceptor::Harness;
 pub use toolset::{SchemaCheck, ToolSet, check_arguments};

@@ -3,7 +3,6 @@
 //! repetitions, interruption, and the exit code when most runs error.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
@@ -13,7 +12,7 @@ use toolgate::agent::openai::{OpenAiAgent, OpenAiConfig};
 use toolgate::agent::replay::Recordings;
 use toolgate::catalog::Catalog;
 use toolgate::gate::{self, Decision, Policy};
-use toolgate::harness::ToolSet;
+use toolgate::harness::{ToolSet, WorldBackends};
 use toolgate::results::{RunMeta, RunReport};
 use toolgate::runner::{self, RunOptions, SuiteRun};
 use toolgate::scenario::{self, Scenario};
@@ -37,11 +36,11 @@ fn scenarios(ids: &[&str]) -> Vec<Scenario> {
 }
 
 async fn run(scenarios: &[Scenario], agent: &Agent, options: &RunOptions) -> SuiteRun {
-    let tools = Arc::new(ToolSet::new(Catalog::builtin()).expect("catalog"));
+    let backends = WorldBackends::new(ToolSet::builtin());
     runner::run_suite(
         scenarios,
         agent,
-        &tools,
+        &backends,
         options,
         std::future::pending::<()>(),
         &|_| {},
@@ -309,7 +308,7 @@ async fn stopping_keeps_finished_runs_and_starts_no_new_ones() {
         model: None,
         system_prompt: None,
     });
-    let tools = Arc::new(ToolSet::new(Catalog::builtin()).expect("catalog"));
+    let backends = WorldBackends::new(ToolSet::builtin());
     let options = RunOptions {
         concurrency: 1,
         ..RunOptions::default()
@@ -318,7 +317,7 @@ async fn stopping_keeps_finished_runs_and_starts_no_new_ones() {
     let suite = runner::run_suite(
         &selected,
         &slow,
-        &tools,
+        &backends,
         &options,
         tokio::time::sleep(Duration::from_millis(300)),
         &|_| {},

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use toolgate::agent::Agent;
 use toolgate::catalog::{Catalog, Category};
-use toolgate::harness::ToolSet;
+use toolgate::harness::{ToolSet, WorldBackends};
 use toolgate::runner::{self, RunOptions};
 use toolgate::scenario::{self, Scenario, ScenarioKind, SmokeSet};
 use toolgate::score::Outcome;
@@ -148,11 +148,12 @@ fn smoke_set_covers_tier_1_tier_5_every_category_and_every_type() {
 async fn reference_agent_passes_every_scenario_and_the_checks_kill_broken_trajectories() {
     let suite = suite();
     let catalog = Catalog::builtin();
-    let tools = Arc::new(ToolSet::new(catalog).expect("schemas compile"));
+    let tools = ToolSet::builtin();
+    let backends = WorldBackends::new(Arc::clone(&tools));
     let runs = runner::run_suite(
         &suite,
         &Agent::Reference,
-        &tools,
+        &backends,
         &RunOptions::default(),
         std::future::pending(),
         &|_| {},

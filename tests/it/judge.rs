@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolgate::agent::Agent;
 use toolgate::catalog::Catalog;
-use toolgate::harness::ToolSet;
+use toolgate::harness::{ToolSet, WorldBackends};
 use toolgate::judge::{Judge, JudgeConfig, JudgeProvider};
 use toolgate::runner::{RunOptions, ScenarioRun, run_one};
 use toolgate::scenario::{Scenario, load_file};
@@ -45,8 +45,8 @@ async fn judged(
         judge: Some(Arc::new(judge)),
         ..RunOptions::default()
     };
-    let tools = Arc::new(ToolSet::new(Catalog::builtin()).expect("catalog"));
-    run_one(0, 0, scenario, &Agent::Reference, &tools, &options).await
+    let backends = WorldBackends::new(ToolSet::builtin());
+    run_one(0, 0, scenario, &Agent::Reference, &backends, &options).await
 }
 
 #[tokio::test]
@@ -153,13 +153,13 @@ async fn a_failing_run_never_reaches_the_judge() {
         judge: Some(Arc::new(judge)),
         ..RunOptions::default()
     };
-    let tools = Arc::new(ToolSet::new(Catalog::builtin()).expect("catalog"));
+    let backends = WorldBackends::new(ToolSet::builtin());
     let run = run_one(
         0,
         0,
         &scenario("scenarios/tier2/T2-007.json"),
         &agent,
-        &tools,
+        &backends,
         &options,
     )
     .await;
@@ -212,8 +212,8 @@ async fn judged_by(judge: &Arc<Judge>, scenario: &Scenario) -> ScenarioRun {
         judge: Some(judge.clone()),
         ..RunOptions::default()
     };
-    let tools = Arc::new(ToolSet::new(Catalog::builtin()).expect("catalog"));
-    run_one(0, 0, scenario, &Agent::Reference, &tools, &options).await
+    let backends = WorldBackends::new(ToolSet::builtin());
+    run_one(0, 0, scenario, &Agent::Reference, &backends, &options).await
 }
 
 #[tokio::test]

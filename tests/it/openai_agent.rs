@@ -1,13 +1,11 @@
 //! The `openai` agent driven by a fake provider on loopback through a multi-step scenario,
 //! including a tool call with malformed arguments.
 
-use std::sync::Arc;
-
 use serde_json::json;
 use toolgate::agent::openai::{OpenAiAgent, OpenAiConfig};
 use toolgate::agent::{Agent, InvalidCallKind};
 use toolgate::catalog::Catalog;
-use toolgate::harness::ToolSet;
+use toolgate::harness::{ToolSet, WorldBackends};
 use toolgate::runner::{RunOptions, run_one};
 use toolgate::scenario::load_file;
 use toolgate::score::{CheckKind, Outcome};
@@ -35,8 +33,8 @@ async fn run_t2_007(
     config.api_key = Some("sk-test".into());
     config.max_turns = 6;
     let agent = Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("config")));
-    let tools = Arc::new(ToolSet::new(Catalog::builtin()).expect("catalog"));
-    let run = run_one(0, 0, &scenario, &agent, &tools, &RunOptions::default()).await;
+    let backends = WorldBackends::new(ToolSet::builtin());
+    let run = run_one(0, 0, &scenario, &agent, &backends, &RunOptions::default()).await;
     (run, provider)
 }
 
