@@ -301,8 +301,8 @@ pub struct GateCiArgs {
     pub results: Option<PathBuf>,
     /// Run only shard `i` of `n` (1-based) of the selected scenarios; scenario number `j` in
     /// suite order goes to shard `j % n + 1`.
-    #[arg(long, value_name = "i/n", value_parser = crate::pins::Shard::parse)]
-    pub shard: Option<crate::pins::Shard>,
+    #[arg(long, value_name = "i/n", value_parser = crate::results::pins::Shard::parse)]
+    pub shard: Option<crate::results::pins::Shard>,
     /// Run and write results only, no verdict (exit 0 unless an error); for shard jobs.
     #[arg(long, conflicts_with = "results")]
     pub collect_only: bool,

@@ -16,16 +16,17 @@ use crate::cli::{
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
+use crate::fs::write_atomic;
 use crate::harness::{self, Harness, ToolSet, WorldBackend, WorldBackends};
 use crate::judge::{Judge, JudgeConfig};
 use crate::lint::{self, LintOptions, Severity, Source, drift};
-use crate::pins::{Pins, Subject, provider_of_endpoint};
 use crate::report;
-use crate::results::{NotRun, RunMeta, RunReport, write_atomic};
+use crate::results::pins::{Pins, Subject, provider_of_endpoint};
+use crate::results::shard;
+use crate::results::{NotRun, RunMeta, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::{self, Scenario, SmokeSet};
 use crate::score::ScoringOptions;
-use crate::shard;
 use crate::world;
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
@@ -157,7 +158,10 @@ fn run_meta(settings: &Settings, agent: &Agent) -> RunMeta {
         tool_choice: settings
             .tool_choice
             .map(|choice| choice.as_str().to_owned()),
-        system_prompt_sha256: settings.system_prompt.as_deref().map(config::sha256_hex),
+        system_prompt_sha256: settings
+            .system_prompt
+            .as_deref()
+            .map(|prompt| crate::fs::sha256_hex(prompt)),
         repeat: settings.repeat,
         concurrency: settings.concurrency,
         run_timeout_ms: u64::try_from(settings.timeout.as_millis()).unwrap_or(u64::MAX),

@@ -272,15 +272,6 @@ fn read_prompt(path: &Path) -> Result<String> {
         .with_context(|| format!("failed to read system prompt `{}`", path.display()))
 }
 
-/// Lowercase hex SHA-256 of `text`'s UTF-8 bytes.
-pub fn sha256_hex(text: &str) -> String {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use clap::Parser as _;
@@ -386,14 +377,6 @@ mod tests {
         assert_eq!(
             settings.recordings,
             Some(PathBuf::from("ci/runs/trace.jsonl"))
-        );
-    }
-
-    #[test]
-    fn sha256_matches_the_standard_test_vector() {
-        assert_eq!(
-            sha256_hex("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
 }

@@ -15,22 +15,21 @@
 
 pub mod agent;
 pub mod catalog;
-pub mod ci;
 pub mod cli;
 pub mod config;
 pub mod exit;
+pub mod fs;
 pub mod gate;
 pub mod github;
 pub mod harness;
+pub mod json;
 pub mod judge;
 pub mod lint;
-pub mod pins;
 pub mod report;
 pub mod results;
 pub mod runner;
 pub mod scenario;
 pub mod score;
-pub mod shard;
 pub mod tls;
 pub mod trace;
 pub mod verify;

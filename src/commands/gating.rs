@@ -8,18 +8,19 @@ use std::time::SystemTime;
 use anyhow::{Context as _, Result};
 
 use super::runtime;
-use crate::ci::{self, Runner};
 use crate::cli::{BaselineArgs, GateArgs, MergeArgs, OnInconclusive, RecordArgs};
 use crate::exit::Exit;
+use crate::fs::write_atomic;
 use crate::gate::history::{self, HistoryEntry};
 use crate::gate::{self, Baseline, Decision, Policy, Verdict, quarantine};
+use crate::github::ci::{self, Runner};
 use crate::github::{self, Connection};
 use crate::report::github::{Annotation, render_annotations};
 use crate::report::markdown::{self, GITHUB_COMMENT_LIMIT};
 use crate::report::{self, comment};
-use crate::results::{RunReport, write_atomic};
+use crate::results::RunReport;
+use crate::results::shard;
 use crate::score::Outcome;
-use crate::shard;
 
 /// The step summary takes 1 MiB per step; stay well below.
 const STEP_SUMMARY_LIMIT: usize = 512 * 1024;
@@ -128,9 +129,7 @@ impl OutputPaths {
 }
 
 fn render_verdict_json(verdict: &Verdict) -> String {
-    let mut text = serde_json::to_string_pretty(verdict).expect("verdicts serialize: plain data");
-    text.push('\n');
-    text
+    crate::json::pretty(verdict)
 }
 
 /// The baseline named by `--baseline` (default `ROOT/baseline.json`) and how to name it.
@@ -328,9 +327,7 @@ pub(super) fn baseline_command(args: &BaselineArgs, out: &mut dyn Write) -> Resu
                 args.history.display()
             )
         })?;
-    let mut text =
-        serde_json::to_string_pretty(&baseline).expect("baselines serialize: plain data");
-    text.push('\n');
+    let text = crate::json::pretty(&baseline);
     write_atomic(&args.out, text.as_bytes())?;
     let overall = baseline.overall();
     writeln!(

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::history::HistoryEntry;
 use super::metrics::Metrics;
-use crate::pins::Pins;
+use crate::results::pins::Pins;
 use crate::results::{RunReport, Tally};
 use crate::scenario::ScenarioKind;
 use crate::score::Outcome;

@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::metrics::Metrics;
-use crate::pins::Pins;
+use crate::results::pins::Pins;
 use crate::results::{RunReport, Tally};
 use crate::scenario::ScenarioKind;
 use crate::score::Outcome;

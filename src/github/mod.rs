@@ -3,6 +3,7 @@
 //! Server differs from github.com). Nothing here prints; callers decide what a failure means.
 
 pub mod artifact;
+pub mod ci;
 pub mod comment;
 
 use std::time::Duration;

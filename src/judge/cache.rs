@@ -16,7 +16,7 @@ use super::JudgeProvider;
 pub(crate) fn key(provider: JudgeProvider, model: &str, material: &Value) -> String {
     let material =
         serde_json::json!({"provider": provider.as_str(), "model": model, "material": material});
-    crate::config::sha256_hex(&material.to_string())
+    crate::fs::sha256_hex(&material.to_string())
 }
 
 /// The entry stored under `key`, if there is a readable one.
@@ -28,6 +28,6 @@ pub(crate) fn load<T: DeserializeOwned>(dir: &Path, key: &str) -> Option<T> {
 /// Stores `entry` under `key`; failures are ignored.
 pub(crate) fn store<T: Serialize>(dir: &Path, key: &str, entry: &T) {
     if let Ok(text) = serde_json::to_string_pretty(entry) {
-        let _ = crate::results::write_atomic(&dir.join(format!("{key}.json")), text.as_bytes());
+        let _ = crate::fs::write_atomic(&dir.join(format!("{key}.json")), text.as_bytes());
     }
 }

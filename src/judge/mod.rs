@@ -117,7 +117,7 @@ impl Judge {
             .clone()
             .unwrap_or_else(|| default_rubric(scenario).to_string());
         let messages = prompt::messages(scenario, &rubric, trace, final_answer);
-        let rubric_sha256 = crate::config::sha256_hex(&rubric);
+        let rubric_sha256 = crate::fs::sha256_hex(&rubric);
         let key = cache::key(
             self.client.provider(),
             &self.config.model,

@@ -91,9 +91,7 @@ impl Lock {
 
     /// The lock file's text: pretty JSON with a trailing newline.
     pub fn render(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).expect("the lock is plain data");
-        text.push('\n');
-        text
+        crate::json::pretty(self)
     }
 }
 

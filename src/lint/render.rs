@@ -74,9 +74,7 @@ pub fn render_table(report: &LintReport) -> String {
 
 /// Renders the report as pretty JSON with a trailing newline.
 pub fn render_json(report: &LintReport) -> String {
-    let mut text = serde_json::to_string_pretty(report).expect("the lint report is plain data");
-    text.push('\n');
-    text
+    crate::json::pretty(report)
 }
 
 /// Renders drift as a table of changes, then a one-line summary.
@@ -114,7 +112,5 @@ pub fn render_drift_table(report: &DriftReport) -> String {
 
 /// Renders drift as pretty JSON with a trailing newline.
 pub fn render_drift_json(report: &DriftReport) -> String {
-    let mut text = serde_json::to_string_pretty(report).expect("the drift report is plain data");
-    text.push('\n');
-    text
+    crate::json::pretty(report)
 }

@@ -256,9 +256,7 @@ pub fn render(report: &LintReport, origin: Option<(&Path, &str)>) -> String {
             results,
         }],
     };
-    let mut text = serde_json::to_string_pretty(&log).expect("the SARIF log is plain data");
-    text.push('\n');
-    text
+    crate::json::pretty(&log)
 }
 
 #[cfg(test)]

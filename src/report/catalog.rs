@@ -53,9 +53,7 @@ pub fn render_json(catalog: &Catalog) -> String {
             })
         })
         .collect();
-    let mut text = serde_json::to_string_pretty(&tools).expect("JSON values always serialise");
-    text.push('\n');
-    text
+    crate::json::pretty(&tools)
 }
 
 #[cfg(test)]

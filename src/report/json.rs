@@ -7,9 +7,7 @@ use crate::trace::TraceLine;
 
 /// The results file: pretty JSON with a trailing newline.
 pub fn render_results(report: &RunReport) -> String {
-    let mut text = serde_json::to_string_pretty(report).expect("results serialize: plain data");
-    text.push('\n');
-    text
+    crate::json::pretty(report)
 }
 
 /// The trace: one [`TraceLine`] per tool call, then one final-answer line when the agent gave

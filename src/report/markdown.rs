@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use crate::gate::metrics::Metrics;
 use crate::gate::{Baseline, Decision, Verdict};
-use crate::pins::Pins;
 use crate::report::text::{self, neutralise};
+use crate::results::pins::Pins;
 use crate::results::{LintPointer, RunReport, ScenarioResult, Tally};
 use crate::score::Outcome;
 

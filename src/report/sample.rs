@@ -5,7 +5,7 @@
 use crate::gate::baseline::{BASELINE_SCHEMA_VERSION, BaselineKind, BaselineScenario, TrendPoint};
 use crate::gate::metrics::Metrics;
 use crate::gate::{Baseline, Policy, Verdict, decide, quarantine};
-use crate::pins::{Pins, ScenarioPin};
+use crate::results::pins::{Pins, ScenarioPin};
 use crate::results::{ConfusedPair, RunReport, ScenarioResult, Summary, look_alikes};
 use crate::scenario::ScenarioKind;
 use crate::score::metrics::ConfusionCell;

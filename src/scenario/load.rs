@@ -14,7 +14,7 @@ use serde_json_path::JsonPath;
 use super::file::{AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFile, ScenarioFile};
 use super::{AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PriorRef, ResultRef, Scenario};
 use crate::catalog::Catalog;
-use crate::score::assertion::Assertion;
+use crate::scenario::assertion::Assertion;
 use crate::world;
 
 /// Loads every `*.json`, `*.yaml` and `*.yml` file under `dir` (recursively, in path order)

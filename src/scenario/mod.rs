@@ -5,6 +5,7 @@
 //! (serde, unknown fields rejected), and [`load`] turns it into the validated [`Scenario`] that
 //! the rest of the crate uses without re-checking. See `docs/scenarios.md` for the format.
 
+pub mod assertion;
 pub mod file;
 pub mod load;
 pub mod smoke;
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use serde_json_path::JsonPath;
 
-use crate::score::assertion::Assertion;
+use self::assertion::Assertion;
 
 pub use load::{load_dir, load_file};
 pub use smoke::SmokeSet;

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::values::{match_value, short};
+use crate::json::{match_value, short};
 use crate::scenario::Comparator;
 
 /// Compares `actual` with `expected` under `comparator`; `Err` says what differs, naming

@@ -10,8 +10,8 @@
 use serde_json::{Map, Value};
 
 use super::compare::compare;
-use super::values::{equal_value, match_value, short};
 use super::{OmittedDefaults, ScoringOptions};
+use crate::json::{equal_value, match_value, short};
 use crate::scenario::Comparator;
 use crate::scenario::ExpectedCall;
 use crate::trace::CallRecord;

@@ -8,7 +8,6 @@ pub mod compare;
 pub mod matching;
 pub mod metrics;
 pub mod reference_match;
-pub mod values;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -313,9 +312,9 @@ fn forbidden_checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
                 .filter(|call| call.tool == forbidden.tool)
                 .filter(|call| {
                     forbidden.args_match.iter().all(|(name, wanted)| {
-                        call.arguments
-                            .get(name)
-                            .is_some_and(|actual| values::match_value(wanted, actual, "").is_ok())
+                        call.arguments.get(name).is_some_and(|actual| {
+                            crate::json::match_value(wanted, actual, "").is_ok()
+                        })
                     })
                 })
                 .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
@@ -340,7 +339,7 @@ fn answer_checks(scenario: &Scenario, final_answer: Option<&str>, record: &Value
     let text = final_answer.unwrap_or_default();
     let quoted = format!(
         "answer \"{}\"",
-        values::short(&Value::String(text.to_string())).trim_matches('"')
+        crate::json::short(&Value::String(text.to_string())).trim_matches('"')
     );
     let mut out = Vec::new();
     let mut push = |kind, subject: String, passed: bool, why: String| {
@@ -365,7 +364,7 @@ fn answer_checks(scenario: &Scenario, final_answer: Option<&str>, record: &Value
                     CheckKind::AnswerContainsResult,
                     subject,
                     passed,
-                    format!("{quoted} does not mention {}", values::short(value)),
+                    format!("{quoted} does not mention {}", crate::json::short(value)),
                 );
             }
             Err(_) => push(

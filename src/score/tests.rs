@@ -3,7 +3,6 @@
 
 use serde_json::{Value, json};
 
-use super::assertion;
 use super::matching::{self, object};
 use super::*;
 use crate::catalog::Catalog;
@@ -686,7 +685,7 @@ fn b29_explicit_end_state_assertions_pass_a_correct_run() {
     let seeded = json!({"orders": {"W1": {"status": "delivered"}, "W2": {"status": "delivered"}}});
     let after = json!({"orders": {"W1": {"status": "return requested"}, "W2": {"status": "return requested"}}});
     for id in ["W1", "W2"] {
-        let assertion = assertion::Assertion::parse(
+        let assertion = crate::scenario::assertion::Assertion::parse(
             &format!("orders.{id}.status == \"return requested\""),
             &roots,
         )

@@ -69,7 +69,7 @@ fn filtered<'a>(
         .filter(|r| {
             filter
                 .iter()
-                .all(|(key, wanted)| crate::score::values::match_value(wanted, &r[key], "").is_ok())
+                .all(|(key, wanted)| crate::json::match_value(wanted, &r[key], "").is_ok())
         })
         .collect())
 }
@@ -384,9 +384,7 @@ fn transform(args: &Map<String, Value>) -> Result<Value, String> {
         match step["op"].as_str().unwrap_or_default() {
             "filter" => {
                 let field = need_field()?;
-                records.retain(|r| {
-                    crate::score::values::match_value(&step["value"], &r[field], "").is_ok()
-                });
+                records.retain(|r| crate::json::match_value(&step["value"], &r[field], "").is_ok());
             }
             "sort" => {
                 let field = need_field()?;

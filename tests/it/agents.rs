@@ -369,7 +369,7 @@ fn the_cli_exits_3_when_the_provider_is_down_and_records_no_secret() {
     assert_eq!(report["run"]["provider_host"], json!(host));
     assert_eq!(
         report["run"]["system_prompt_sha256"],
-        json!(toolgate::config::sha256_hex("Use the tools."))
+        json!(toolgate::fs::sha256_hex("Use the tools."))
     );
     drop(runtime);
 }

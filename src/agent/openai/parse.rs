@@ -84,7 +84,7 @@ pub fn parse_response(
     let Some(body) = body.as_object() else {
         return Err(AgentError::BadResponse(format!(
             "expected a JSON object, got {}",
-            json_type(body)
+            crate::json::json_type(body)
         )));
     };
     let choice = match body.get("choices") {
@@ -318,17 +318,6 @@ fn error_message(body: &Map<String, Value>) -> Option<String> {
             .get("message")
             .and_then(Value::as_str)
             .map(str::to_owned),
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -285,11 +285,11 @@ fn a_moved_ruler_is_named_and_changed_scenarios_are_not_compared() {
     let ids = ids(2);
     let mut current = suite(&ids, 1);
     let mut before = stable_baseline(&ids, 7);
-    let mut pins = crate::pins::tests::pins();
+    let mut pins = crate::results::pins::tests::pins();
     pins.scenarios = ids
         .iter()
         .map(|id| {
-            let pin = crate::pins::ScenarioPin {
+            let pin = crate::results::pins::ScenarioPin {
                 path: format!("scenarios/{id}.json"),
                 sha256: "a".repeat(64),
             };

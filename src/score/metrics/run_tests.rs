@@ -361,9 +361,9 @@ fn b04_scalar_values_and_required_parameters_are_checked() {
             .map(|e| {
                 e.iter()
                     .filter_map(|(k, v)| {
-                        actual.get(k).and_then(|a| {
-                            crate::score::values::match_value(v, a, &format!("/{k}")).err()
-                        })
+                        actual
+                            .get(k)
+                            .and_then(|a| crate::json::match_value(v, a, &format!("/{k}")).err())
                     })
                     .collect()
             })

@@ -10,13 +10,15 @@ use serde::{Deserialize, Serialize};
 use crate::agent::Usage;
 use crate::catalog::Catalog;
 use crate::judge::JudgeVerdict;
-use crate::pins::Pins;
+use crate::results::pins::Pins;
 use crate::runner::ScenarioRun;
 use crate::scenario::{Scenario, ScenarioKind};
 use crate::score::metrics::{Grouped, MetricsReport, RunMetrics};
 use crate::score::{Check, Outcome, ScoringOptions};
 
 pub mod look_alikes;
+pub mod pins;
+pub mod shard;
 
 pub use look_alikes::{ConfusedPair, LintPointer};
 
@@ -418,23 +420,6 @@ impl RunReport {
     pub fn scenario(&self, id: &str) -> Option<&ScenarioResult> {
         self.scenarios.iter().find(|result| result.id == id)
     }
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename, so a
-/// killed run leaves the previous file intact.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("failed to create `{}`", dir.display()))?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let temporary = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::write(&temporary, bytes)
-        .with_context(|| format!("failed to write `{}`", temporary.display()))?;
-    std::fs::rename(&temporary, path)
-        .with_context(|| format!("failed to write `{}`", path.display()))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use anyhow::{Result, bail};
 
-use crate::pins::Shard;
+use crate::results::pins::Shard;
 use crate::results::{RunReport, Summary};
 
 /// Keeps the items of `shard` (by position), or all without a shard.

@@ -1,5 +1,7 @@
-//! Comparing argument values: partial matching for objects, numbers by value.
+//! JSON value helpers shared by every layer: partial matching (objects by key, numbers by
+//! value), type names and renderings for messages, and pretty files.
 
+use serde::Serialize;
 use serde_json::Value;
 
 /// Whether `actual` satisfies `expected` under partial matching: objects need every expected
@@ -116,6 +118,27 @@ pub fn short(value: &Value) -> String {
     } else {
         text
     }
+}
+
+/// The JSON type of `value` with its article, for messages: "null", "a boolean", "a number",
+/// "a string", "an array" or "an object".
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `value` as pretty JSON (two-space indent, keys in their order) with a trailing newline, as
+/// toolgate writes its files. For plain data types, which always serialize.
+pub fn pretty(value: &impl Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("plain data always serializes");
+    text.push('\n');
+    text
 }
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest as _, Sha256};
 
 use crate::catalog::Catalog;
+use crate::fs::sha256_hex;
 use crate::scenario::Scenario;
 
 /// The harness version recorded in pins: the harness is built into toolgate.
@@ -100,16 +100,6 @@ pub struct Subject {
     pub system_prompt: Option<String>,
     /// The judge model, when a judge runs.
     pub judge_model: Option<String>,
-}
-
-/// SHA-256 of `bytes`, lowercase hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for byte in digest {
-        let _ = write!(hex, "{byte:02x}");
-    }
-    hex
 }
 
 fn set_hash<'a>(entries: impl Iterator<Item = (&'a String, &'a String)>) -> String {
@@ -310,14 +300,6 @@ pub(crate) mod tests {
         };
         pins.rehash();
         pins
-    }
-
-    #[test]
-    fn sha256_matches_the_standard_test_vector() {
-        assert_eq!(
-            sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
     }
 
     #[test]
