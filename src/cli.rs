@@ -6,8 +6,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::agent::AgentKind;
-use crate::judge::JudgeProvider;
 use crate::lint::Profile;
+use crate::provider::Api;
 use crate::score::OmittedDefaults;
 
 /// Measure how well an LLM agent uses tools over MCP, and gate pull requests on it.
@@ -142,8 +142,8 @@ pub struct JudgeArgs {
     pub judge_model: Option<String>,
     /// The API the judge speaks: `openai` (any OpenAI-compatible chat-completions endpoint)
     /// or `anthropic` (the Messages API).
-    #[arg(long, value_enum, env = "TOOLGATE_JUDGE_PROVIDER", default_value_t = JudgeProvider::Openai)]
-    pub judge_provider: JudgeProvider,
+    #[arg(long, value_enum, env = "TOOLGATE_JUDGE_PROVIDER", default_value_t = Api::Openai)]
+    pub judge_provider: Api,
     /// The judge's base URL [default: OPENAI_BASE_URL, else `https://api.openai.com/v1`; with
     /// `--judge-provider anthropic`: ANTHROPIC_BASE_URL, else `https://api.anthropic.com`]; its
     /// key comes from TOOLGATE_JUDGE_API_KEY, else OPENAI_API_KEY or ANTHROPIC_API_KEY.

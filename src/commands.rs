@@ -20,14 +20,14 @@ use crate::fs::write_atomic;
 use crate::harness::{self, Harness, ToolSet, WorldBackend, WorldBackends};
 use crate::judge::{Judge, JudgeConfig};
 use crate::lint::{self, LintOptions, Severity, Source, drift};
+use crate::provider::{Api, Endpoint, EndpointSources};
 use crate::report;
-use crate::results::pins::{Pins, Subject, provider_of_endpoint};
+use crate::results::pins::{Pins, Subject};
 use crate::results::shard;
 use crate::results::{NotRun, RunMeta, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::{self, Scenario, SmokeSet};
 use crate::score::ScoringOptions;
-use crate::world;
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
 pub fn run_cli(cli: Cli, out: &mut dyn Write) -> Result<Exit> {
@@ -71,20 +71,38 @@ fn validate_command(args: &SuiteArgs, out: &mut dyn Write) -> Result<Exit> {
     Ok(Exit::Pass)
 }
 
-fn build_agent(settings: &Settings) -> Result<Agent> {
+/// Where the agent's model is reached, for the model-backed agents: the one resolution that
+/// the agent, `run.provider_host` and the provider pin all use.
+/// `env` reads an environment variable.
+fn model_endpoint(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -> Option<Endpoint> {
+    let api = match settings.agent {
+        AgentKind::Openai => Api::Openai,
+        AgentKind::Anthropic => Api::Anthropic,
+        AgentKind::Reference | AgentKind::Command | AgentKind::Replay => return None,
+    };
+    let sources = EndpointSources {
+        file_base_url: settings.base_url.as_deref(),
+        ..EndpointSources::default()
+    };
+    Some(Endpoint::resolve(api, sources, env))
+}
+
+fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent> {
     let model = || settings.model.clone().unwrap_or_default();
     let env_set = |name: &str| std::env::var(name).is_ok_and(|value| !value.trim().is_empty());
+    let endpoint = |api| {
+        endpoint
+            .filter(|endpoint| endpoint.api == api)
+            .cloned()
+            .expect("model_endpoint resolves an endpoint for every model-backed agent")
+    };
     Ok(match settings.agent {
         AgentKind::Reference => Agent::Reference,
         AgentKind::Openai => {
             let mut config = openai::OpenAiConfig::from_env(&model());
-            if let Some(base_url) = settings
-                .base_url
-                .as_ref()
-                .filter(|_| !env_set("OPENAI_BASE_URL"))
-            {
-                config.base_url = base_url.clone();
-            }
+            let endpoint = endpoint(Api::Openai);
+            config.base_url = endpoint.base_url;
+            config.api_key = endpoint.api_key;
             if settings.api_version.is_some() && !env_set("OPENAI_API_VERSION") {
                 config.api_version = settings.api_version.clone();
             }
@@ -102,13 +120,9 @@ fn build_agent(settings: &Settings) -> Result<Agent> {
         }
         AgentKind::Anthropic => {
             let mut config = anthropic::AnthropicConfig::from_env(&model());
-            if let Some(base_url) = settings
-                .base_url
-                .as_ref()
-                .filter(|_| !env_set("ANTHROPIC_BASE_URL"))
-            {
-                config.base_url = base_url.clone();
-            }
+            let endpoint = endpoint(Api::Anthropic);
+            config.base_url = endpoint.base_url;
+            config.api_key = endpoint.api_key;
             config.max_turns = settings.max_turns;
             config.temperature = settings.temperature;
             config.max_tokens = settings.max_tokens;
@@ -132,21 +146,8 @@ fn build_agent(settings: &Settings) -> Result<Agent> {
 }
 
 /// The `run` block of the results: how this run was configured, without secrets.
-fn run_meta(settings: &Settings, agent: &Agent) -> RunMeta {
-    let host = |variable: &str, default: &str| {
-        let from_env = std::env::var(variable)
-            .ok()
-            .filter(|v| !v.trim().is_empty());
-        let base_url = from_env
-            .or_else(|| settings.base_url.clone())
-            .unwrap_or_else(|| default.to_owned());
-        crate::agent::url_host(&base_url)
-    };
-    let provider_host = match agent {
-        Agent::OpenAi(_) => host("OPENAI_BASE_URL", openai::DEFAULT_BASE_URL),
-        Agent::Anthropic(_) => host("ANTHROPIC_BASE_URL", anthropic::DEFAULT_BASE_URL),
-        Agent::Reference | Agent::Command(_) | Agent::Replay(_) => None,
-    };
+fn run_meta(settings: &Settings, endpoint: Option<&Endpoint>) -> RunMeta {
+    let provider_host = endpoint.and_then(Endpoint::host);
     RunMeta {
         agent: settings.agent.as_str().to_owned(),
         model: settings.model.clone(),
@@ -242,9 +243,10 @@ fn run_for_gate(
         })
         .collect();
     let selected = shard::select(selected, args.ci.shard);
-    let agent = build_agent(settings)?;
+    let endpoint = model_endpoint(settings, &|name| std::env::var(name).ok());
+    let agent = build_agent(settings, endpoint.as_ref())?;
     let mut pins = Pins::compute(
-        &subject(args, settings, &agent),
+        &subject(args, settings, &agent, endpoint.as_ref()),
         &selected,
         &args.suite.root,
         Catalog::builtin(),
@@ -295,7 +297,7 @@ fn run_for_gate(
     ));
     progress.finish_and_clear();
 
-    let mut meta = run_meta(settings, &agent);
+    let mut meta = run_meta(settings, endpoint.as_ref());
     meta.scoring = scoring;
     if suite.interrupted {
         meta.interrupted = true;
@@ -322,7 +324,7 @@ fn run_for_gate(
     )?;
     write_atomic(
         &args.out.join("trace.jsonl"),
-        report::json::render_trace(&selected, &suite.runs).as_bytes(),
+        report::json::render_trace(&crate::results::trace_lines(&selected, &suite.runs)).as_bytes(),
     )?;
     if let Some(judge) = &judge {
         let mut audit = String::new();
@@ -345,20 +347,18 @@ fn run_for_gate(
 }
 
 /// The measured side of the run, for pins.
-fn subject(args: &GateArgs, settings: &Settings, agent: &Agent) -> Subject {
-    let endpoint = |variable: &str, default: &str| {
-        let base_url = std::env::var(variable)
-            .ok()
-            .filter(|value| !value.trim().is_empty())
-            .unwrap_or_else(|| default.to_string());
-        provider_of_endpoint(&base_url)
-    };
-    let provider = match agent {
-        Agent::Reference => "reference".to_string(),
-        Agent::OpenAi(_) => endpoint("OPENAI_BASE_URL", openai::DEFAULT_BASE_URL),
-        Agent::Anthropic(_) => endpoint("ANTHROPIC_BASE_URL", anthropic::DEFAULT_BASE_URL),
-        Agent::Command(_) => "command".to_string(),
-        Agent::Replay(_) => "replay".to_string(),
+fn subject(
+    args: &GateArgs,
+    settings: &Settings,
+    agent: &Agent,
+    endpoint: Option<&Endpoint>,
+) -> Subject {
+    let provider = match (agent, endpoint) {
+        (Agent::OpenAi(_) | Agent::Anthropic(_), Some(endpoint)) => endpoint.pin(),
+        (Agent::Reference, _) => "reference".to_string(),
+        (Agent::Command(_), _) => "command".to_string(),
+        (Agent::Replay(_), _) => "replay".to_string(),
+        (Agent::OpenAi(_) | Agent::Anthropic(_), None) => "unknown".to_string(),
     };
     Subject {
         model: settings.model.clone(),
@@ -369,7 +369,7 @@ fn subject(args: &GateArgs, settings: &Settings, agent: &Agent) -> Subject {
 }
 
 fn serve_command(args: &ServeArgs) -> Result<Exit> {
-    let seeded = world::load_fixture(&args.fixture)?;
+    let seeded = scenario::load_fixture(&args.fixture)?;
     let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
     let backend = WorldBackend::new(tools, &seeded);
     let harness = Arc::new(Harness::new(Box::new(backend), Vec::new()));
@@ -532,18 +532,22 @@ fn description_judge(args: &JudgeArgs) -> Option<JudgeConfig> {
 /// How to reach the judge model `model` named by the `--judge-*` flags; one config for the
 /// run judge and the description judge.
 fn judge_config(args: &JudgeArgs, model: &str, cache_dir: PathBuf) -> JudgeConfig {
-    let provider = args.judge_provider;
+    let sources = EndpointSources {
+        flag_base_url: args.judge_base_url.as_deref(),
+        key_variable: Some("TOOLGATE_JUDGE_API_KEY"),
+        ..EndpointSources::default()
+    };
+    let endpoint = Endpoint::resolve(args.judge_provider, sources, &|name| {
+        std::env::var(name).ok()
+    });
     JudgeConfig {
-        provider,
-        base_url: args
-            .judge_base_url
-            .clone()
-            .unwrap_or_else(|| provider.default_base_url()),
-        api_key: provider.api_key_from_env(),
+        provider: endpoint.api,
+        base_url: endpoint.base_url,
+        api_key: endpoint.api_key,
         model: model.to_owned(),
         cache_dir: Some(cache_dir),
-        request_timeout: std::time::Duration::from_secs(120),
-        max_attempts: 4,
+        request_timeout: crate::defaults::REQUEST_TIMEOUT,
+        max_attempts: crate::defaults::MAX_ATTEMPTS,
     }
 }
 
@@ -617,4 +621,55 @@ fn drift_command(args: &DriftArgs, out: &mut dyn Write) -> Result<Exit> {
         Some(drift::ChangeClass::DescriptionChanged) => Exit::DriftDescription,
         Some(drift::ChangeClass::NonBreaking) => Exit::DriftNonBreaking,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn gate_args() -> GateArgs {
+        match Cli::try_parse_from(["toolgate", "gate"])
+            .expect("valid flags")
+            .command
+        {
+            Command::Gate(args) => *args,
+            other => panic!("not gate: {other:?}"),
+        }
+    }
+
+    /// Regression: an Anthropic run was pinned as `openai-compatible api.anthropic.com`, and
+    /// the pin ignored `base_url` from toolgate.yaml while `run.provider_host` used it.
+    #[test]
+    fn the_pin_and_the_run_block_name_the_endpoint_the_agent_uses() {
+        let path = std::path::Path::new("toolgate.yaml");
+        let file = ConfigFile::parse(
+            "agent: anthropic\nmodel: claude-test\nbase_url: http://127.0.0.1:9/\n",
+            path,
+        )
+        .expect("valid config");
+        let args = gate_args();
+        let settings = Settings::resolve(&args, &file, path).expect("valid settings");
+        let endpoint = model_endpoint(&settings, &|_| None).expect("a model-backed agent");
+        let agent = build_agent(&settings, Some(&endpoint)).expect("the agent builds");
+        let pinned = subject(&args, &settings, &agent, Some(&endpoint));
+        assert_eq!(pinned.provider, "anthropic 127.0.0.1:9");
+        let meta = run_meta(&settings, Some(&endpoint));
+        assert_eq!(meta.provider_host.as_deref(), Some("127.0.0.1:9"));
+
+        let from_env = model_endpoint(&settings, &|name| {
+            (name == "ANTHROPIC_BASE_URL").then(|| "https://proxy.example:8443".to_owned())
+        })
+        .expect("a model-backed agent");
+        assert_eq!(from_env.pin(), "anthropic proxy.example:8443");
+        assert_eq!(
+            model_endpoint(
+                &Settings::resolve(&args, &ConfigFile::default(), path).expect("valid"),
+                &|_| None
+            ),
+            None
+        );
+    }
 }

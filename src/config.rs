@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::agent::{AgentKind, ToolChoice};
 use crate::cli::GateArgs;
-use crate::runner::DEFAULT_CONCURRENCY;
+use crate::defaults;
 
 /// The config file's name under the suite root, read when `--config` is not given.
 pub const FILE_NAME: &str = "toolgate.yaml";
@@ -121,7 +121,7 @@ pub struct Settings {
     pub tolerance: f64,
     /// Runs per scenario, at least 1 (default 1).
     pub repeat: u32,
-    /// Scenario runs at the same time, at least 1 (default [`DEFAULT_CONCURRENCY`]).
+    /// Scenario runs at the same time, at least 1 (default [`defaults::CONCURRENCY`]).
     pub concurrency: usize,
     /// Wall-time limit of one run (default 5 minutes).
     pub timeout: Duration,
@@ -183,7 +183,10 @@ impl Settings {
             temperature: args.temperature.or(file.temperature),
             seed: args.seed.or(file.seed),
             max_tokens: args.max_tokens.or(file.max_tokens),
-            max_turns: args.max_turns.or(file.max_turns).unwrap_or(12),
+            max_turns: args
+                .max_turns
+                .or(file.max_turns)
+                .unwrap_or(defaults::MAX_TURNS),
             system_prompt,
             command: args.command.clone().or_else(|| file.command.clone()),
             recordings: args
@@ -196,17 +199,17 @@ impl Settings {
                 .concurrency
                 .map(usize::from)
                 .or(file.concurrency)
-                .unwrap_or(DEFAULT_CONCURRENCY),
+                .unwrap_or(defaults::CONCURRENCY),
             timeout: match args.timeout {
                 Some(timeout) => timeout,
-                None => duration(&file.timeout, "timeout")?.unwrap_or(Duration::from_secs(300)),
+                None => duration(&file.timeout, "timeout")?.unwrap_or(defaults::RUN_TIMEOUT),
             },
             request_timeout: match args.request_timeout {
                 Some(timeout) => timeout,
                 None => duration(&file.request_timeout, "request_timeout")?
-                    .unwrap_or(Duration::from_secs(120)),
+                    .unwrap_or(defaults::REQUEST_TIMEOUT),
             },
-            max_attempts: file.max_attempts.unwrap_or(4),
+            max_attempts: file.max_attempts.unwrap_or(defaults::MAX_ATTEMPTS),
         };
         // A bad value names where it came from: the file's key unless a flag overrode it.
         let origin = |key: &str, from_file: bool| {
@@ -321,7 +324,7 @@ mod tests {
             Settings::resolve(&args(&[]), &ConfigFile::default(), Path::new(PATH)).expect("valid");
         assert_eq!(defaults.agent, AgentKind::Reference);
         assert_eq!(defaults.repeat, 1);
-        assert_eq!(defaults.concurrency, DEFAULT_CONCURRENCY);
+        assert_eq!(defaults.concurrency, crate::defaults::CONCURRENCY);
         assert_eq!(defaults.timeout, Duration::from_secs(300));
     }
 

@@ -13,6 +13,7 @@ use crate::agent::command::Invocation;
 use crate::agent::{
     Agent, AgentError, AgentOutcome, InvalidCallKind, ToolExecutor, ToolObservation, reference,
 };
+use crate::defaults;
 use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{BackendFactory, Harness};
 use crate::judge::{Judge, JudgeVerdict};
@@ -20,12 +21,6 @@ use crate::scenario::Scenario;
 use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::{self, Outcome, RunScore, ScoringOptions};
 use crate::trace::CallRecord;
-
-/// Scenario runs at the same time by default. Runs wait on the model, not the CPU, so this is
-/// well above a CI runner's core count; it starts the whole smoke set (36 scenarios) in one
-/// wave, so the smoke run takes about as long as its longest scenario. Providers that answer
-/// 429 are retried with backoff.
-pub const DEFAULT_CONCURRENCY: usize = 64;
 
 /// Limits for a suite run.
 #[derive(Debug, Clone)]
@@ -48,9 +43,9 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            concurrency: DEFAULT_CONCURRENCY,
-            run_timeout: Duration::from_secs(300),
-            call_timeout: Duration::from_secs(30),
+            concurrency: defaults::CONCURRENCY,
+            run_timeout: defaults::RUN_TIMEOUT,
+            call_timeout: defaults::CALL_TIMEOUT,
             scoring: ScoringOptions::default(),
             repeat: 1,
             judge: None,

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use toolgate::score::assertion::Assertion;
+use toolgate::scenario::assertion::Assertion;
 
 static STATE: LazyLock<Value> = LazyLock::new(|| {
     serde_json::from_str(include_str!("../../fixtures/crm_baseline.json"))

@@ -11,19 +11,15 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::agent::http::JsonEndpoint;
-use crate::agent::openai::execute;
+use crate::agent::call::execute;
 use crate::agent::{AgentError, AgentOutcome, ToolChoice, ToolExecutor, Usage};
+use crate::defaults;
+use crate::provider::http::JsonEndpoint;
+use crate::provider::{ANTHROPIC_VERSION, Api, Endpoint, EndpointSources};
 
 pub use parse::{
     AnthropicTurn, Block, JoinedStream, ServerToolCall, join_stream, parse_message, parse_stream,
 };
-
-/// The base URL used when `ANTHROPIC_BASE_URL` is not set.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
-
-/// The `anthropic-version` header sent with every request.
-pub const API_VERSION: &str = "2023-06-01";
 
 /// `max_tokens` is required by the Messages API; this is sent when none is configured.
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
@@ -59,25 +55,24 @@ pub struct AnthropicConfig {
 impl AnthropicConfig {
     /// From `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` (default `https://api.anthropic.com`) and
     /// the model name. Empty variables count as unset. Other fields as for the OpenAI agent:
-    /// 20 turns, a 120 s request timeout, 4 attempts.
+    /// the turn limit, request timeout and attempts of [`crate::defaults`].
     pub fn from_env(model: &str) -> Self {
         Self::from_lookup(model, |name| std::env::var(name).ok())
     }
 
     fn from_lookup(model: &str, lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let non_empty = |name| lookup(name).filter(|value| !value.trim().is_empty());
+        let endpoint = Endpoint::resolve(Api::Anthropic, EndpointSources::default(), &lookup);
         Self {
-            base_url: non_empty("ANTHROPIC_BASE_URL")
-                .unwrap_or_else(|| DEFAULT_BASE_URL.to_owned()),
-            api_key: non_empty("ANTHROPIC_API_KEY"),
+            base_url: endpoint.base_url,
+            api_key: endpoint.api_key,
             model: model.to_owned(),
             temperature: None,
             max_tokens: None,
             tool_choice: None,
             parallel_tool_calls: None,
-            max_turns: 20,
-            request_timeout: Duration::from_secs(120),
-            max_attempts: 4,
+            max_turns: defaults::MAX_TURNS,
+            request_timeout: defaults::REQUEST_TIMEOUT,
+            max_attempts: defaults::MAX_ATTEMPTS,
             system_prompt: None,
         }
     }
@@ -125,7 +120,7 @@ impl AnthropicAgent {
             ));
         }
         let endpoint = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
-        let mut headers = vec![("anthropic-version".to_owned(), API_VERSION.to_owned())];
+        let mut headers = vec![("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned())];
         if let Some(key) = &config.api_key {
             headers.push(("x-api-key".to_owned(), key.clone()));
         }

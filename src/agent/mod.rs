@@ -2,8 +2,8 @@
 //! runner implements over MCP and which records every call in the trace.
 
 pub mod anthropic;
+pub mod call;
 pub mod command;
-pub(crate) mod http;
 pub mod openai;
 pub mod reference;
 pub mod replay;
@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::provider::ProviderError;
 pub use crate::trace::InvalidCallKind;
-pub use http::url_host;
 
 /// How an agent reaches the tools. The runner implements it over MCP and records every call in the trace.
 pub trait ToolExecutor: Send + Sync {
@@ -110,20 +110,9 @@ pub struct AgentOutcome {
 /// An agent failure that is not the model's fault (provider outage, bad config): the run is `errored`, never a pass or a model failure.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
-    /// The provider answered with an HTTP error after all retries.
-    #[error("provider returned HTTP {status}: {message}")]
-    Http {
-        /// HTTP status code.
-        status: u16,
-        /// The provider's message (never contains credentials).
-        message: String,
-    },
-    /// The request did not complete (connection, timeout).
-    #[error("provider request failed: {0}")]
-    Transport(String),
-    /// The provider's answer could not be understood.
-    #[error("provider response is not valid: {0}")]
-    BadResponse(String),
+    /// The provider failed (HTTP error after all retries, transport, unreadable answer).
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
     /// The agent is misconfigured.
     #[error("{0}")]
     Config(String),

@@ -11,15 +11,13 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::agent::http::JsonEndpoint;
-use crate::agent::{
-    AgentError, AgentOutcome, InvalidCallKind, ToolChoice, ToolExecutor, ToolObservation, Usage,
-};
+use crate::agent::call::execute;
+use crate::agent::{AgentError, AgentOutcome, ToolChoice, ToolExecutor, Usage};
+use crate::defaults;
+use crate::provider::http::JsonEndpoint;
+use crate::provider::{Api, Endpoint, EndpointSources};
 
-pub use parse::{CallArguments, CallNote, ParsedCall, ParsedTurn, parse_response, parse_tool_call};
-
-/// The base URL used when `OPENAI_BASE_URL` is not set.
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub use parse::{ParsedTurn, parse_response, parse_tool_call};
 
 /// How to reach an OpenAI-compatible chat-completions endpoint and how to sample from it.
 #[derive(Clone)]
@@ -63,16 +61,18 @@ impl OpenAiConfig {
     /// From `OPENAI_API_KEY`, `OPENAI_BASE_URL` (default `https://api.openai.com/v1`),
     /// `OPENAI_API_VERSION` (Azure-style, optional), and the model name. Empty variables count
     /// as unset. Other fields take their defaults: no temperature, max tokens, seed or tool
-    /// choice, 20 turns, a 120 s request timeout, 4 attempts, no system prompt.
+    /// choice, and the turn limit, request timeout and attempts of [`crate::defaults`]; no
+    /// system prompt.
     pub fn from_env(model: &str) -> Self {
         Self::from_lookup(model, |name| std::env::var(name).ok())
     }
 
     fn from_lookup(model: &str, lookup: impl Fn(&str) -> Option<String>) -> Self {
         let non_empty = |name| lookup(name).filter(|value| !value.trim().is_empty());
+        let endpoint = Endpoint::resolve(Api::Openai, EndpointSources::default(), &lookup);
         Self {
-            base_url: non_empty("OPENAI_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_owned()),
-            api_key: non_empty("OPENAI_API_KEY"),
+            base_url: endpoint.base_url,
+            api_key: endpoint.api_key,
             api_key_header: None,
             api_version: non_empty("OPENAI_API_VERSION"),
             model: model.to_owned(),
@@ -81,9 +81,9 @@ impl OpenAiConfig {
             seed: None,
             tool_choice: None,
             parallel_tool_calls: None,
-            max_turns: 20,
-            request_timeout: Duration::from_secs(120),
-            max_attempts: 4,
+            max_turns: defaults::MAX_TURNS,
+            request_timeout: defaults::REQUEST_TIMEOUT,
+            max_attempts: defaults::MAX_ATTEMPTS,
             system_prompt: None,
         }
     }
@@ -251,44 +251,6 @@ impl OpenAiAgent {
         }
         Value::Object(body)
     }
-}
-
-/// Executes one parsed call, or records it as invalid; returns whether it failed and what the
-/// model is shown.
-pub(crate) async fn execute<E: ToolExecutor>(call: &ParsedCall, tools: &E) -> (bool, String) {
-    match &call.arguments {
-        CallArguments::Valid(arguments) => {
-            let ToolObservation { is_error, content } =
-                tools.call(&call.name, arguments.clone()).await;
-            (is_error, content)
-        }
-        CallArguments::Invalid { kind, raw } => {
-            tools.record_invalid(&call.name, raw, *kind);
-            (true, invalid_call_message(&call.name, *kind, &call.notes))
-        }
-    }
-}
-
-/// The tool message answering a call that was not executed.
-fn invalid_call_message(name: &str, kind: InvalidCallKind, notes: &[CallNote]) -> String {
-    let problem = match kind {
-        InvalidCallKind::ArgumentsNotObject => {
-            format!("the arguments of `{name}` are not a JSON object")
-        }
-        InvalidCallKind::UnparseableArguments if notes.contains(&CallNote::PossiblyTruncated) => {
-            format!("the arguments of `{name}` are not valid JSON (possibly truncated)")
-        }
-        InvalidCallKind::UnparseableArguments => {
-            format!("the arguments of `{name}` are not valid JSON")
-        }
-        InvalidCallKind::Truncated => {
-            format!("the arguments of `{name}` were cut off by the output token limit")
-        }
-        InvalidCallKind::MissingFunction => {
-            "the tool call has no `function` with a `name`".to_owned()
-        }
-    };
-    format!("Error: {problem}; the call was not executed.")
 }
 
 /// An MCP tool definition as an OpenAI `tools` entry.

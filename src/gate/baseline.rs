@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use super::history::HistoryEntry;
 use super::metrics::Metrics;
+use crate::results::ScenarioKind;
 use crate::results::pins::Pins;
 use crate::results::{RunReport, Tally};
-use crate::scenario::ScenarioKind;
 use crate::score::Outcome;
 
 /// The baseline format version this build writes and reads.

@@ -9,9 +9,9 @@ use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::metrics::Metrics;
+use crate::results::ScenarioKind;
 use crate::results::pins::Pins;
 use crate::results::{RunReport, Tally};
-use crate::scenario::ScenarioKind;
 use crate::score::Outcome;
 
 /// The history line format version this build writes and reads.

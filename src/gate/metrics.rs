@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::results::RunReport;
-use crate::scenario::ScenarioKind;
+use crate::results::ScenarioKind;
 use crate::score::{CheckKind, Outcome};
 
 /// Aggregate metrics of one run (or the mean over a baseline window). Each is `None` when the

@@ -98,7 +98,7 @@ pub struct WorldBackend {
 }
 
 impl WorldBackend {
-    /// A world seeded with `seeded` (a fixture as [`crate::world::load_fixture`] returns it),
+    /// A world seeded with `seeded` (a fixture as [`crate::scenario::load_fixture`] returns it),
     /// serving `tools`.
     pub fn new(tools: Arc<ToolSet>, seeded: &Value) -> WorldBackend {
         WorldBackend {

@@ -9,11 +9,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::JudgeProvider;
+use crate::provider::Api;
 
 /// The cache key: lowercase hex SHA-256 over the provider, the model and `material` (what the
 /// judge is shown: the rubric and messages, or a tool's description and schema).
-pub(crate) fn key(provider: JudgeProvider, model: &str, material: &Value) -> String {
+pub(crate) fn key(provider: Api, model: &str, material: &Value) -> String {
     let material =
         serde_json::json!({"provider": provider.as_str(), "model": model, "material": material});
     crate::fs::sha256_hex(&material.to_string())

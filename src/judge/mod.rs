@@ -3,7 +3,7 @@
 //! a judge that fails leaves the verdict as it was.
 //!
 //! The judge is a pinned model behind an OpenAI-compatible chat-completions endpoint or the
-//! Anthropic Messages API ([`JudgeProvider`]). Each verdict is cached on disk by the hash of
+//! Anthropic Messages API ([`Api`]). Each verdict is cached on disk by the hash of
 //! everything it saw (provider, model, rubric, prompt, calls, answer), and every exchange is
 //! kept for audit.
 
@@ -18,18 +18,18 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::provider::Api;
 use crate::scenario::Scenario;
 use crate::trace::CallRecord;
 use provider::ChatClient;
 
 pub use prompt::{default_rubric, parse_verdict};
-pub use provider::JudgeProvider;
 
 /// Where and how to reach the judge model.
 #[derive(Clone)]
 pub struct JudgeConfig {
     /// The API the judge speaks.
-    pub provider: JudgeProvider,
+    pub provider: Api,
     /// The provider's base URL: `/chat/completions` is appended for OpenAI-compatible
     /// endpoints, `/v1/messages` for Anthropic.
     pub base_url: String,

@@ -4,73 +4,20 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::agent::http::JsonEndpoint;
-use crate::agent::{anthropic, openai};
+use crate::provider::Api;
+use crate::provider::http::JsonEndpoint;
 
 /// The output-token limit of one judge reply on Anthropic, where it is required; a verdict is
 /// one short JSON object.
 const ANTHROPIC_MAX_TOKENS: u32 = 1024;
 
-/// The API a judge model is reached through.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum JudgeProvider {
-    /// Any OpenAI-compatible chat-completions endpoint: `POST {base}/chat/completions`,
-    /// `authorization: Bearer KEY`, the text of `choices[0].message.content`.
-    #[default]
-    Openai,
-    /// The Anthropic Messages API: `POST {base}/v1/messages`, `x-api-key: KEY`,
-    /// `anthropic-version`, the text blocks of `content` joined.
-    Anthropic,
-}
-
-impl JudgeProvider {
-    /// The name used on the command line and in the cache key.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JudgeProvider::Openai => "openai",
-            JudgeProvider::Anthropic => "anthropic",
-        }
-    }
-
-    /// The base URL used when none is given: `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` when
-    /// set, else the provider's public API.
-    pub fn default_base_url(self) -> String {
-        let (variable, fallback) = match self {
-            JudgeProvider::Openai => ("OPENAI_BASE_URL", openai::DEFAULT_BASE_URL),
-            JudgeProvider::Anthropic => ("ANTHROPIC_BASE_URL", anthropic::DEFAULT_BASE_URL),
-        };
-        non_empty_env(variable).unwrap_or_else(|| fallback.to_string())
-    }
-
-    /// The key used when `TOOLGATE_JUDGE_API_KEY` is not set: `OPENAI_API_KEY` or
-    /// `ANTHROPIC_API_KEY`.
-    pub fn api_key_from_env(self) -> Option<String> {
-        non_empty_env("TOOLGATE_JUDGE_API_KEY").or_else(|| {
-            non_empty_env(match self {
-                JudgeProvider::Openai => "OPENAI_API_KEY",
-                JudgeProvider::Anthropic => "ANTHROPIC_API_KEY",
-            })
-        })
-    }
-}
-
-fn non_empty_env(name: &str) -> Option<String> {
-    std::env::var(name)
-        .ok()
-        .filter(|value| !value.trim().is_empty())
-}
-
 /// A judge model behind one provider: sends a system prompt and a user message, returns the
 /// reply's text. Shared by the scoring judge and the description judge of `toolgate lint`.
 #[derive(Debug)]
 pub(crate) struct ChatClient {
-    provider: JudgeProvider,
+    provider: Api,
     model: String,
     http: JsonEndpoint,
 }
@@ -79,7 +26,7 @@ impl ChatClient {
     /// Builds the client. Errors on a base URL that is not http(s) or an HTTP client that
     /// cannot be built.
     pub(crate) fn new(
-        provider: JudgeProvider,
+        provider: Api,
         base_url: &str,
         api_key: Option<&str>,
         model: &str,
@@ -88,17 +35,17 @@ impl ChatClient {
     ) -> anyhow::Result<ChatClient> {
         let base = base_url.trim_end_matches('/');
         let (url, headers) = match provider {
-            JudgeProvider::Openai => (
+            Api::Openai => (
                 format!("{base}/chat/completions"),
                 api_key
                     .iter()
                     .map(|key| ("authorization".to_string(), format!("Bearer {key}")))
                     .collect(),
             ),
-            JudgeProvider::Anthropic => {
+            Api::Anthropic => {
                 let mut headers = vec![(
                     "anthropic-version".to_string(),
-                    anthropic::API_VERSION.to_string(),
+                    crate::provider::ANTHROPIC_VERSION.to_string(),
                 )];
                 headers.extend(api_key.map(|key| ("x-api-key".to_string(), key.to_string())));
                 (format!("{base}/v1/messages"), headers)
@@ -121,7 +68,7 @@ impl ChatClient {
     }
 
     /// The provider it speaks to.
-    pub(crate) fn provider(&self) -> JudgeProvider {
+    pub(crate) fn provider(&self) -> Api {
         self.provider
     }
 
@@ -130,12 +77,12 @@ impl ChatClient {
     /// Anthropic, `system` messages become the top-level `system` text.
     pub(crate) fn body(&self, messages: &[Value]) -> Value {
         match self.provider {
-            JudgeProvider::Openai => json!({
+            Api::Openai => json!({
                 "model": self.model,
                 "temperature": 0,
                 "messages": messages,
             }),
-            JudgeProvider::Anthropic => {
+            Api::Anthropic => {
                 let (system, rest): (Vec<&Value>, Vec<&Value>) = messages
                     .iter()
                     .partition(|message| message["role"] == "system");
@@ -170,12 +117,12 @@ impl ChatClient {
 
 /// The text of a reply: OpenAI's `choices[0].message.content`, or Anthropic's `text` content
 /// blocks joined in order (other blocks skipped). `None` when there is no text.
-fn reply_text(provider: JudgeProvider, body: &Value) -> Option<String> {
+fn reply_text(provider: Api, body: &Value) -> Option<String> {
     match provider {
-        JudgeProvider::Openai => body["choices"][0]["message"]["content"]
+        Api::Openai => body["choices"][0]["message"]["content"]
             .as_str()
             .map(str::to_string),
-        JudgeProvider::Anthropic => {
+        Api::Anthropic => {
             let texts: Vec<&str> = body["content"]
                 .as_array()?
                 .iter()
@@ -199,16 +146,13 @@ mod tests {
             {"type": "text", "text": "\"ok\"}"},
         ]});
         assert_eq!(
-            reply_text(JudgeProvider::Anthropic, &body).as_deref(),
+            reply_text(Api::Anthropic, &body).as_deref(),
             Some("{\"verdict\": \"ok\"}")
         );
-        assert_eq!(
-            reply_text(JudgeProvider::Anthropic, &json!({"content": []})),
-            None
-        );
+        assert_eq!(reply_text(Api::Anthropic, &json!({"content": []})), None);
         assert_eq!(
             reply_text(
-                JudgeProvider::Openai,
+                Api::Openai,
                 &json!({"choices": [{"message": {"content": "fine"}}]})
             )
             .as_deref(),

@@ -1,8 +1,6 @@
 //! The results JSON and the trace as JSON Lines.
 
 use crate::results::RunReport;
-use crate::runner::ScenarioRun;
-use crate::scenario::Scenario;
 use crate::trace::TraceLine;
 
 /// The results file: pretty JSON with a trailing newline.
@@ -10,23 +8,14 @@ pub fn render_results(report: &RunReport) -> String {
     crate::json::pretty(report)
 }
 
-/// The trace: one [`TraceLine`] per tool call, then one final-answer line when the agent gave
-/// one; runs in suite order and calls in arrival order. `toolgate gate --agent replay` reads
-/// it back.
-pub fn render_trace(scenarios: &[Scenario], runs: &[ScenarioRun]) -> String {
+/// The trace file: each line as one line of JSON, in the order given
+/// ([`crate::results::trace_lines`] orders runs by suite, calls by arrival).
+/// `toolgate gate --agent replay` reads it back.
+pub fn render_trace(lines: &[TraceLine]) -> String {
     let mut text = String::new();
-    for run in runs {
-        let Some(scenario) = scenarios.get(run.index) else {
-            continue;
-        };
-        for call in &run.trace {
-            text.push_str(&TraceLine::call(&scenario.id, run.repeat, call).render());
-            text.push('\n');
-        }
-        if let Some(answer) = run.agent.as_ref().and_then(|a| a.final_answer.as_ref()) {
-            text.push_str(&TraceLine::answer(&scenario.id, run.repeat, answer).render());
-            text.push('\n');
-        }
+    for line in lines {
+        text.push_str(&line.render());
+        text.push('\n');
     }
     text
 }

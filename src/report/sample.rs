@@ -5,9 +5,9 @@
 use crate::gate::baseline::{BASELINE_SCHEMA_VERSION, BaselineKind, BaselineScenario, TrendPoint};
 use crate::gate::metrics::Metrics;
 use crate::gate::{Baseline, Policy, Verdict, decide, quarantine};
+use crate::results::ScenarioKind;
 use crate::results::pins::{Pins, ScenarioPin};
 use crate::results::{ConfusedPair, RunReport, ScenarioResult, Summary, look_alikes};
-use crate::scenario::ScenarioKind;
 use crate::score::metrics::ConfusionCell;
 use crate::score::{Check, CheckKind, Outcome};
 

@@ -293,8 +293,8 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
 mod tests {
     use super::*;
     use crate::gate::{Baseline, Policy, decide};
+    use crate::results::ScenarioKind;
     use crate::results::{ScenarioResult, Summary};
-    use crate::scenario::ScenarioKind;
     use crate::score::{Check, CheckKind};
 
     fn result(id: &str, tier: u8, outcome: Outcome, checks: Vec<Check>) -> ScenarioResult {

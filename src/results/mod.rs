@@ -12,9 +12,11 @@ use crate::catalog::Catalog;
 use crate::judge::JudgeVerdict;
 use crate::results::pins::Pins;
 use crate::runner::ScenarioRun;
-use crate::scenario::{Scenario, ScenarioKind};
+use crate::scenario::Scenario;
+pub use crate::scenario::ScenarioKind;
 use crate::score::metrics::{Grouped, MetricsReport, RunMetrics};
 use crate::score::{Check, Outcome, ScoringOptions};
+use crate::trace::TraceLine;
 
 pub mod look_alikes;
 pub mod pins;
@@ -420,6 +422,25 @@ impl RunReport {
     pub fn scenario(&self, id: &str) -> Option<&ScenarioResult> {
         self.scenarios.iter().find(|result| result.id == id)
     }
+}
+
+/// The trace of `runs` as `trace.jsonl` lines: runs in the given order (suite order, then
+/// repetition), each run's calls in arrival order, then its final answer when it gave one.
+/// A run whose `index` is not a position in `scenarios` is left out.
+pub fn trace_lines(scenarios: &[Scenario], runs: &[ScenarioRun]) -> Vec<TraceLine> {
+    let mut lines = Vec::new();
+    for run in runs {
+        let Some(scenario) = scenarios.get(run.index) else {
+            continue;
+        };
+        for call in &run.trace {
+            lines.push(TraceLine::call(&scenario.id, run.repeat, call));
+        }
+        if let Some(answer) = run.agent.as_ref().and_then(|a| a.final_answer.as_ref()) {
+            lines.push(TraceLine::answer(&scenario.id, run.repeat, answer));
+        }
+    }
+    lines
 }
 
 #[cfg(test)]

@@ -110,16 +110,6 @@ fn set_hash<'a>(entries: impl Iterator<Item = (&'a String, &'a String)>) -> Stri
     sha256_hex(text.as_bytes())
 }
 
-/// The provider pin for an OpenAI-compatible endpoint: its host and port only.
-pub fn provider_of_endpoint(base_url: &str) -> String {
-    let rest = base_url
-        .split_once("://")
-        .map_or(base_url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = authority.rsplit('@').next().unwrap_or_default();
-    format!("openai-compatible {host}")
-}
-
 impl Pins {
     /// Pins a run of `scenarios` (loaded under `root`) against `catalog`.
     ///
@@ -341,14 +331,6 @@ pub(crate) mod tests {
         let mut current = pins();
         current.model = Some("m2".into());
         assert_eq!(current.subject_changes(&pins()), vec!["model `m` -> `m2`"]);
-    }
-
-    #[test]
-    fn provider_keeps_only_host_and_port() {
-        assert_eq!(
-            provider_of_endpoint("https://user:secret@api.example.com:8443/v1?key=x"),
-            "openai-compatible api.example.com:8443"
-        );
     }
 
     #[test]

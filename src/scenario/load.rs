@@ -15,7 +15,6 @@ use super::file::{AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFi
 use super::{AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PriorRef, ResultRef, Scenario};
 use crate::catalog::Catalog;
 use crate::scenario::assertion::Assertion;
-use crate::world;
 
 /// Loads every `*.json`, `*.yaml` and `*.yml` file under `dir` (recursively, in path order)
 /// and validates it. Fixture paths resolve against `root`.
@@ -180,7 +179,7 @@ fn validate(
         problems.add("prompt", None, "must not be empty");
     }
     let seed_state = root.join(&raw.seed_state);
-    let seeded = match world::load_fixture(&seed_state) {
+    let seeded = match super::load_fixture(&seed_state) {
         Ok(state) => Some(state),
         Err(error) => {
             problems.add(

@@ -7,6 +7,7 @@
 
 pub mod assertion;
 pub mod file;
+mod fixture;
 pub mod load;
 pub mod smoke;
 
@@ -18,6 +19,7 @@ use serde_json_path::JsonPath;
 
 use self::assertion::Assertion;
 
+pub use fixture::load_fixture;
 pub use load::{load_dir, load_file};
 pub use smoke::SmokeSet;
 

@@ -19,42 +19,10 @@ mod erp;
 mod sql;
 mod util;
 
-use std::path::Path;
-
-use anyhow::{Context as _, Result, bail};
 use serde_json::{Map, Value};
 
 /// The mock world's current time (RFC 3339, UTC); date tools and default timestamps use it.
 pub const FROZEN_NOW: &str = "2026-01-15T10:00:00Z";
-
-/// Reads a fixture: a JSON object whose values are collections (arrays of objects).
-///
-/// Errors: unreadable file, invalid JSON (with line and column), a top level that is not an
-/// object, or a collection that is not an array of objects.
-pub fn load_fixture(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read fixture `{}`", path.display()))?;
-    let state: Value = serde_json::from_str(&text)
-        .with_context(|| format!("fixture `{}` is not valid JSON", path.display()))?;
-    let Some(collections) = state.as_object() else {
-        bail!(
-            "fixture `{}` must be a JSON object of collections",
-            path.display()
-        );
-    };
-    for (name, collection) in collections {
-        let is_records = collection
-            .as_array()
-            .is_some_and(|records| records.iter().all(Value::is_object));
-        if !is_records {
-            bail!(
-                "fixture `{}`: `{name}` must be an array of objects",
-                path.display()
-            );
-        }
-    }
-    Ok(state)
-}
 
 /// The mutable mock state of one run.
 #[derive(Debug, Clone)]
@@ -63,7 +31,7 @@ pub struct World {
 }
 
 impl World {
-    /// A world seeded with `state` (a fixture as returned by [`load_fixture`]).
+    /// A world seeded with `state` (a fixture as [`crate::scenario::load_fixture`] returns it).
     pub fn new(state: &Value) -> World {
         World {
             state: state.as_object().cloned().unwrap_or_default(),
@@ -195,20 +163,5 @@ mod tests {
         let world = World::new(&json!({"contacts": [{"id": "C-002"}, {"id": "C-010"}]}));
         assert_eq!(world.next_id("contacts", "C-"), "C-011");
         assert_eq!(world.next_id("activities", "A-"), "A-001");
-    }
-
-    #[test]
-    fn fixture_must_be_an_object_of_record_arrays() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("f.json");
-        std::fs::write(&path, r#"{"contacts": [1, 2]}"#).expect("write");
-        let error = load_fixture(&path).expect_err("numbers are not records");
-        assert_eq!(
-            error.to_string(),
-            format!(
-                "fixture `{}`: `contacts` must be an array of objects",
-                path.display()
-            )
-        );
     }
 }

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use toolgate::agent::Agent;
 use toolgate::catalog::Catalog;
 use toolgate::harness::{ToolSet, WorldBackends};
-use toolgate::judge::{Judge, JudgeConfig, JudgeProvider};
+use toolgate::judge::{Judge, JudgeConfig};
+use toolgate::provider::Api;
 use toolgate::runner::{RunOptions, ScenarioRun, run_one};
 use toolgate::scenario::{Scenario, load_file};
 use toolgate::score::Outcome;
@@ -32,7 +33,7 @@ async fn judged(
     cache: Option<std::path::PathBuf>,
 ) -> ScenarioRun {
     let judge = Judge::new(JudgeConfig {
-        provider: JudgeProvider::Openai,
+        provider: Api::Openai,
         base_url: provider.base_url(),
         api_key: Some("sk-judge-canary".into()),
         model: "judge-1".into(),
@@ -114,7 +115,7 @@ async fn verdicts_are_cached_by_what_the_judge_saw() {
 #[test]
 fn the_judge_config_never_shows_its_key() {
     let config = JudgeConfig {
-        provider: JudgeProvider::Openai,
+        provider: Api::Openai,
         base_url: "http://127.0.0.1:1/v1".into(),
         api_key: Some("sk-judge-canary".into()),
         model: "judge-1".into(),
@@ -140,7 +141,7 @@ async fn a_failing_run_never_reaches_the_judge() {
         toolgate::agent::openai::OpenAiAgent::new(config).expect("config"),
     ));
     let judge = Judge::new(JudgeConfig {
-        provider: JudgeProvider::Openai,
+        provider: Api::Openai,
         base_url: judge_provider.base_url(),
         api_key: None,
         model: "judge-1".into(),
@@ -195,7 +196,7 @@ fn anthropic_reply(verdict: &str, reason: &str) -> ResponseTemplate {
 fn anthropic_judge(server: &MockServer, cache: Option<std::path::PathBuf>) -> Arc<Judge> {
     Arc::new(
         Judge::new(JudgeConfig {
-            provider: JudgeProvider::Anthropic,
+            provider: Api::Anthropic,
             base_url: server.uri(),
             api_key: Some("sk-ant-judge-canary".into()),
             model: "claude-judge".into(),
@@ -301,7 +302,7 @@ async fn judge_verdicts_are_cached_apart_per_provider() {
     let again = judged_by(&anthropic, &t2).await;
     let openai_judge = Arc::new(
         Judge::new(JudgeConfig {
-            provider: JudgeProvider::Openai,
+            provider: Api::Openai,
             base_url: openai.base_url(),
             api_key: None,
             model: "claude-judge".into(),

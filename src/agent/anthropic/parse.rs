@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::agent::openai::{CallArguments, CallNote, ParsedCall};
-use crate::agent::{AgentError, InvalidCallKind, Usage};
+use crate::agent::call::{CallArguments, CallNote, ParsedCall};
+use crate::agent::{InvalidCallKind, Usage};
+use crate::provider::ProviderError;
 
 /// One assistant turn read from a Messages response.
 #[derive(Debug, Clone)]
@@ -53,18 +54,20 @@ pub struct Block {
 
 /// Reads a (non-streamed) Messages response body.
 ///
-/// Errors (`AgentError::BadResponse`) when the body is not an object with a `content` array,
+/// Errors (`ProviderError::BadResponse`) when the body is not an object with a `content` array,
 /// naming the provider's `error.message` if it sent one.
-pub fn parse_message(body: &Value) -> Result<AnthropicTurn, AgentError> {
+pub fn parse_message(body: &Value) -> Result<AnthropicTurn, ProviderError> {
     let Some(body) = body.as_object() else {
-        return Err(AgentError::BadResponse("expected a JSON object".to_owned()));
+        return Err(ProviderError::BadResponse(
+            "expected a JSON object".to_owned(),
+        ));
     };
     let Some(Value::Array(content)) = body.get("content") else {
         let provider = body
             .get("error")
             .and_then(|error| error.get("message"))
             .and_then(Value::as_str);
-        return Err(AgentError::BadResponse(match provider {
+        return Err(ProviderError::BadResponse(match provider {
             Some(message) => format!("response has no `content`; provider error: {message}"),
             None => "response has no `content` array".to_owned(),
         }));
@@ -101,7 +104,7 @@ pub struct JoinedStream {
 /// are its `input_json_delta` pieces joined; empty pieces are no-ops; with no delta the start
 /// event's `input` stands. Text, thinking and signature deltas are applied to their blocks.
 /// Events of unknown types (`ping`, future ones) are skipped. Errors on an `error` event.
-pub fn join_stream(events: &[Value]) -> Result<JoinedStream, AgentError> {
+pub fn join_stream(events: &[Value]) -> Result<JoinedStream, ProviderError> {
     let mut blocks: BTreeMap<u64, Block> = BTreeMap::new();
     let mut stop_reason = None;
     let mut usage: Option<Usage> = None;
@@ -158,7 +161,7 @@ pub fn join_stream(events: &[Value]) -> Result<JoinedStream, AgentError> {
                     .and_then(|error| error.get("message"))
                     .and_then(Value::as_str)
                     .unwrap_or("no message");
-                return Err(AgentError::BadResponse(format!(
+                return Err(ProviderError::BadResponse(format!(
                     "stream error event: {message}"
                 )));
             }

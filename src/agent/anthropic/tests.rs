@@ -1,5 +1,6 @@
 //! Tests of the Anthropic agent against a scripted fake Messages API on loopback (wiremock).
 
+use crate::provider::ProviderError;
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
@@ -30,7 +31,10 @@ async fn provider(steps: Vec<ResponseTemplate>) -> MockServer {
     Mock::given(method("POST"))
         .and(path("/v1/messages"))
         .and(header("x-api-key", KEY))
-        .and(header("anthropic-version", API_VERSION))
+        .and(header(
+            "anthropic-version",
+            crate::provider::ANTHROPIC_VERSION,
+        ))
         .respond_with(Script(Mutex::new(steps.into())))
         .mount(&server)
         .await;
@@ -50,7 +54,7 @@ fn agent(server: &MockServer, adjust: impl FnOnce(&mut AnthropicConfig)) -> Anth
     };
     adjust(&mut config);
     let mut agent = AnthropicAgent::new(config).expect("valid config");
-    agent.http.backoff = crate::agent::http::Backoff {
+    agent.http.backoff = crate::provider::http::Backoff {
         base: Duration::from_millis(1),
         max: Duration::from_millis(4),
     };
@@ -276,7 +280,10 @@ async fn a_malformed_json_body_is_a_bad_response_without_retry() {
         .await
         .expect_err("malformed");
 
-    assert!(matches!(error, AgentError::BadResponse(_)), "{error}");
+    assert!(
+        matches!(error, AgentError::Provider(ProviderError::BadResponse(_))),
+        "{error}"
+    );
     assert_eq!(bodies(&server).await.len(), 1);
 }
 
@@ -311,6 +318,7 @@ fn from_env_reads_key_and_base_url_and_debug_hides_the_key() {
     assert_eq!(config.api_key.as_deref(), Some(KEY));
     assert!(!format!("{config:?}").contains(KEY));
     let default = AnthropicConfig::from_lookup("claude", |_| None);
+    assert_eq!(default.max_turns, 12);
     assert_eq!(default.base_url, "https://api.anthropic.com");
     assert_eq!(default.api_key, None);
 }

@@ -4,7 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::agent::{AgentError, InvalidCallKind, Usage};
+use crate::agent::call::{CallArguments, CallNote, ParsedCall};
+use crate::agent::{InvalidCallKind, Usage};
+use crate::provider::ProviderError;
 
 /// One assistant turn read from a chat-completions response body.
 #[derive(Debug, Clone)]
@@ -27,62 +29,20 @@ pub struct ParsedTurn {
     pub is_legacy_function_call: bool,
 }
 
-/// One tool call the model emitted.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ParsedCall {
-    /// The call id that the tool result must carry as `tool_call_id`; `None` for a legacy
-    /// `function_call` or when the provider sent no id.
-    pub id: Option<String>,
-    /// The tool name; empty when the provider sent none (a `missing_function` call).
-    pub name: String,
-    /// The decoded arguments, or why the call cannot be executed.
-    pub arguments: CallArguments,
-    /// Repairs and oddities seen while parsing, for the trace; empty for a clean call.
-    pub notes: Vec<CallNote>,
-}
-
-/// The arguments of a tool call after parsing.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CallArguments {
-    /// A JSON object: the call can be executed with it.
-    Valid(Map<String, Value>),
-    /// The call must not be executed; `raw` is the arguments text as sent, kept for the report.
-    Invalid { kind: InvalidCallKind, raw: String },
-}
-
-/// Something noteworthy about how a tool call was parsed. None of these makes a call invalid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallNote {
-    /// `arguments` was an empty or whitespace-only string and was read as `{}` (field case B10).
-    EmptyArgumentsString,
-    /// `arguments` was absent and was read as `{}`.
-    MissingArguments,
-    /// `arguments` came as a JSON object instead of a JSON string (some OpenAI-compatible servers).
-    DecodedArgumentsObject,
-    /// The arguments do not parse and end early, but nothing says generation hit the token
-    /// limit: "unparseable (possibly truncated)" (field case B14).
-    PossiblyTruncated,
-    /// A `tool_calls` entry of another type (e.g. `custom`, free-text input); not supported.
-    UnsupportedCallType,
-    /// The call id repeats an earlier call id of the same turn.
-    DuplicateId,
-}
-
 /// Reads a chat-completions response body.
 ///
 /// `request_max_tokens` is the `max_tokens` the request asked for: when the reported
 /// `completion_tokens` reach it, generation was cut off even if `finish_reason` says
 /// `tool_calls` (field case B14), just as with `finish_reason: "length"`.
 ///
-/// Only the first choice is read. Errors (`AgentError::BadResponse`) when the body has no
+/// Only the first choice is read. Errors (`ProviderError::BadResponse`) when the body has no
 /// `choices[0].message` object, naming the provider's `error.message` if it sent one.
 pub fn parse_response(
     body: &Value,
     request_max_tokens: Option<u32>,
-) -> Result<ParsedTurn, AgentError> {
+) -> Result<ParsedTurn, ProviderError> {
     let Some(body) = body.as_object() else {
-        return Err(AgentError::BadResponse(format!(
+        return Err(ProviderError::BadResponse(format!(
             "expected a JSON object, got {}",
             crate::json::json_type(body)
         )));
@@ -90,14 +50,14 @@ pub fn parse_response(
     let choice = match body.get("choices") {
         Some(Value::Array(choices)) if !choices.is_empty() => &choices[0],
         _ => {
-            return Err(AgentError::BadResponse(match error_message(body) {
+            return Err(ProviderError::BadResponse(match error_message(body) {
                 Some(message) => format!("response has no `choices`; provider error: {message}"),
                 None => "response has no `choices`".to_owned(),
             }));
         }
     };
     let Some(message) = choice.get("message").and_then(Value::as_object) else {
-        return Err(AgentError::BadResponse(
+        return Err(ProviderError::BadResponse(
             "`choices[0].message` is missing or not an object".to_owned(),
         ));
     };

@@ -1,5 +1,7 @@
 //! Tests of the OpenAI agent against a scripted fake provider on loopback (wiremock).
 
+use crate::agent::{InvalidCallKind, ToolObservation};
+use crate::provider::ProviderError;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -72,7 +74,7 @@ impl Provider {
 
     fn agent(&self, config: OpenAiConfig) -> OpenAiAgent {
         let mut agent = OpenAiAgent::new(config).expect("valid config");
-        agent.http.backoff = crate::agent::http::Backoff {
+        agent.http.backoff = crate::provider::http::Backoff {
             base: Duration::from_millis(1),
             max: Duration::from_millis(4),
         };
@@ -434,7 +436,10 @@ async fn gives_up_after_max_attempts_of_server_errors() {
         .expect_err("run fails");
 
     assert_eq!(error.to_string(), "provider returned HTTP 500: boom");
-    assert!(matches!(error, AgentError::Http { status: 500, .. }));
+    assert!(matches!(
+        error,
+        AgentError::Provider(ProviderError::Http { status: 500, .. })
+    ));
     assert_eq!(provider.request_count(), 3);
 }
 
@@ -480,7 +485,10 @@ async fn fails_on_a_malformed_json_body_without_retry() {
         error.to_string(),
         "provider response is not valid: body is not JSON (EOF while parsing a list at line 1 column 13): `{\"choices\": [`"
     );
-    assert!(matches!(error, AgentError::BadResponse(_)));
+    assert!(matches!(
+        error,
+        AgentError::Provider(ProviderError::BadResponse(_))
+    ));
     assert_eq!(provider.request_count(), 1);
 }
 
@@ -547,7 +555,7 @@ async fn reports_a_transport_error_after_retries_without_the_key() {
         ..OpenAiConfig::from_lookup("m", |_| None)
     };
     let mut agent = OpenAiAgent::new(config).expect("valid config");
-    agent.http.backoff = crate::agent::http::Backoff {
+    agent.http.backoff = crate::provider::http::Backoff {
         base: Duration::from_millis(1),
         max: Duration::from_millis(1),
     };
@@ -563,7 +571,10 @@ async fn reports_a_transport_error_after_retries_without_the_key() {
     );
     assert!(message.starts_with(&expected_start), "{message}");
     assert!(!message.contains(KEY));
-    assert!(matches!(error, AgentError::Transport(_)));
+    assert!(matches!(
+        error,
+        AgentError::Provider(ProviderError::Transport(_))
+    ));
 }
 
 #[test]
@@ -592,7 +603,8 @@ fn from_env_reads_key_and_base_url_with_defaults() {
     assert_eq!(config.base_url, "http://localhost:11434/v1");
     assert_eq!(config.api_key, None);
     assert_eq!(config.model, "llama3");
-    assert_eq!(config.max_turns, 20);
+    // Regression: the agent configs defaulted to 20 turns while the CLI and docs said 12.
+    assert_eq!(config.max_turns, 12);
     assert_eq!(config.max_attempts, 4);
 
     let default = OpenAiConfig::from_lookup("gpt", |_| None);

@@ -7,8 +7,8 @@ use super::*;
 use crate::gate::baseline::{BASELINE_SCHEMA_VERSION, BaselineKind, BaselineScenario};
 use crate::gate::metrics::Metrics;
 use crate::gate::quarantine;
+use crate::results::ScenarioKind;
 use crate::results::{ScenarioResult, Summary};
-use crate::scenario::ScenarioKind;
 
 pub(crate) fn report(outcomes: &[(&str, u8, Outcome)]) -> RunReport {
     let scenarios: Vec<ScenarioResult> = outcomes

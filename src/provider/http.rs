@@ -1,11 +1,11 @@
-//! The HTTP side shared by the model-backed agents: one JSON POST with bounded retries,
+//! The HTTP side shared by the model-backed agents and the judge: one JSON POST with bounded retries,
 //! exponential backoff with jitter, `Retry-After`, and error messages scrubbed of credentials.
 
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::agent::AgentError;
+use super::ProviderError;
 
 /// The longest wait a `Retry-After` header can impose before a retry.
 pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
@@ -79,7 +79,7 @@ pub(crate) struct Reply {
 
 /// One failed HTTP attempt.
 struct Failure {
-    error: AgentError,
+    error: ProviderError,
     /// Whether another attempt may succeed (429, 5xx, transport errors).
     is_retryable: bool,
     /// The provider's `Retry-After`, already capped.
@@ -90,7 +90,7 @@ impl JsonEndpoint {
     /// Checks `url` (http or https) and builds the HTTP client once.
     ///
     /// `provider` names the provider in errors (`OpenAI`, `Anthropic`); `base_url` is what the
-    /// user wrote; `secret` is the credential inside `headers`, never shown. Errors (`AgentError::Config`) on a bad URL, `max_attempts` of 0, or a client
+    /// user wrote; `secret` is the credential inside `headers`, never shown. Errors (`ProviderError::Config`) on a bad URL, `max_attempts` of 0, or a client
     /// that cannot be built (e.g. no CA certificates; set `SSL_CERT_FILE`).
     pub(crate) fn new(
         provider: &str,
@@ -100,21 +100,21 @@ impl JsonEndpoint {
         secret: Option<&str>,
         request_timeout: Duration,
         max_attempts: u32,
-    ) -> Result<Self, AgentError> {
+    ) -> Result<Self, ProviderError> {
         if max_attempts == 0 {
-            return Err(AgentError::Config(
+            return Err(ProviderError::Config(
                 "`max_attempts` must be at least 1".to_owned(),
             ));
         }
         let url = match reqwest::Url::parse(url) {
             Ok(url) if matches!(url.scheme(), "http" | "https") => url,
             Ok(_) => {
-                return Err(AgentError::Config(format!(
+                return Err(ProviderError::Config(format!(
                     "invalid {provider} base URL `{base_url}`: expected http or https"
                 )));
             }
             Err(error) => {
-                return Err(AgentError::Config(format!(
+                return Err(ProviderError::Config(format!(
                     "invalid {provider} base URL `{base_url}`: {error}"
                 )));
             }
@@ -124,7 +124,7 @@ impl JsonEndpoint {
             .map(|(name, value)| {
                 reqwest::header::HeaderName::from_bytes(name.as_bytes())
                     .map(|name| (name, value))
-                    .map_err(|_| AgentError::Config(format!("invalid header name `{name}`")))
+                    .map_err(|_| ProviderError::Config(format!("invalid header name `{name}`")))
             })
             .collect::<Result<_, _>>()?;
         crate::tls::install_crypto_provider();
@@ -132,7 +132,7 @@ impl JsonEndpoint {
             .timeout(request_timeout)
             .build()
             .map_err(|error| {
-                AgentError::Config(format!(
+                ProviderError::Config(format!(
                     "failed to build the HTTP client: {}",
                     chain(&error)
                 ))
@@ -153,7 +153,7 @@ impl JsonEndpoint {
     /// POSTs `body`, retrying 429, 5xx and transport errors (timeouts, resets) up to
     /// `max_attempts` attempts; waits `Retry-After` when the provider sends one, else the
     /// backoff. A body that is not JSON is not retried.
-    pub(crate) async fn post(&self, body: &Value) -> Result<Reply, AgentError> {
+    pub(crate) async fn post(&self, body: &Value) -> Result<Reply, ProviderError> {
         let mut attempt = 1;
         loop {
             let started = Instant::now();
@@ -198,7 +198,7 @@ impl JsonEndpoint {
         if !status.is_success() {
             let message = self.redact(&error_text(&bytes, status));
             return Err(Failure {
-                error: AgentError::Http {
+                error: ProviderError::Http {
                     status: status.as_u16(),
                     message,
                 },
@@ -208,7 +208,7 @@ impl JsonEndpoint {
             });
         }
         serde_json::from_slice(&bytes).map_err(|error| Failure {
-            error: AgentError::BadResponse(self.redact(&format!(
+            error: ProviderError::BadResponse(self.redact(&format!(
                 "body is not JSON ({error}): `{}`",
                 snippet(&String::from_utf8_lossy(&bytes))
             ))),
@@ -224,7 +224,7 @@ impl JsonEndpoint {
             chain(&error.without_url())
         };
         Failure {
-            error: AgentError::Transport(
+            error: ProviderError::Transport(
                 self.redact(&format!("failed to POST `{}`: {what}", self.url)),
             ),
             is_retryable: true,
@@ -292,17 +292,6 @@ pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// The host (and port, when given) of a base URL, for the results: never a path, query or
-/// credentials. `None` when the URL does not parse.
-pub fn url_host(base_url: &str) -> Option<String> {
-    let url = reqwest::Url::parse(base_url).ok()?;
-    let host = url.host_str()?;
-    Some(match url.port() {
-        Some(port) => format!("{host}:{port}"),
-        None => host.to_owned(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,19 +335,5 @@ mod tests {
             error_text(b"", reqwest::StatusCode::BAD_GATEWAY),
             "Bad Gateway"
         );
-    }
-
-    #[test]
-    fn url_host_keeps_host_and_port_only() {
-        assert_eq!(
-            url_host("https://user:pw@example.openai.azure.com/openai/deployments/x?api-version=1")
-                .as_deref(),
-            Some("example.openai.azure.com")
-        );
-        assert_eq!(
-            url_host("http://localhost:11434/v1").as_deref(),
-            Some("localhost:11434")
-        );
-        assert_eq!(url_host("not a url"), None);
     }
 }

@@ -1,0 +1,25 @@
+//! Every default a run starts from, in one place: the CLI, `toolgate.yaml`, the agents, the
+//! judge and the runner all read these, so a default can never differ between them.
+
+use std::time::Duration;
+
+/// Model responses per run before it ends with `hit_turn_limit` (`--max-turns`).
+pub const MAX_TURNS: u32 = 12;
+
+/// Wall-time limit of one HTTP request to a provider (`request_timeout`).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Attempts per provider request; 429, 5xx and timeouts are retried (`max_attempts`).
+pub const MAX_ATTEMPTS: u32 = 4;
+
+/// Wall-time limit of one scenario run (`--timeout`); past it the run is `errored`.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Wall-time limit of one tool call.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Scenario runs at the same time (`--concurrency`). Runs wait on the model, not the CPU, so
+/// this is well above a CI runner's core count; it starts the whole smoke set (36 scenarios)
+/// in one wave, so the smoke run takes about as long as its longest scenario. Providers that
+/// answer 429 are retried with backoff.
+pub const CONCURRENCY: usize = 64;

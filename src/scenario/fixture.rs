@@ -1,0 +1,55 @@
+//! Fixtures: the seeded start state a scenario names in `seed_state`.
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result, bail};
+use serde_json::Value;
+
+/// Reads a fixture: a JSON object whose values are collections (arrays of objects).
+///
+/// Errors: unreadable file, invalid JSON (with line and column), a top level that is not an
+/// object, or a collection that is not an array of objects.
+pub fn load_fixture(path: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read fixture `{}`", path.display()))?;
+    let state: Value = serde_json::from_str(&text)
+        .with_context(|| format!("fixture `{}` is not valid JSON", path.display()))?;
+    let Some(collections) = state.as_object() else {
+        bail!(
+            "fixture `{}` must be a JSON object of collections",
+            path.display()
+        );
+    };
+    for (name, collection) in collections {
+        let is_records = collection
+            .as_array()
+            .is_some_and(|records| records.iter().all(Value::is_object));
+        if !is_records {
+            bail!(
+                "fixture `{}`: `{name}` must be an array of objects",
+                path.display()
+            );
+        }
+    }
+    Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixture_must_be_an_object_of_record_arrays() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("f.json");
+        std::fs::write(&path, r#"{"contacts": [1, 2]}"#).expect("write");
+        let error = load_fixture(&path).expect_err("numbers are not records");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "fixture `{}`: `contacts` must be an array of objects",
+                path.display()
+            )
+        );
+    }
+}
