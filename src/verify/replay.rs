@@ -14,7 +14,9 @@ use crate::trace::CallRecord;
 /// final state. Tool errors are recorded like any agent's, never returned.
 ///
 /// The world backend answers without waiting, so the harness's futures complete on their
-/// first poll and a plain executor drives them on the caller's thread.
+/// first poll and a plain executor drives them on the caller's thread. They run outside
+/// tokio's cooperative budget: on a thread inside a runtime an exhausted budget would make the
+/// harness's lock yield forever to a scheduler that this executor never runs.
 pub fn replay(
     scenario: &Scenario,
     calls: &[PlannedCall],
@@ -23,10 +25,10 @@ pub fn replay(
 ) -> (Vec<CallRecord>, Option<Value>) {
     let backend = WorldBackend::new(Arc::clone(tools), seeded);
     let harness = Harness::new(Box::new(backend), scenario.faults.clone());
-    futures::executor::block_on(async {
+    futures::executor::block_on(tokio::task::unconstrained(async {
         for call in calls {
             harness.call(&call.tool, call.arguments.clone()).await;
         }
         (harness.trace(), harness.state().await)
-    })
+    }))
 }
