@@ -78,6 +78,7 @@ fn run(probabilities: &[f64], rng: &mut Rng) -> RunReport {
         .iter()
         .enumerate()
         .map(|(i, &p)| ScenarioResult {
+            lines: Default::default(),
             id: id(i),
             tier: 1,
             kind: ScenarioKind::SingleCall,

@@ -229,8 +229,9 @@ fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
             let in_root = &pins.scenarios.get(&result.id)?.path;
             let file = repository_path(root, in_root);
             let check = result.checks.iter().find(|c| !c.passed);
-            let text = std::fs::read_to_string(root.join(in_root)).unwrap_or_default();
-            let line = check.map_or(1, |c| locate(&text, &c.subject));
+            let line = check
+                .and_then(|c| result.lines.get(&c.subject).copied())
+                .unwrap_or(1);
             Some(Annotation {
                 file,
                 line,
@@ -254,33 +255,6 @@ fn repository_path(root: &Path, path: &str) -> String {
         .collect();
     parts.push(path.to_string());
     parts.join("/")
-}
-
-/// The 1-based line of a check's subject in a scenario file: `expected_calls[i]` is the line
-/// of the `i`-th `tool` key after `expected_calls`; other subjects the line of their
-/// top-level key; 1 when not found.
-fn locate(text: &str, subject: &str) -> usize {
-    let key = subject.split(['[', ' ']).next().unwrap_or(subject);
-    let is_key = |line: &str, key: &str| {
-        let line = line.trim_start_matches([' ', '\t', '-', '{', '[']);
-        line.starts_with(&format!("\"{key}\"")) || line.starts_with(&format!("{key}:"))
-    };
-    let Some(start) = text.lines().position(|line| is_key(line, key)) else {
-        return 1;
-    };
-    let index: Option<usize> = subject
-        .split_once('[')
-        .and_then(|(_, rest)| rest.split(']').next()?.parse().ok());
-    match index {
-        Some(index) if key == "expected_calls" => text
-            .lines()
-            .enumerate()
-            .skip(start + 1)
-            .filter(|(_, line)| is_key(line, "tool"))
-            .nth(index)
-            .map_or(start + 1, |(i, _)| i + 1),
-        _ => start + 1,
-    }
 }
 
 /// Posts the sticky comment; every failure is a warning line, never an error.
@@ -382,7 +356,7 @@ pub(super) fn merge_command(args: &MergeArgs, out: &mut dyn Write) -> Result<Exi
 mod tests {
     use std::path::Path;
 
-    use super::{locate, repository_path};
+    use super::repository_path;
 
     #[test]
     fn annotation_paths_are_relative_to_the_repository() {
@@ -394,16 +368,5 @@ mod tests {
             repository_path(Path::new("./evals"), "scenarios/a.json"),
             "evals/scenarios/a.json"
         );
-    }
-
-    #[test]
-    fn locates_expected_calls_by_index_in_json_and_yaml() {
-        let json = "{\n  \"id\": \"T2-007\",\n  \"expected_calls\": [\n    {\"tool\": \"a\"},\n    {\"tool\": \"b\"}\n  ],\n  \"max_calls\": 3\n}\n";
-        assert_eq!(locate(json, "expected_calls[1]"), 5);
-        assert_eq!(locate(json, "max_calls"), 7);
-        let yaml = "id: T1-002\nexpected_calls:\n  - tool: a\n  - tool: b\nfinal_state_assertions:\n  - x == 1\n";
-        assert_eq!(locate(yaml, "expected_calls[0]"), 3);
-        assert_eq!(locate(yaml, "final_state_assertions[0] `x == 1`"), 5);
-        assert_eq!(locate(yaml, "nothing"), 1);
     }
 }

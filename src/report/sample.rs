@@ -28,6 +28,7 @@ fn result(
     checks: Vec<Check>,
 ) -> ScenarioResult {
     ScenarioResult {
+        lines: Default::default(),
         id: id.into(),
         tier,
         kind,

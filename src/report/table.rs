@@ -299,6 +299,7 @@ mod tests {
 
     fn result(id: &str, tier: u8, outcome: Outcome, checks: Vec<Check>) -> ScenarioResult {
         ScenarioResult {
+            lines: Default::default(),
             id: id.into(),
             tier,
             kind: ScenarioKind::MultiStep,

@@ -163,6 +163,10 @@ pub struct ScenarioResult {
     /// Tokens, requests and model latency, for model-backed agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The 1-based line in the scenario file of each failing check's subject, by subject;
+    /// empty for a passing run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub lines: BTreeMap<String, usize>,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -331,6 +335,17 @@ impl RunReport {
                     .as_ref()
                     .map(|score| score.checks.clone())
                     .unwrap_or_default(),
+                lines: run
+                    .score
+                    .iter()
+                    .flat_map(|score| score.failures())
+                    .map(|check| {
+                        (
+                            check.subject.clone(),
+                            scenario.lines.line_of(&check.subject),
+                        )
+                    })
+                    .collect(),
                 final_answer: run
                     .agent
                     .as_ref()
@@ -449,6 +464,7 @@ mod tests {
 
     fn result(id: &str, repeat: u32, outcome: Outcome) -> ScenarioResult {
         ScenarioResult {
+            lines: Default::default(),
             id: id.to_owned(),
             tier: 1,
             kind: ScenarioKind::SingleCall,

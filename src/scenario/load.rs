@@ -11,10 +11,12 @@ use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
+use super::assertion::Assertion;
 use super::file::{AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFile, ScenarioFile};
-use super::{AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PriorRef, ResultRef, Scenario};
+use super::{
+    AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PriorRef, ResultRef, Scenario, SourceLines,
+};
 use crate::catalog::Catalog;
-use crate::scenario::assertion::Assertion;
 
 /// Loads every `*.json`, `*.yaml` and `*.yml` file under `dir` (recursively, in path order)
 /// and validates it. Fixture paths resolve against `root`.
@@ -302,6 +304,7 @@ fn validate(
     }
 
     Some(Scenario {
+        lines: SourceLines::index(problems.text),
         id: raw.id,
         tier,
         kind: raw.kind,

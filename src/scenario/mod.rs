@@ -10,6 +10,7 @@ pub mod file;
 mod fixture;
 pub mod load;
 pub mod smoke;
+mod source;
 
 use std::path::PathBuf;
 
@@ -22,6 +23,7 @@ use self::assertion::Assertion;
 pub use fixture::load_fixture;
 pub use load::{load_dir, load_file};
 pub use smoke::SmokeSet;
+pub use source::SourceLines;
 
 /// The complexity tier of a scenario, 1..=5 (single tool, sequential, parallel, conditional,
 /// adversarial). Tier 5 is gated with zero tolerance.
@@ -235,6 +237,8 @@ pub struct Scenario {
     pub seed_state_name: String,
     /// The fixture's state, read and checked once at load and shared by every run.
     pub seeded: std::sync::Arc<Value>,
+    /// Where the file's keys and expected calls are, for pointing at a check's subject.
+    pub lines: SourceLines,
     /// The expected calls, in file order.
     pub expected_calls: Vec<ExpectedCall>,
     /// How matched calls must be ordered.
