@@ -996,7 +996,7 @@ mod field_case_tests {
         let finding = crate::lint::schema::structured_text_mismatch("x", &reply)
             .expect("the copies disagree");
         assert_eq!(
-            (finding.check, finding.severity),
+            (finding.check.as_str(), finding.severity),
             ("structured_text_mismatch", crate::lint::Severity::Info)
         );
         assert_eq!(

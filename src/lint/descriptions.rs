@@ -7,6 +7,7 @@
 //! parameters, examples); they flag what a reviewer should look at, not a verdict. The optional
 //! LLM judge scoring each component is [`judge`](super::judge).
 
+use super::checks::CheckId;
 use serde_json::Value;
 
 use super::schema::matches_type;
@@ -236,7 +237,7 @@ pub fn check_tool(tool: &ToolRef<'_>, out: &mut Vec<Finding>) {
 
     if let Some(reason) = unclear_purpose(tool.name, description, &words) {
         out.push(Finding::tool(
-            "unclear_purpose",
+            CheckId::UnclearPurpose,
             Severity::Warning,
             tool,
             "/description",
@@ -251,7 +252,7 @@ pub fn check_tool(tool: &ToolRef<'_>, out: &mut Vec<Finding>) {
     }
     if !has_any(&words, USAGE_CUES) {
         out.push(Finding::tool(
-            "missing_usage_guidance",
+            CheckId::MissingUsageGuidance,
             Severity::Info,
             tool,
             "/description",
@@ -261,7 +262,7 @@ pub fn check_tool(tool: &ToolRef<'_>, out: &mut Vec<Finding>) {
     }
     if !has_any(&words, LIMIT_CUES) {
         out.push(Finding::tool(
-            "unstated_limitations",
+            CheckId::UnstatedLimitations,
             Severity::Info,
             tool,
             "/description",
@@ -282,7 +283,7 @@ pub fn check_tool(tool: &ToolRef<'_>, out: &mut Vec<Finding>) {
             reasons.push("does not say what the tool returns".to_owned());
         }
         out.push(Finding::tool(
-            "underspecified",
+            CheckId::Underspecified,
             Severity::Info,
             tool,
             "/description",
@@ -417,7 +418,7 @@ fn check_opaque_parameters(
         .collect();
     if !opaque.is_empty() && opaque.len() * 2 > parameters.len() {
         out.push(Finding::tool(
-            "opaque_parameters",
+            CheckId::OpaqueParameters,
             Severity::Warning,
             tool,
             "/inputSchema/properties",
@@ -452,7 +453,7 @@ fn check_exemplars(
         for (index, example) in examples.iter().enumerate() {
             if let Some(reason) = contradicts(parameter.schema, example) {
                 out.push(Finding::tool(
-                    "exemplar_issues",
+                    CheckId::ExemplarIssues,
                     Severity::Warning,
                     tool,
                     format!("{pointer}/examples/{index}"),
@@ -465,7 +466,7 @@ fn check_exemplars(
             && let Some(reason) = contradicts(parameter.schema, default)
         {
             out.push(Finding::tool(
-                "exemplar_issues",
+                CheckId::ExemplarIssues,
                 Severity::Warning,
                 tool,
                 format!("{pointer}/default"),
@@ -489,7 +490,7 @@ fn check_exemplars(
     }
     if !unexemplified.is_empty() && !described_example {
         out.push(Finding::tool(
-            "exemplar_issues",
+            CheckId::ExemplarIssues,
             Severity::Info,
             tool,
             "/inputSchema/properties",
@@ -531,7 +532,7 @@ mod tests {
         };
         let mut out = Vec::new();
         check_tool(&tool, &mut out);
-        out.iter().map(|f| (f.check, f.severity)).collect()
+        out.iter().map(|f| (f.check.as_str(), f.severity)).collect()
     }
 
     #[test]

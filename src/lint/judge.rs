@@ -10,6 +10,7 @@
 //! description and input schema. The provider and HTTP code is the scoring judge's
 //! ([`crate::judge`]).
 
+use super::checks::CheckId;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -24,35 +25,35 @@ pub const PASSING_SCORE: u8 = 3;
 
 /// The six components, in report order: the key the judge answers with, the finding's check
 /// id, and what the judge is asked about it.
-pub const COMPONENTS: [(&str, &str, &str); 6] = [
+pub const COMPONENTS: [(&str, CheckId, &str); 6] = [
     (
         "purpose",
-        "judge_unclear_purpose",
+        CheckId::JudgeUnclearPurpose,
         "Does it state clearly what the tool does?",
     ),
     (
         "usage_guidance",
-        "judge_missing_usage_guidance",
+        CheckId::JudgeMissingUsageGuidance,
         "Does it say when to use the tool (and when to use another one instead)?",
     ),
     (
         "limitations",
-        "judge_unstated_limitations",
+        CheckId::JudgeUnstatedLimitations,
         "Does it state limits, preconditions, side effects or errors?",
     ),
     (
         "parameters",
-        "judge_opaque_parameters",
+        CheckId::JudgeOpaqueParameters,
         "Do the description and the parameter descriptions say what each parameter means and which values it takes?",
     ),
     (
         "completeness",
-        "judge_underspecified",
+        CheckId::JudgeUnderspecified,
         "Is it complete: what the tool returns, units, formats?",
     ),
     (
         "examples",
-        "judge_exemplar_issues",
+        CheckId::JudgeExemplarIssues,
         "Where an example would help, is there one, and does it agree with the schema?",
     ),
 ];
@@ -186,7 +187,7 @@ pub fn findings(tool: &ToolRef<'_>, scores: &BTreeMap<String, ComponentScore>) -
             let scored = scores.get(*component)?;
             (scored.score < PASSING_SCORE).then(|| {
                 let mut finding = Finding::tool(
-                    check,
+                    *check,
                     Severity::Warning,
                     tool,
                     "/description",

@@ -8,6 +8,7 @@
 //!
 //! Every check is deterministic and pure; only [`sources`] does I/O.
 
+pub mod checks;
 pub mod descriptions;
 pub mod drift;
 pub mod judge;
@@ -20,6 +21,7 @@ pub mod similarity;
 pub mod sources;
 pub mod tokens;
 
+use checks::CheckId;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -107,8 +109,8 @@ impl FindingSource {
 /// One problem found in a catalog.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
-    /// Stable check id, `snake_case` (e.g. `unresolved_ref`); see `docs/lint.md` for the list.
-    pub check: &'static str,
+    /// Which check found it (its id is stable, `snake_case`; see `docs/lint.md`).
+    pub check: CheckId,
     /// How serious it is.
     pub severity: Severity,
     /// The server the tool came from; `None` for catalog-wide findings.
@@ -132,7 +134,7 @@ pub struct Finding {
 impl Finding {
     /// A finding about `tool`, at `pointer` into its definition.
     pub fn tool(
-        check: &'static str,
+        check: CheckId,
         severity: Severity,
         tool: &ToolRef<'_>,
         pointer: impl Into<String>,
@@ -154,7 +156,7 @@ impl Finding {
 
     /// A finding about the whole catalog (or a server, when `server` is set).
     pub fn catalog(
-        check: &'static str,
+        check: CheckId,
         severity: Severity,
         server: Option<&str>,
         message: impl Into<String>,

@@ -6,6 +6,7 @@
 //! request; Anthropic requires `^[a-zA-Z0-9_-]{1,128}$` for tool names and
 //! `^[a-zA-Z0-9_.-]{1,64}$` for property keys.
 
+use super::checks::CheckId;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -89,7 +90,7 @@ pub fn check_tool(tool: &ToolRef<'_>, profiles: &[Profile], out: &mut Vec<Findin
     match tool.definition.get("name").and_then(Value::as_str) {
         None | Some("") => {
             out.push(Finding::tool(
-                "missing_tool_name",
+                CheckId::MissingToolName,
                 Severity::Error,
                 tool,
                 "/name",
@@ -120,7 +121,7 @@ fn check_name(tool: &ToolRef<'_>, name: &str, rule: &NameRule, out: &mut Vec<Fin
         let unique: Vec<String> = bad.iter().map(|c| format!("`{c}`")).collect();
         out.push(
             Finding::tool(
-                "invalid_tool_name",
+                CheckId::InvalidToolName,
                 rule.severity,
                 tool,
                 "/name",
@@ -141,7 +142,7 @@ fn check_name(tool: &ToolRef<'_>, name: &str, rule: &NameRule, out: &mut Vec<Fin
     if chars > rule.max_chars {
         out.push(
             Finding::tool(
-                "tool_name_too_long",
+                CheckId::ToolNameTooLong,
                 rule.severity,
                 tool,
                 "/name",
@@ -187,7 +188,7 @@ fn check_property_keys(
             if !valid {
                 out.push(
                     Finding::tool(
-                        "invalid_property_key",
+                        CheckId::InvalidPropertyKey,
                         Severity::Error,
                         tool,
                         at.clone(),
@@ -229,7 +230,7 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
         }
         let listed: Vec<String> = servers.iter().map(|server| format!("`{server}`")).collect();
         out.push(Finding {
-            check: "duplicate_tool_name",
+            check: CheckId::DuplicateToolName,
             severity: Severity::Error,
             server: None,
             tool: Some(name.to_owned()),
@@ -250,7 +251,7 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
         if tools.len() > limit {
             out.push(
                 Finding::catalog(
-                    "too_many_tools",
+                    CheckId::TooManyTools,
                     Severity::Error,
                     None,
                     format!(
@@ -285,7 +286,7 @@ mod tests {
         let mut out = Vec::new();
         check_tool(&tool, &ALL, &mut out);
         out.iter()
-            .map(|f| (f.check, f.severity, f.profile))
+            .map(|f| (f.check.as_str(), f.severity, f.profile))
             .collect()
     }
 
@@ -352,7 +353,7 @@ mod tests {
         check_tool(&tool, &ALL, &mut out);
         let found: Vec<_> = out
             .iter()
-            .map(|f| (f.check, f.severity, f.pointer.as_str(), f.profile))
+            .map(|f| (f.check.as_str(), f.severity, f.pointer.as_str(), f.profile))
             .collect();
         assert_eq!(
             found,
@@ -394,7 +395,7 @@ mod tests {
         check_catalog(&tools, &ALL, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(
-            (out[0].check, out[0].severity),
+            (out[0].check.as_str(), out[0].severity),
             ("duplicate_tool_name", Severity::Error)
         );
         assert_eq!(
@@ -421,7 +422,7 @@ mod tests {
         check_catalog(&tools, &ALL, &mut out);
         let found: Vec<_> = out
             .iter()
-            .map(|f| (f.check, f.severity, f.profile))
+            .map(|f| (f.check.as_str(), f.severity, f.profile))
             .collect();
         assert_eq!(
             found,

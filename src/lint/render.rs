@@ -32,7 +32,7 @@ pub fn render_table(report: &LintReport) -> String {
             };
             table.add_row([
                 finding.severity.as_str(),
-                finding.check,
+                finding.check.as_str(),
                 &tool,
                 pointer,
                 &format!("{}\nfix: {}", finding.message, finding.hint),

@@ -1,5 +1,6 @@
 //! Runs every check over a loaded catalog and collects the report.
 
+use super::checks::CheckId;
 use serde_json::Value;
 
 use super::{
@@ -20,7 +21,7 @@ pub fn lint(catalog: &LoadedCatalog, options: &LintOptions) -> LintReport {
     for tool in &tools {
         if !tool.definition.is_object() {
             findings.push(Finding::tool(
-                "tool_not_an_object",
+                CheckId::ToolNotAnObject,
                 Severity::Error,
                 tool,
                 "",
@@ -110,7 +111,7 @@ mod tests {
             .findings
             .iter()
             .filter(|f| f.severity == Severity::Error)
-            .map(|f| (f.check, f.tool.as_deref()))
+            .map(|f| (f.check.as_str(), f.tool.as_deref()))
             .collect();
         assert_eq!(
             errors,
@@ -135,7 +136,7 @@ mod tests {
             .findings
             .iter()
             .filter(|f| f.severity > Severity::Info)
-            .map(|f| format!("{} {:?} {}", f.check, f.tool, f.message))
+            .map(|f| format!("{} {:?} {}", f.check.as_str(), f.tool, f.message))
             .collect();
         assert_eq!(serious, Vec::<String>::new());
         assert!(report.tokens.total > 0);

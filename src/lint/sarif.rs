@@ -117,51 +117,6 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// A one-line description of each check, for the SARIF rule list.
-fn rule_description(check: &str) -> &'static str {
-    match check {
-        "missing_input_schema" => "The tool has no inputSchema.",
-        "input_schema_root_not_object" => "The input schema's root is not an object schema.",
-        "output_schema_root_not_object" => "The output schema's root is not an object schema.",
-        "invalid_schema" => "The schema is not valid JSON Schema (draft 2020-12).",
-        "unresolved_ref" => "A $ref points at nothing in its schema.",
-        "remote_ref" => "A $ref points outside the schema; it is never fetched.",
-        "recursive_schema" => "A $ref refers to an enclosing schema.",
-        "required_not_in_properties" => "`required` names a property that is not defined.",
-        "array_missing_items" => "An array schema has no `items`.",
-        "object_missing_properties" => "An object schema has no `properties`.",
-        "property_not_a_schema" => "A property's value is not a schema.",
-        "enum_type_mismatch" => "An enum value does not match the schema's type.",
-        "missing_parameter_description" => "A parameter has no description.",
-        "nonstandard_$schema" => "`$schema` is not a JSON Schema dialect URI.",
-        "missing_tool_name" => "The tool has no name.",
-        "invalid_tool_name" => "The tool name has characters a provider rejects.",
-        "tool_name_too_long" => "The tool name is longer than a provider accepts.",
-        "invalid_property_key" => "A property key has characters or a length a provider rejects.",
-        "duplicate_tool_name" => "Two tools share a name.",
-        "too_many_tools" => "The catalog has more tools than a provider accepts per request.",
-        "unclear_purpose" => "The description does not state what the tool does.",
-        "missing_usage_guidance" => "The description does not say when to use the tool.",
-        "unstated_limitations" => "The description states no limits or errors.",
-        "opaque_parameters" => "Most parameters say little beyond their names.",
-        "underspecified" => "The description is short or does not say what the tool returns.",
-        "exemplar_issues" => "Examples are missing or contradict the schema.",
-        "judge_unclear_purpose" => "The description judge: the purpose is unclear.",
-        "judge_missing_usage_guidance" => "The description judge: no guidance on when to use it.",
-        "judge_unstated_limitations" => "The description judge: limits and errors are unstated.",
-        "judge_opaque_parameters" => "The description judge: the parameters are opaque.",
-        "judge_underspecified" => "The description judge: the description is incomplete.",
-        "judge_exemplar_issues" => "The description judge: examples are missing or wrong.",
-        "look_alike_tools" => "Two tools are too similar to tell apart.",
-        "token_budget_exceeded" => "The catalog costs more tokens than the budget.",
-        "tool_token_budget_exceeded" => "A tool costs more tokens than the per-tool budget.",
-        "tool_not_an_object" => "A tools/list entry is not an object.",
-        "pagination_stopped" => "tools/list paging stopped early or irregularly.",
-        "server_unreachable" => "A server could not be reached or listed.",
-        _ => "A catalog readiness finding.",
-    }
-}
-
 /// The 1-based line in `text` where the tool named `tool` is defined (its `"name"` line), or 1.
 fn line_of(text: &str, tool: &str) -> usize {
     let quoted = format!("\"{tool}\"");
@@ -206,13 +161,16 @@ pub fn render(report: &LintReport, origin: Option<(&Path, &str)>) -> String {
     let mut rules: Vec<Rule> = Vec::new();
     let mut results = Vec::new();
     for finding in &report.findings {
-        let rule_index = match rules.iter().position(|rule| rule.id == finding.check) {
+        let rule_index = match rules
+            .iter()
+            .position(|rule| rule.id == finding.check.as_str())
+        {
             Some(index) => index,
             None => {
                 rules.push(Rule {
-                    id: finding.check,
+                    id: finding.check.as_str(),
                     short_description: Text {
-                        text: rule_description(finding.check).to_owned(),
+                        text: finding.check.description().to_owned(),
                     },
                     default_configuration: Configuration {
                         level: level(finding.severity),
@@ -229,7 +187,7 @@ pub fn render(report: &LintReport, origin: Option<(&Path, &str)>) -> String {
             finding.pointer
         );
         results.push(SarifResult {
-            rule_id: finding.check,
+            rule_id: finding.check.as_str(),
             rule_index,
             level: level(finding.severity),
             message: Text {

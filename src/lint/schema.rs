@@ -4,6 +4,7 @@
 //! Each tool is checked on its own, so one broken schema never hides the others. `$ref`s are
 //! resolved locally; nothing is ever fetched (`jsonschema` is built without its HTTP resolver).
 
+use super::checks::CheckId;
 use serde_json::Value;
 
 use super::{Finding, FindingSource, Profile, Severity, ToolRef, pointer_token};
@@ -28,7 +29,7 @@ pub fn check_tool(tool: &ToolRef<'_>, profiles: &[Profile], out: &mut Vec<Findin
     let strict = profiles.contains(&Profile::OpenaiStrict);
     match tool.definition.get("inputSchema") {
         None => out.push(Finding::tool(
-            "missing_input_schema",
+            CheckId::MissingInputSchema,
             Severity::Error,
             tool,
             "",
@@ -43,7 +44,7 @@ pub fn check_tool(tool: &ToolRef<'_>, profiles: &[Profile], out: &mut Vec<Findin
                     other => format!("is {}, not a schema object", kind(other)),
                 };
                 out.push(Finding::tool(
-                    "input_schema_root_not_object",
+                    CheckId::InputSchemaRootNotObject,
                     Severity::Error,
                     tool,
                     "/inputSchema",
@@ -60,7 +61,7 @@ pub fn check_tool(tool: &ToolRef<'_>, profiles: &[Profile], out: &mut Vec<Findin
     if let Some(schema) = tool.definition.get("outputSchema") {
         if !is_object_schema(schema) {
             out.push(Finding::tool(
-                "output_schema_root_not_object",
+                CheckId::OutputSchemaRootNotObject,
                 Severity::Error,
                 tool,
                 "/outputSchema",
@@ -85,7 +86,7 @@ pub fn structured_text_mismatch(tool: &str, reply: &ToolReply) -> Option<Finding
         return None;
     }
     Some(Finding {
-        check: "structured_text_mismatch",
+        check: CheckId::StructuredTextMismatch,
         severity: Severity::Info,
         server: None,
         tool: Some(tool.to_owned()),
@@ -131,7 +132,7 @@ fn check_parameter_descriptions(tool: &ToolRef<'_>, schema: &Value, out: &mut Ve
         let referenced = property.contains_key("$ref");
         if !described && !referenced {
             out.push(Finding::tool(
-                "missing_parameter_description",
+                CheckId::MissingParameterDescription,
                 Severity::Warning,
                 tool,
                 format!("/inputSchema/properties/{}", pointer_token(name)),
@@ -188,7 +189,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
 
     fn push(
         &mut self,
-        check: &'static str,
+        check: CheckId,
         severity: Severity,
         pointer: &str,
         message: String,
@@ -213,7 +214,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
             .is_some_and(|uri| KNOWN_DIALECTS.contains(&uri.trim_end_matches('#')));
         if !known {
             self.push(
-                "nonstandard_$schema",
+                CheckId::NonstandardSchema,
                 Severity::Warning,
                 "/$schema",
                 format!("`$schema` is {dialect}, not a JSON Schema dialect; some clients try to download it and drop the tool"),
@@ -242,7 +243,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
             && !object.contains_key("prefixItems")
         {
             self.push(
-                "array_missing_items",
+                CheckId::ArrayMissingItems,
                 if self.strict { Severity::Error } else { Severity::Warning },
                 &pointer,
                 "an array without `items`: the model cannot tell what the elements are, and strict clients drop the tool".to_owned(),
@@ -261,7 +262,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
         .any(|key| object.contains_key(*key));
         if types.contains(&"object") && !object.contains_key("properties") && !composed {
             self.push(
-                "object_missing_properties",
+                CheckId::ObjectMissingProperties,
                 if self.strict { Severity::Error } else { Severity::Warning },
                 &pointer,
                 "an object without `properties`; OpenAI rejects it (\"object schema missing properties\")".to_owned(),
@@ -308,7 +309,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
                 let child_pointer = format!("{pointer}/{key}/{}", pointer_token(name));
                 if key == "properties" && !child.is_object() && !child.is_boolean() {
                     self.push(
-                        "property_not_a_schema",
+                        CheckId::PropertyNotASchema,
                         Severity::Error,
                         &child_pointer,
                         format!(
@@ -347,7 +348,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
         let at = format!("{pointer}/$ref");
         let Some(reference) = reference.as_str() else {
             self.push(
-                "invalid_schema",
+                CheckId::InvalidSchema,
                 Severity::Error,
                 &at,
                 format!("`$ref` is {}, not a string", kind(reference)),
@@ -358,7 +359,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
         let Some(fragment) = reference.strip_prefix('#') else {
             self.has_unresolved_ref = true;
             self.push(
-                "remote_ref",
+                CheckId::RemoteRef,
                 Severity::Warning,
                 &at,
                 format!("`$ref` `{reference}` points outside the schema; clients will not fetch it (toolgate never does)"),
@@ -376,7 +377,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
         let Some(target) = target else {
             self.has_unresolved_ref = true;
             self.push(
-                "unresolved_ref",
+                CheckId::UnresolvedRef,
                 Severity::Error,
                 &at,
                 format!("`$ref` `{reference}` points at nothing in this schema"),
@@ -386,7 +387,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
         };
         if is_within(pointer, &target) {
             self.push(
-                "recursive_schema",
+                CheckId::RecursiveSchema,
                 Severity::Info,
                 &at,
                 format!("`$ref` `{reference}` is recursive; some clients cannot expand it"),
@@ -413,7 +414,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
             };
             if !properties.is_some_and(|properties| properties.contains_key(name)) {
                 self.push(
-                    "required_not_in_properties",
+                    CheckId::RequiredNotInProperties,
                     Severity::Error,
                     &format!("{pointer}/required/{index}"),
                     format!("`required` names `{name}`, which is not in `properties`; Gemini rejects the tool and it is usually a typo"),
@@ -438,7 +439,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
         for (index, value) in values.iter().enumerate() {
             if !types.iter().any(|ty| matches_type(value, ty)) {
                 self.push(
-                    "enum_type_mismatch",
+                    CheckId::EnumTypeMismatch,
                     Severity::Error,
                     &format!("{pointer}/enum/{index}"),
                     format!(
@@ -479,7 +480,7 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
             .any(|finding| finding.severity == Severity::Error && finding.pointer == full);
         if !reported {
             self.push(
-                "invalid_schema",
+                CheckId::InvalidSchema,
                 Severity::Error,
                 &pointer,
                 format!("not a valid JSON Schema (draft 2020-12): {message}"),
@@ -592,7 +593,7 @@ mod tests {
     fn summary(findings: &[Finding]) -> Vec<(&'static str, Severity, String)> {
         findings
             .iter()
-            .map(|f| (f.check, f.severity, f.pointer.clone()))
+            .map(|f| (f.check.as_str(), f.severity, f.pointer.clone()))
             .collect()
     }
 

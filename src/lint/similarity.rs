@@ -1,6 +1,7 @@
 //! Look-alike tools: pairs whose names and descriptions are too similar for a model to tell
 //! apart, by cosine similarity of TF-IDF vectors, listed with the words that separate them.
 
+use super::checks::CheckId;
 use std::collections::HashMap;
 
 use super::descriptions::{STOP_WORDS, name_words, words};
@@ -221,7 +222,7 @@ pub fn check_catalog(tools: &[ToolRef<'_>], threshold: f64, out: &mut Vec<Findin
             }
         };
         out.push(Finding::tool(
-            "look_alike_tools",
+            CheckId::LookAlikeTools,
             Severity::Warning,
             a,
             "/description",

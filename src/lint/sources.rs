@@ -4,6 +4,7 @@
 //! Live servers are listed through [`McpClient::list_tool_pages`], which follows every page.
 //! A server that cannot be reached becomes an error finding; the other servers are still linted.
 
+use super::checks::CheckId;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -78,7 +79,7 @@ impl LoadedCatalog {
     fn add_listing(&mut self, server: &str, listing: ToolListing) {
         for warning in listing.warnings {
             self.findings.push(Finding::catalog(
-                "pagination_stopped",
+                CheckId::PaginationStopped,
                 Severity::Warning,
                 Some(server),
                 warning,
@@ -91,7 +92,7 @@ impl LoadedCatalog {
     fn add_unreachable(&mut self, server: &str, error: &anyhow::Error) {
         self.servers.push(server.to_owned());
         self.findings.push(Finding::catalog(
-            "server_unreachable",
+            CheckId::ServerUnreachable,
             Severity::Error,
             Some(server),
             format!("{error:#}"),
@@ -368,7 +369,7 @@ mod tests {
                 .into_iter()
                 .map(|f| {
                     assert_eq!(
-                        (f.check, f.severity),
+                        (f.check.as_str(), f.severity),
                         ("pagination_stopped", Severity::Warning)
                     );
                     (f.message, f.server)
@@ -456,7 +457,7 @@ mod tests {
         let checks: Vec<(&str, Option<&str>)> = catalog
             .findings
             .iter()
-            .map(|f| (f.check, f.server.as_deref()))
+            .map(|f| (f.check.as_str(), f.server.as_deref()))
             .collect();
         assert_eq!(
             checks,

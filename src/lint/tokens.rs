@@ -7,6 +7,7 @@
 //! in their own prompt format, so the real cost differs by a few tokens per tool; the count is
 //! for budgets and comparisons, not billing.
 
+use super::checks::CheckId;
 use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
@@ -176,7 +177,7 @@ pub fn check(
 ) {
     if count.total > options.token_budget {
         out.push(Finding::catalog(
-            "token_budget_exceeded",
+            CheckId::TokenBudgetExceeded,
             Severity::Warning,
             None,
             format!(
@@ -189,7 +190,7 @@ pub fn check(
     for (tool, tokens) in tools.iter().zip(&count.per_tool) {
         if tokens.tokens > options.tool_token_budget {
             out.push(Finding::tool(
-                "tool_token_budget_exceeded",
+                CheckId::ToolTokenBudgetExceeded,
                 Severity::Info,
                 tool,
                 "",
@@ -274,7 +275,7 @@ mod tests {
         };
         let mut out = Vec::new();
         check(&tools, &counted, &options, &mut out);
-        let found: Vec<_> = out.iter().map(|f| (f.check, f.severity)).collect();
+        let found: Vec<_> = out.iter().map(|f| (f.check.as_str(), f.severity)).collect();
         assert_eq!(
             found,
             [

@@ -5,6 +5,7 @@
 //! Computed once, where the run report is assembled, and stored as plain data in the results;
 //! renderers only render it.
 
+use crate::lint::checks::CheckId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -13,7 +14,7 @@ use crate::lint::{LintOptions, ToolRef};
 use crate::score::metrics::ConfusionCell;
 
 /// The check id of the look-alike lint finding a pair is pointed at.
-pub const LOOK_ALIKE_CHECK: &str = "look_alike_tools";
+pub const LOOK_ALIKE_CHECK: CheckId = CheckId::LookAlikeTools;
 
 /// A pair of tools the agent confused, and what the look-alike lint says about it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,7 +95,7 @@ pub fn of(confusion: &[ConfusionCell], catalog: &[Value]) -> Vec<ConfusedPair> {
                     });
                     match finding {
                         Some(pair) => LintPointer::Flagged {
-                            check: LOOK_ALIKE_CHECK.to_owned(),
+                            check: LOOK_ALIKE_CHECK.as_str().to_owned(),
                             tool: tools[pair.first].name.to_owned(),
                             similarity: pair.similarity,
                             only_expected: model.separating(expected, called),
