@@ -4,6 +4,7 @@
 //! `cargo bench --bench scoring -- [N]` (default 10,000). Trajectories are built from the
 //! reference solutions of real scenarios, 3 to 6 calls each, then varied: calls reordered,
 //! an extra lookup, a call dropped, a look-alike tool instead, an argument changed.
+#![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
 use std::path::Path;
 use std::time::Instant;

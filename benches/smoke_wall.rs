@@ -7,6 +7,7 @@
 //!
 //!     cargo bench --bench smoke_wall            # delay 200 ms, 5 rounds
 //!     cargo bench --bench smoke_wall -- 500 3   # delay 500 ms, 3 rounds
+#![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
 use std::collections::HashMap;
 use std::path::Path;

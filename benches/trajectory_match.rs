@@ -12,6 +12,7 @@
 //! (CPU time from /proc/self/schedstat; the strings figures are `-` with `--once`), and writes
 //! the verdicts as JSON, `{"strict": [true, ...], ...}` in case order (default
 //! target/bench/toolgate_verdicts.json).
+#![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -30,14 +30,14 @@ use crate::scenario::{self, Scenario, SmokeSet};
 use crate::score::ScoringOptions;
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
-pub fn run_cli(cli: Cli, out: &mut dyn Write) -> Result<Exit> {
+pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit> {
     match cli.command {
-        Command::Gate(args) => gate_command(&args, out),
+        Command::Gate(args) => gate_command(&args, out, err),
         Command::Validate(args) => validate_command(&args, out),
         Command::Serve(args) => serve_command(&args),
         Command::Tools(args) => tools_command(&args, out),
         Command::Verify(args) => verify_command(&args, out),
-        Command::Lint(args) => lint_command(&args, out),
+        Command::Lint(args) => lint_command(&args, out, err),
         Command::Snapshot(args) => snapshot_command(&args, out),
         Command::Drift(args) => drift_command(&args, out),
         Command::Baseline(args) => gating::baseline_command(&args, out),
@@ -159,10 +159,7 @@ fn run_meta(settings: &Settings, endpoint: Option<&Endpoint>) -> RunMeta {
         tool_choice: settings
             .tool_choice
             .map(|choice| choice.as_str().to_owned()),
-        system_prompt_sha256: settings
-            .system_prompt
-            .as_deref()
-            .map(|prompt| crate::fs::sha256_hex(prompt)),
+        system_prompt_sha256: settings.system_prompt.as_deref().map(crate::fs::sha256_hex),
         repeat: settings.repeat,
         concurrency: settings.concurrency,
         run_timeout_ms: u64::try_from(settings.timeout.as_millis()).unwrap_or(u64::MAX),
@@ -199,7 +196,7 @@ fn load_config(args: &GateArgs) -> Result<(ConfigFile, PathBuf)> {
     }
 }
 
-fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
+fn gate_command(args: &GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit> {
     let (file, file_path) = load_config(args)?;
     let settings = Settings::resolve(args, &file, &file_path)?;
     let report = match &args.ci.results {
@@ -213,7 +210,7 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write) -> Result<Exit> {
         writeln!(out, "results: {}", args.out.join("results.json").display())?;
         return Ok(Exit::Pass);
     }
-    gating::judge(args, settings.tolerance, &report, out)
+    gating::judge(args, settings.tolerance, &report, out, err)
 }
 
 /// Runs the selected scenarios (or this job's shard of them) and writes `results.json`,
@@ -474,7 +471,7 @@ fn load_catalog(args: &CatalogArgs) -> Result<lint::LoadedCatalog> {
     runtime()?.block_on(lint::sources::load(&catalog_source(args)))
 }
 
-fn lint_command(args: &LintArgs, out: &mut dyn Write) -> Result<Exit> {
+fn lint_command(args: &LintArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit> {
     let catalog = load_catalog(&args.catalog)?;
     let mut profiles = args.profiles.clone();
     profiles.sort();
@@ -510,6 +507,9 @@ fn lint_command(args: &LintArgs, out: &mut dyn Write) -> Result<Exit> {
     match &args.output {
         Some(path) => write_atomic(path, text.as_bytes())?,
         None => out.write_all(text.as_bytes())?,
+    }
+    for warning in &report.judge_warnings {
+        writeln!(err, "warning: {warning}")?;
     }
     let threshold = match args.fail_on {
         FailOn::Error => Some(Severity::Error),

@@ -1,11 +1,29 @@
 //! toolgate measures how well an LLM agent uses tools over the Model Context Protocol and
 //! gates pull requests on it.
 //!
-//! Data flows one way:
-//! scenario files ([`scenario`]) -> a fresh harness per run ([`harness`], backed by
-//! [`world`] and the [`catalog`]) driven by an agent ([`agent`]) -> the trace -> deterministic
-//! checks ([`score`]) -> the results ([`results`]) -> the verdict ([`gate`]) -> text
-//! ([`report`]).
+//! Data flows one way, each arrow a plain data type owned by the module that produces it:
+//!
+//! ```text
+//! scenario -> harness(backend, agent) -> trace -> score -> results -> gate -> report / github
+//! ```
+//!
+//! - [`scenario`]: the scenario format, loading and validation, the assertion language and
+//!   fixtures (uses only the [`catalog`]).
+//! - [`harness`]: a fresh [`harness::Harness`] per run serves the catalog over MCP (rmcp lives
+//!   here), injects faults, checks arguments and records the trace, in front of a
+//!   [`harness::Backend`]: today the built-in [`world`]; the seam for the user's own servers,
+//!   mocks and recorded cassettes. [`runner`] drives each run with an [`agent`].
+//! - [`trace`]: the call records every later stage reads, and the `trace.jsonl` line type.
+//! - [`score`]: deterministic checks, trajectory metrics, assertion evaluation (reads
+//!   scenarios and traces only).
+//! - [`results`]: the run report (`results.json`), pins, shards and look-alike pointers.
+//! - [`gate`]: baseline, history, policy -> verdict; [`report`] renders text (pure), and
+//!   [`github`] delivers it (octocrab lives here).
+//! - [`provider`]: where model APIs are reached and the HTTP client for them, shared by the
+//!   agents and the [`judge`]; [`defaults`] holds every default.
+//! - Neutral helpers any layer may use: [`json`], [`fs`], [`exit`], [`tls`].
+//!
+//! `tests/it/architecture.rs` enforces these directions and the crates' corners.
 //!
 //! [`verify`] checks the benchmark itself: the reference agent passes every scenario, and
 //! broken trajectories derived from its runs fail.

@@ -5,9 +5,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+#[expect(clippy::print_stderr, reason = "errors are printed here, once")]
 fn main() -> ExitCode {
     let cli = toolgate::cli::Cli::parse();
-    match toolgate::run_cli(cli, &mut std::io::stdout()) {
+    match toolgate::run_cli(cli, &mut std::io::stdout(), &mut std::io::stderr()) {
         Ok(code) => code.into(),
         Err(error) => {
             eprintln!("error: {error:#}");

@@ -36,6 +36,7 @@ pub(super) fn judge(
     tolerance_points: f64,
     report: &RunReport,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> Result<Exit> {
     let now = args.ci.now.unwrap_or_else(SystemTime::now);
     let root = &args.suite.root;
@@ -94,8 +95,10 @@ pub(super) fn judge(
                 ..input
             },
         );
-        let note = post_comment(pr, &args.ci, &body);
-        writeln!(out, "{note}")?;
+        match post_comment(pr, &args.ci, &body) {
+            Ok(note) => writeln!(out, "{note}")?,
+            Err(warning) => writeln!(err, "{warning}")?,
+        }
     }
     Ok(match verdict.decision {
         Decision::Pass => Exit::Pass,
@@ -257,14 +260,21 @@ fn repository_path(root: &Path, path: &str) -> String {
     parts.join("/")
 }
 
-/// Posts the sticky comment; every failure is a warning line, never an error.
-fn post_comment(pr: Option<u64>, ci_args: &crate::cli::GateCiArgs, body: &str) -> String {
+/// Posts the sticky comment: `Ok` says what was posted; `Err` is the warning saying why
+/// nothing was (never an error: the report is in the step summary).
+fn post_comment(
+    pr: Option<u64>,
+    ci_args: &crate::cli::GateCiArgs,
+    body: &str,
+) -> std::result::Result<String, String> {
     let Some(pr) = pr else {
-        return "warning: not commenting: no pull request (not a `pull_request` event and no --pr)"
-            .to_string();
+        return Err(
+            "warning: not commenting: no pull request (not a `pull_request` event and no --pr)"
+                .to_string(),
+        );
     };
     let Some(connection) = Connection::from_env(env) else {
-        return "warning: not commenting: GITHUB_TOKEN or GITHUB_REPOSITORY is not set; the report is in the step summary".to_string();
+        return Err("warning: not commenting: GITHUB_TOKEN or GITHUB_REPOSITORY is not set; the report is in the step summary".to_string());
     };
     let marker = comment::marker(&ci_args.comment_key);
     let posted = runtime()
@@ -280,14 +290,14 @@ fn post_comment(pr: Option<u64>, ci_args: &crate::cli::GateCiArgs, body: &str) -
         });
     match posted {
         Ok(github::comment::Posted::Created(id)) => {
-            format!("commented on pull request #{pr} (comment {id})")
+            Ok(format!("commented on pull request #{pr} (comment {id})"))
         }
-        Ok(github::comment::Posted::Updated(id)) => {
-            format!("updated the comment on pull request #{pr} (comment {id})")
-        }
-        Err(error) => {
-            format!("warning: not commenting: {error:#}; the report is in the step summary")
-        }
+        Ok(github::comment::Posted::Updated(id)) => Ok(format!(
+            "updated the comment on pull request #{pr} (comment {id})"
+        )),
+        Err(error) => Err(format!(
+            "warning: not commenting: {error:#}; the report is in the step summary"
+        )),
     }
 }
 

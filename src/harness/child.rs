@@ -20,7 +20,7 @@ use super::wire_tap::{ListingTap, TapReader};
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 
 /// A spawned child server as an rmcp client transport. Dropping it kills the child.
-pub struct ChildTransport {
+pub(super) struct ChildTransport {
     child: Option<Child>,
     transport: AsyncRwTransport<RoleClient, TapReader<ChildStdout>, ChildStdin>,
 }
@@ -31,7 +31,10 @@ impl ChildTransport {
     ///
     /// # Errors
     /// The spawn error (e.g. `NotFound` for a missing program).
-    pub fn spawn(mut command: Command, tap: ListingTap) -> io::Result<(Self, Option<ChildStderr>)> {
+    pub(super) fn spawn(
+        mut command: Command,
+        tap: ListingTap,
+    ) -> io::Result<(Self, Option<ChildStderr>)> {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

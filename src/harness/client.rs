@@ -230,7 +230,7 @@ impl McpClient {
     /// before (a server that does not advance would otherwise loop forever) and the 10,000th
     /// page. Each page may take 60 s.
     ///
-    /// Pages are read as the server wrote them (see [`McpClient::list_page`]), so `null` is told
+    /// Pages are read as the server wrote them (one raw request per page), so `null` is told
     /// apart from an absent cursor and tool fields rmcp does not model are kept.
     pub async fn list_tool_pages(&self) -> anyhow::Result<ToolListing> {
         let mut listing = ToolListing::default();

@@ -38,14 +38,14 @@ const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// A server transport over a byte reader (requests) and writer (answers), one JSON message per
 /// line. Reads are cancel-safe: a line read partly when the caller stops waiting is kept.
-pub struct LineTransport<R, W> {
+pub(super) struct LineTransport<R, W> {
     read: FramedRead<R, IncomingCodec>,
     /// Shared because rmcp's `send` futures outlive the borrow of the transport.
     write: Arc<Mutex<Option<W>>>,
 }
 
 impl<R: AsyncRead, W> LineTransport<R, W> {
-    pub fn new(read: R, write: W) -> Self {
+    pub(super) fn new(read: R, write: W) -> Self {
         Self {
             read: FramedRead::new(read, IncomingCodec::default()),
             write: Arc::new(Mutex::new(Some(write))),

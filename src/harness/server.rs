@@ -254,7 +254,7 @@ mod tests {
     #[test]
     fn rejects_a_definition_without_a_name() {
         let nameless = ToolSet::from_definitions(vec![json!({"inputSchema": {"type": "object"}})]);
-        let error = nameless.err().expect("the definition is invalid");
+        let error = nameless.expect_err("the definition is invalid");
         assert_eq!(error.to_string(), "tool definition #1 has no string `name`");
     }
 

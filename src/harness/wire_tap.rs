@@ -38,14 +38,14 @@ const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// Raw tools/list results seen on the wire, keyed by JSON-RPC id. Cheap to clone (shared).
 #[derive(Debug, Clone, Default)]
-pub struct ListingTap {
+pub(super) struct ListingTap {
     held: Arc<Mutex<HashMap<String, Value>>>,
 }
 
 impl ListingTap {
     /// Looks at one JSON-RPC message as sent; keeps its `result` when it holds a `tools` array.
     /// Anything else, including text that is not JSON, is ignored (rmcp reports it).
-    pub fn observe(&self, message: &[u8]) {
+    pub(super) fn observe(&self, message: &[u8]) {
         if memchr::memmem::find(message, b"\"tools\"").is_none() {
             return;
         }
@@ -68,7 +68,7 @@ impl ListingTap {
     }
 
     /// The raw result of the answer to request `id`, if the tap saw one.
-    pub fn take(&self, id: &RequestId) -> Option<Value> {
+    pub(super) fn take(&self, id: &RequestId) -> Option<Value> {
         let key = serde_json::to_value(id).ok()?.to_string();
         self.held
             .lock()
@@ -79,7 +79,7 @@ impl ListingTap {
 
 /// An [`AsyncRead`] that passes every byte through unchanged and shows each complete
 /// newline-delimited line (a stdio JSON-RPC message) to a [`ListingTap`].
-pub struct TapReader<R> {
+pub(super) struct TapReader<R> {
     inner: R,
     tap: ListingTap,
     line: Vec<u8>,
@@ -88,7 +88,7 @@ pub struct TapReader<R> {
 }
 
 impl<R> TapReader<R> {
-    pub fn new(inner: R, tap: ListingTap) -> Self {
+    pub(super) fn new(inner: R, tap: ListingTap) -> Self {
         Self {
             inner,
             tap,
@@ -142,7 +142,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {
 /// server answers with JSON or with an SSE stream; every other message goes through rmcp's
 /// client unchanged.
 #[derive(Clone)]
-pub struct TappedHttp {
+pub(super) struct TappedHttp {
     pub http: reqwest::Client,
     pub tap: ListingTap,
 }

@@ -16,7 +16,7 @@ use crate::provider::Api;
 pub(crate) fn key(provider: Api, model: &str, material: &Value) -> String {
     let material =
         serde_json::json!({"provider": provider.as_str(), "model": model, "material": material});
-    crate::fs::sha256_hex(&material.to_string())
+    crate::fs::sha256_hex(material.to_string())
 }
 
 /// The entry stored under `key`, if there is a readable one.

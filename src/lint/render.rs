@@ -50,9 +50,6 @@ pub fn render_table(report: &LintReport) -> String {
         report.count(Severity::Warning),
         report.count(Severity::Info),
     );
-    for warning in &report.judge_warnings {
-        let _ = writeln!(text, "warning: {warning}");
-    }
     let mut costliest: Vec<_> = report.tokens.per_tool.iter().collect();
     costliest.sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.tool.cmp(&b.tool)));
     let costliest: Vec<String> = costliest

@@ -95,7 +95,7 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
 ///
 /// Decided without the pairing search: with exact arguments, "this call fully matches that
 /// reference call" is an equivalence (same tool, equal arguments), so a greedy first-fit
-/// pairing is as large as the best one ([`pairing_verdict`] is the search-based definition,
+/// pairing is as large as the best one (`pairing_verdict`, test-only, is the search-based definition,
 /// kept for the tests that check the two agree).
 pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[CallRecord]) -> bool {
     let budget = matches!(mode, MatchMode::Strict | MatchMode::Unordered);

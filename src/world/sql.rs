@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use serde_json::{Map, Value, json};
 
 /// Why a query was rejected, in words an agent can act on.
-pub type SqlError = String;
+pub(super) type SqlError = String;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
@@ -498,7 +498,7 @@ impl Cond {
 
 /// The column names of a table: the union of its records' top-level keys, in first-seen
 /// order.
-pub fn columns(records: &[Value]) -> Vec<String> {
+pub(super) fn columns(records: &[Value]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for key in records
         .iter()
@@ -548,7 +548,11 @@ fn aggregate(kind: Aggregate, column: Option<&str>, rows: &[&Value]) -> Value {
 ///
 /// Errors: anything outside the subset, an unknown table (listing the tables) or an unknown
 /// column (listing the table's columns).
-pub fn run(state: &Map<String, Value>, query: &str, max_rows: usize) -> Result<Value, SqlError> {
+pub(super) fn run(
+    state: &Map<String, Value>,
+    query: &str,
+    max_rows: usize,
+) -> Result<Value, SqlError> {
     let tokens = tokenize(query)?;
     let query = Parser { tokens, at: 0 }.query()?;
     let Some(records) = state.get(&query.table).and_then(Value::as_array) else {

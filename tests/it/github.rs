@@ -183,9 +183,9 @@ async fn a_403_on_the_comment_is_a_warning_and_never_changes_the_exit_code() {
         .await
         .expect("join");
     assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(stdout.contains(
+    assert!(stderr.contains(
         "warning: not commenting: the token may not comment on pull request #7 (HTTP 403); a fork's read-only token cannot, and the workflow needs `pull-requests: write`; the report is in the step summary\n"
-    ), "{stdout}");
+    ), "{stderr}");
     assert!(
         std::fs::read_to_string(&summary)
             .expect("summary")
@@ -261,11 +261,11 @@ async fn without_a_token_the_gate_warns_and_keeps_its_verdict() {
         ])
         .env_remove("GITHUB_ACTIONS")
         .env_remove("GITHUB_TOKEN");
-    let (code, stdout, _) = tokio::task::spawn_blocking(move || output(command))
+    let (code, _, stderr) = tokio::task::spawn_blocking(move || output(command))
         .await
         .expect("join");
     assert_eq!(code, 0);
-    assert!(stdout.contains("warning: not commenting: GITHUB_TOKEN or GITHUB_REPOSITORY is not set; the report is in the step summary\n"), "{stdout}");
+    assert!(stderr.contains("warning: not commenting: GITHUB_TOKEN or GITHUB_REPOSITORY is not set; the report is in the step summary\n"), "{stderr}");
 }
 
 fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {

@@ -4,6 +4,7 @@
 //! servers, and third-party MCP clients against `toolgate serve`.
 
 mod agents;
+mod architecture;
 mod bench;
 mod cli;
 mod gate;

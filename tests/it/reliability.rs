@@ -1228,6 +1228,10 @@ async fn load(repeat: u32, concurrency: u16) -> (std::time::Duration, Option<u64
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::print_stdout,
+    reason = "the load figures are the test's report"
+)]
 async fn a_hundred_repetitions_at_high_concurrency_lose_no_result() {
     let (took, peak) = load(25, 64).await;
     println!("100 runs at concurrency 64: {took:?}, peak RSS {peak:?} KiB");
@@ -1241,6 +1245,10 @@ async fn a_hundred_repetitions_at_high_concurrency_lose_no_result() {
 /// (default 256).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "load test, run by bench/load.sh"]
+#[expect(
+    clippy::print_stdout,
+    reason = "the load figures are the test's report"
+)]
 async fn a_thousand_repetitions_at_high_concurrency_lose_no_result() {
     let concurrency: u16 = std::env::var("TOOLGATE_LOAD_CONCURRENCY")
         .ok()

@@ -10,13 +10,13 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// The repository root (holds scenarios/, fixtures/, smoke-set.yaml, baseline.json).
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A scratch suite root with the repo's fixtures, the given scenario files and a smoke set
 /// selecting every tier.
-pub fn scratch_suite(scenarios: &[(&str, &str)]) -> tempfile::TempDir {
+pub(crate) fn scratch_suite(scenarios: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path();
     std::fs::create_dir_all(root.join("fixtures")).expect("mkdir fixtures");
@@ -36,7 +36,7 @@ pub fn scratch_suite(scenarios: &[(&str, &str)]) -> tempfile::TempDir {
 
 /// The `toolgate` binary under test, isolated from a CI runner's GitHub environment (tests
 /// that need it set it again).
-pub fn toolgate() -> std::process::Command {
+pub(crate) fn toolgate() -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_toolgate"));
     for name in [
         "GITHUB_ACTIONS",
@@ -55,7 +55,7 @@ pub fn toolgate() -> std::process::Command {
 }
 
 /// Runs `command` and returns (exit code, stdout, stderr).
-pub fn output(mut command: std::process::Command) -> (i32, String, String) {
+pub(crate) fn output(mut command: std::process::Command) -> (i32, String, String) {
     let output = command.output().expect("toolgate runs");
     (
         output.status.code().unwrap_or(-1),
@@ -65,19 +65,19 @@ pub fn output(mut command: std::process::Command) -> (i32, String, String) {
 }
 
 /// Path of `name` under `dir`, as a string for arguments.
-pub fn arg(dir: &Path, name: &str) -> String {
+pub(crate) fn arg(dir: &Path, name: &str) -> String {
     dir.join(name).display().to_string()
 }
 
 /// A chat-completions reply with text only.
-pub fn answer(text: &str) -> Value {
+pub(crate) fn answer(text: &str) -> Value {
     json!({"choices": [{"index": 0, "finish_reason": "stop",
         "message": {"role": "assistant", "content": text}}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
 }
 
 /// A chat-completions reply with tool calls given as (id, name, raw arguments text).
-pub fn tool_calls(calls: &[(&str, &str, &str)]) -> Value {
+pub(crate) fn tool_calls(calls: &[(&str, &str, &str)]) -> Value {
     let calls: Vec<Value> = calls
         .iter()
         .map(|(id, name, arguments)| {
@@ -91,7 +91,7 @@ pub fn tool_calls(calls: &[(&str, &str, &str)]) -> Value {
 
 /// A fake OpenAI-compatible provider on loopback: replays `script` in order, then repeats
 /// `fallback` (if any) for every later request, and keeps every request body.
-pub struct FakeProvider {
+pub(crate) struct FakeProvider {
     pub server: MockServer,
     pub requests: Arc<Mutex<Vec<Value>>>,
 }
@@ -113,7 +113,7 @@ impl Respond for Script {
 }
 
 impl FakeProvider {
-    pub async fn start(
+    pub(crate) async fn start(
         script: Vec<ResponseTemplate>,
         fallback: Option<ResponseTemplate>,
     ) -> FakeProvider {
@@ -132,11 +132,11 @@ impl FakeProvider {
     }
 
     /// The base URL to give the agent (`OPENAI_BASE_URL`).
-    pub fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         format!("{}/v1", self.server.uri())
     }
 
-    pub fn requests(&self) -> Vec<Value> {
+    pub(crate) fn requests(&self) -> Vec<Value> {
         self.requests.lock().expect("requests lock").clone()
     }
 }
