@@ -15,12 +15,11 @@ use crate::gate::history::{self, HistoryEntry};
 use crate::gate::{self, Baseline, Decision, Policy, Verdict, quarantine};
 use crate::github::ci::{self, Runner};
 use crate::github::{self, Connection};
-use crate::report::github::{Annotation, render_annotations};
+use crate::report::github::render_annotations;
 use crate::report::markdown::{self, GITHUB_COMMENT_LIMIT};
 use crate::report::{self, comment};
 use crate::results::RunReport;
 use crate::results::shard;
-use crate::score::Outcome;
 
 /// The step summary takes 1 MiB per step; stay well below.
 const STEP_SUMMARY_LIMIT: usize = 512 * 1024;
@@ -67,7 +66,10 @@ pub(super) fn judge(
         &paths.junit,
         report::junit::render(report, &verdict).as_bytes(),
     )?;
-    write_atomic(&paths.verdict, render_verdict_json(&verdict).as_bytes())?;
+    write_atomic(
+        &paths.verdict,
+        report::json::render_verdict(&verdict).as_bytes(),
+    )?;
 
     if baseline.is_none() {
         writeln!(out, "no baseline at `{baseline_label}`")?;
@@ -129,10 +131,6 @@ impl OutputPaths {
             verdict: dir.join("verdict.json"),
         }
     }
-}
-
-fn render_verdict_json(verdict: &Verdict) -> String {
-    crate::json::pretty(verdict)
 }
 
 /// The baseline named by `--baseline` (default `ROOT/baseline.json`) and how to name it.
@@ -209,55 +207,9 @@ fn publish_on_runner(
         ];
         ci::write_outputs(path, &outputs)?;
     }
-    let annotations = annotations(report, &args.suite.root);
+    let annotations = report::github::annotations(report, &args.suite.root);
     write!(out, "{}", render_annotations(&annotations))?;
     Ok(())
-}
-
-/// One annotation per failing scenario, on its file at the line of its first failing check
-/// (Tier 5 first).
-fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
-    let Some(pins) = &report.pins else {
-        return Vec::new();
-    };
-    let mut failing: Vec<_> = report
-        .scenarios
-        .iter()
-        .filter(|r| r.outcome == Outcome::Fail)
-        .collect();
-    failing.sort_by_key(|r| std::cmp::Reverse(r.tier));
-    failing
-        .into_iter()
-        .filter_map(|result| {
-            let in_root = &pins.scenarios.get(&result.id)?.path;
-            let file = repository_path(root, in_root);
-            let check = result.checks.iter().find(|c| !c.passed);
-            let line = check
-                .and_then(|c| result.lines.get(&c.subject).copied())
-                .unwrap_or(1);
-            Some(Annotation {
-                file,
-                line,
-                title: format!("toolgate: {} failed (tier {})", result.id, result.tier),
-                message: check.map_or_else(
-                    || "failed".to_string(),
-                    |c| format!("{}: {}", c.subject, c.detail),
-                ),
-            })
-        })
-        .collect()
-}
-
-/// `path` (relative to the suite `root`) relative to the working directory, which is the
-/// repository root on a runner: `evals` + `scenarios/a.json` -> `evals/scenarios/a.json`.
-fn repository_path(root: &Path, path: &str) -> String {
-    let mut parts: Vec<String> = root
-        .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.push(path.to_string());
-    parts.join("/")
 }
 
 /// Posts the sticky comment: `Ok` says what was posted; `Err` is the warning saying why
@@ -360,23 +312,4 @@ pub(super) fn merge_command(args: &MergeArgs, out: &mut dyn Write) -> Result<Exi
         args.out.display()
     )?;
     Ok(Exit::Pass)
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::repository_path;
-
-    #[test]
-    fn annotation_paths_are_relative_to_the_repository() {
-        assert_eq!(
-            repository_path(Path::new("."), "scenarios/a.json"),
-            "scenarios/a.json"
-        );
-        assert_eq!(
-            repository_path(Path::new("./evals"), "scenarios/a.json"),
-            "evals/scenarios/a.json"
-        );
-    }
 }

@@ -1,7 +1,11 @@
 //! GitHub Actions workflow text: step outputs for `$GITHUB_OUTPUT` and `::error` annotations
-//! for the log. Writing them to the runner's files happens in the caller.
+//! for the log, placed on the failing checks' scenario lines. Writing them to the runner's files happens in the caller.
 
 use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::results::RunReport;
+use crate::score::Outcome;
 
 /// GitHub shows at most this many error annotations per step.
 pub const MAX_ANNOTATIONS: usize = 10;
@@ -74,9 +78,90 @@ fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// One annotation per failing scenario, on its file at the line of its first failing check
+/// (Tier 5 first).
+pub fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
+    let Some(pins) = &report.pins else {
+        return Vec::new();
+    };
+    let mut failing: Vec<_> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.outcome == Outcome::Fail)
+        .collect();
+    failing.sort_by_key(|r| std::cmp::Reverse(r.tier));
+    failing
+        .into_iter()
+        .filter_map(|result| {
+            let in_root = &pins.scenarios.get(&result.id)?.path;
+            let file = repository_path(root, in_root);
+            let check = result.checks.iter().find(|c| !c.passed);
+            let line = check
+                .and_then(|c| result.lines.get(&c.subject).copied())
+                .unwrap_or(1);
+            Some(Annotation {
+                file,
+                line,
+                title: format!("toolgate: {} failed (tier {})", result.id, result.tier),
+                message: check.map_or_else(
+                    || "failed".to_string(),
+                    |c| format!("{}: {}", c.subject, c.detail),
+                ),
+            })
+        })
+        .collect()
+}
+
+/// `path` (relative to the suite `root`) relative to the working directory, which is the
+/// repository root on a runner: `evals` + `scenarios/a.json` -> `evals/scenarios/a.json`.
+fn repository_path(root: &Path, path: &str) -> String {
+    let mut parts: Vec<String> = root
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.push(path.to_string());
+    parts.join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn annotations_sit_on_the_line_the_results_recorded_tier_5_first() {
+        let mut report = crate::report::sample::current();
+        for result in &mut report.scenarios {
+            if result.id == "T2-007" {
+                result.lines = [("expected_calls[1]".to_owned(), 14)].into();
+            }
+        }
+        let annotations = annotations(&report, Path::new("./evals"));
+        let placed: Vec<(&str, usize)> = annotations
+            .iter()
+            .map(|a| (a.file.as_str(), a.line))
+            .collect();
+        assert_eq!(placed[0].1, 1, "a result without lines points at line 1");
+        assert!(annotations[0].title.contains("(tier 5)"), "{annotations:?}");
+        let t2 = annotations
+            .iter()
+            .find(|a| a.title.contains("T2-007"))
+            .expect("T2-007 failed");
+        assert_eq!(t2.line, 14);
+        assert!(t2.file.starts_with("evals/"), "{t2:?}");
+    }
+
+    #[test]
+    fn annotation_paths_are_relative_to_the_repository() {
+        assert_eq!(
+            repository_path(Path::new("."), "scenarios/a.json"),
+            "scenarios/a.json"
+        );
+        assert_eq!(
+            repository_path(Path::new("./evals"), "scenarios/a.json"),
+            "evals/scenarios/a.json"
+        );
+    }
 
     #[test]
     fn outputs_use_the_delimiter_and_refuse_values_containing_it() {

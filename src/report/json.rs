@@ -1,5 +1,6 @@
 //! The results JSON and the trace as JSON Lines.
 
+use crate::gate::Verdict;
 use crate::results::RunReport;
 use crate::trace::TraceLine;
 
@@ -18,6 +19,11 @@ pub fn render_trace(lines: &[TraceLine]) -> String {
         text.push('\n');
     }
     text
+}
+
+/// `verdict.json`: the verdict as pretty JSON with a trailing newline.
+pub fn render_verdict(verdict: &Verdict) -> String {
+    crate::json::pretty(verdict)
 }
 
 #[cfg(test)]
