@@ -45,6 +45,7 @@ pub mod json;
 pub mod judge;
 pub mod lint;
 pub mod provider;
+pub mod redact;
 pub mod report;
 pub mod results;
 pub mod runner;

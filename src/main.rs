@@ -11,7 +11,9 @@ fn main() -> ExitCode {
     match toolgate::run_cli(cli, &mut std::io::stdout(), &mut std::io::stderr()) {
         Ok(code) => code.into(),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            // Every secret of the environment is redacted, whatever the error carries.
+            let redactor = toolgate::redact::Redactor::from_env();
+            eprintln!("error: {}", redactor.redact(&format!("{error:#}")));
             toolgate::exit::Exit::Error.into()
         }
     }

@@ -10,13 +10,25 @@
 //! - `TOOLGATE_MODEL`, `TOOLGATE_SYSTEM_PROMPT`: when configured.
 
 use std::process::Stdio;
+use std::time::Duration;
 
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
 
 use crate::agent::{AgentError, AgentOutcome, Usage};
+use crate::redact::Redactor;
 
 /// The most characters of the program's stderr kept in an error.
 const MAX_STDERR_CHARS: usize = 2000;
+
+/// The most stderr kept while the program runs (its end), in bytes.
+const MAX_STDERR_BYTES: usize = 64 * 1024;
+
+/// The longest final answer read from stdout, in bytes (4 MiB).
+pub const MAX_STDOUT_BYTES: usize = 4 * 1024 * 1024;
+
+/// How long children the program left behind may keep its stdout open after it exits before
+/// the whole process group is killed.
+pub const EXIT_GRACE: Duration = Duration::from_millis(500);
 
 /// How to start the user's agent program.
 #[derive(Debug, Clone)]
@@ -45,11 +57,24 @@ pub struct Invocation<'a> {
 impl CommandAgent {
     /// Runs the program once and waits for it.
     ///
-    /// The final answer is its stdout, trimmed (`None` when empty). The run's time limit is
-    /// the runner's: dropping this future kills the program. Errors (`AgentError::Command`)
-    /// when the program cannot start or exits with a non-zero status or a signal; the error
-    /// names the status and the end of its stderr. Its stderr is otherwise discarded.
+    /// The program runs in a process group of its own. The final answer is its stdout,
+    /// trimmed (`None` when empty), read when the program exits: children it left holding
+    /// stdout get [`EXIT_GRACE`] to finish, then the whole group is killed, as it is when the
+    /// run's time limit drops this future. Errors (`AgentError::Command`) when the program
+    /// cannot start, writes more than [`MAX_STDOUT_BYTES`] to stdout, or exits with a
+    /// non-zero status or a signal; the error names the status and the end of its stderr,
+    /// with every secret of the environment redacted. Its stderr is otherwise discarded.
     pub async fn run(&self, invocation: Invocation<'_>) -> Result<AgentOutcome, AgentError> {
+        self.run_redacted(invocation, &Redactor::from_env()).await
+    }
+
+    /// [`CommandAgent::run`], redacting the secrets `redactor` knows.
+    async fn run_redacted(
+        &self,
+        invocation: Invocation<'_>,
+        redactor: &Redactor,
+    ) -> Result<AgentOutcome, AgentError> {
+        let shown = redactor.redact(&self.command);
         let mut command = tokio::process::Command::new("sh");
         command
             .arg("-c")
@@ -61,6 +86,7 @@ impl CommandAgent {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .process_group(0)
             .kill_on_drop(true);
         if let Some(model) = &self.model {
             command.env("TOOLGATE_MODEL", model);
@@ -68,50 +94,64 @@ impl CommandAgent {
         if let Some(system_prompt) = &self.system_prompt {
             command.env("TOOLGATE_SYSTEM_PROMPT", system_prompt);
         }
-        let mut child = command.spawn().map_err(|error| {
-            AgentError::Command(format!("`{}` failed to start: {error}", self.command))
-        })?;
+        let mut child = command
+            .spawn()
+            .map_err(|error| AgentError::Command(format!("`{shown}` failed to start: {error}")))?;
+        // Killed on every way out: a normal exit (stray children), an error, or the run's
+        // time limit dropping this future.
+        let group = child.id().map(ProcessGroup);
         if let Some(mut stdin) = child.stdin.take() {
             // A program that never reads stdin closes it early: that is not an error.
             let _ = stdin.write_all(invocation.prompt.as_bytes()).await;
         }
-        let mut stdout = child.stdout.take();
-        let mut stderr = child.stderr.take();
-        let read_stdout = async {
-            let mut bytes = Vec::new();
-            if let Some(stdout) = &mut stdout {
-                let _ = stdout.read_to_end(&mut bytes).await;
-            }
-            bytes
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let readers = async {
+            tokio::join!(
+                capture(stdout, MAX_STDOUT_BYTES, Keep::Head),
+                capture(stderr, MAX_STDERR_BYTES, Keep::Tail)
+            )
         };
-        let read_stderr = async {
-            let mut bytes = Vec::new();
-            if let Some(stderr) = &mut stderr {
-                let _ = stderr.read_to_end(&mut bytes).await;
+        tokio::pin!(readers);
+        let (status, (out, err)) = tokio::select! {
+            captured = &mut readers => (child.wait().await, captured),
+            status = child.wait() => {
+                // The program is gone; children may still hold its pipes open.
+                let captured = match tokio::time::timeout(EXIT_GRACE, &mut readers).await {
+                    Ok(captured) => captured,
+                    Err(_) => {
+                        if let Some(group) = &group {
+                            ProcessGroup::kill(group.0);
+                        }
+                        readers.await
+                    }
+                };
+                (status, captured)
             }
-            bytes
         };
-        let (out, err, status) = tokio::join!(read_stdout, read_stderr, child.wait());
         let status = status.map_err(|error| {
-            AgentError::Command(format!(
-                "`{}` could not be waited for: {error}",
-                self.command
-            ))
+            AgentError::Command(format!("`{shown}` could not be waited for: {error}"))
         })?;
         if !status.success() {
-            let stderr = String::from_utf8_lossy(&err);
+            let stderr = redactor.redact(&String::from_utf8_lossy(&err.bytes));
             let tail = tail(stderr.trim(), MAX_STDERR_CHARS);
             let how = match status.code() {
                 Some(code) => format!("exited with status {code}"),
                 None => "was killed by a signal".to_owned(),
             };
             return Err(AgentError::Command(if tail.is_empty() {
-                format!("`{}` {how}", self.command)
+                format!("`{shown}` {how}")
             } else {
-                format!("`{}` {how}: {tail}", self.command)
+                format!("`{shown}` {how}: {tail}")
             }));
         }
-        let answer = String::from_utf8_lossy(&out).trim().to_owned();
+        if out.overflowed {
+            return Err(AgentError::Command(format!(
+                "`{shown}` wrote more than {} MiB to stdout; the final answer must be shorter",
+                MAX_STDOUT_BYTES / (1024 * 1024)
+            )));
+        }
+        let answer = String::from_utf8_lossy(&out.bytes).trim().to_owned();
         Ok(AgentOutcome {
             final_answer: (!answer.is_empty()).then_some(answer),
             turns: 1,
@@ -119,6 +159,71 @@ impl CommandAgent {
             usage: Usage::default(),
         })
     }
+}
+
+/// The agent's process group (its id is the program's pid), killed when dropped.
+struct ProcessGroup(u32);
+
+impl ProcessGroup {
+    fn kill(id: u32) {
+        if let Ok(id) = i32::try_from(id) {
+            // The group may already be gone; nothing is left to do then.
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(id),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        ProcessGroup::kill(self.0);
+    }
+}
+
+/// Which end of a stream to keep when it is longer than its limit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// The first bytes (the final answer; more is an error).
+    Head,
+    /// The last bytes (stderr, whose end says what went wrong).
+    Tail,
+}
+
+/// A stream read to its end, at most `limit` bytes of it kept.
+#[derive(Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    /// Whether the stream was longer than the limit.
+    overflowed: bool,
+}
+
+/// Reads `stream` to its end (so the writer never blocks), keeping at most `limit` bytes.
+async fn capture(stream: Option<impl AsyncRead + Unpin>, limit: usize, keep: Keep) -> Captured {
+    let mut captured = Captured::default();
+    let Some(mut stream) = stream else {
+        return captured;
+    };
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let read = match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(read) => read,
+        };
+        captured.bytes.extend_from_slice(&buffer[..read]);
+        if captured.bytes.len() > limit {
+            captured.overflowed = true;
+            match keep {
+                Keep::Head => captured.bytes.truncate(limit),
+                Keep::Tail => {
+                    let excess = captured.bytes.len() - limit;
+                    captured.bytes.drain(..excess);
+                }
+            }
+        }
+    }
+    captured
 }
 
 /// The last `max` characters of `text`.
@@ -179,6 +284,48 @@ mod tests {
     async fn empty_stdout_is_no_final_answer() {
         let outcome = agent("true").run(INVOCATION).await.expect("runs");
         assert_eq!(outcome.final_answer, None);
+    }
+
+    #[tokio::test]
+    async fn a_child_left_holding_stdout_does_not_hold_the_answer_back() {
+        let started = std::time::Instant::now();
+        let outcome = agent("echo done; sleep 30 &")
+            .run(INVOCATION)
+            .await
+            .expect("runs");
+        assert_eq!(outcome.final_answer.as_deref(), Some("done"));
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "waited for the child"
+        );
+    }
+
+    #[tokio::test]
+    async fn secrets_in_stderr_and_the_command_line_are_redacted() {
+        let key = "sk-test-canary-0123456789";
+        let redactor = Redactor::new([key, "x"]);
+        let error = agent(&format!(
+            "echo 'auth failed for {key} x' >&2; exit 1 # {key}"
+        ))
+        .run_redacted(INVOCATION, &redactor)
+        .await
+        .expect_err("exit 1");
+        assert_eq!(
+            error.to_string(),
+            "agent command `echo 'auth failed for [redacted] x' >&2; exit 1 # [redacted]` exited with status 1: auth failed for [redacted] x"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_endless_answer_is_an_error_not_a_memory_blowup() {
+        let error = agent("head -c 5000000 /dev/zero")
+            .run(INVOCATION)
+            .await
+            .expect_err("too long");
+        assert_eq!(
+            error.to_string(),
+            "agent command `head -c 5000000 /dev/zero` wrote more than 4 MiB to stdout; the final answer must be shorter"
+        );
     }
 
     #[test]

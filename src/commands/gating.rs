@@ -15,6 +15,7 @@ use crate::gate::history::{self, HistoryEntry};
 use crate::gate::{self, Baseline, Decision, Policy, Verdict, quarantine};
 use crate::github::ci::{self, Runner};
 use crate::github::{self, Connection};
+use crate::redact::Redactor;
 use crate::report::github::render_annotations;
 use crate::report::markdown::{self, GITHUB_COMMENT_LIMIT};
 use crate::report::{self, comment};
@@ -145,7 +146,12 @@ fn resolve_baseline(args: &GateArgs, out: &mut dyn Write) -> Result<(Option<Base
         let connection = Connection::from_env(env).with_context(|| {
             format!("`--baseline {label}` needs GITHUB_TOKEN and GITHUB_REPOSITORY")
         })?;
-        let fetched = runtime()?.block_on(github::artifact::fetch_newest(&connection, name))?;
+        // GitHub's error bodies can echo the request, token included.
+        let fetched = runtime()?
+            .block_on(github::artifact::fetch_newest(&connection, name))
+            .map_err(|error| {
+                anyhow::anyhow!(Redactor::new([&connection.token]).redact(&format!("{error:#}")))
+            })?;
         writeln!(
             out,
             "baseline: artifact `{name}` (id {}) of workflow run {}, file `{}`",
@@ -248,7 +254,8 @@ fn post_comment(
             "updated the comment on pull request #{pr} (comment {id})"
         )),
         Err(error) => Err(format!(
-            "warning: not commenting: {error:#}; the report is in the step summary"
+            "warning: not commenting: {}; the report is in the step summary",
+            Redactor::new([&connection.token]).redact(&format!("{error:#}"))
         )),
     }
 }

@@ -6,12 +6,17 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::ProviderError;
+use crate::redact::Redactor;
 
 /// The longest wait a `Retry-After` header can impose before a retry.
 pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
 /// The most characters of a provider's error body kept in an error message.
 pub(crate) const MAX_ERROR_CHARS: usize = 500;
+
+/// The largest provider response read, in bytes (32 MiB): far above any chat completion, and
+/// a bound on the memory a broken or hostile endpoint can make toolgate use.
+pub(crate) const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 
 /// Exponential backoff between attempts: `base * 2^(attempt - 1)`, at most `max`, plus up to
 /// half of that again as jitter.
@@ -52,8 +57,9 @@ pub(crate) struct JsonEndpoint {
     url: reqwest::Url,
     /// Extra headers, credentials among them.
     headers: Vec<(reqwest::header::HeaderName, String)>,
-    /// The credential, scrubbed from every error message.
-    secret: Option<String>,
+    /// The credential and any credentials inside the URL, scrubbed from every error message
+    /// before it is cut.
+    redactor: Redactor,
     request_timeout: Duration,
     max_attempts: u32,
     pub(crate) backoff: Backoff,
@@ -101,6 +107,10 @@ impl JsonEndpoint {
         request_timeout: Duration,
         max_attempts: u32,
     ) -> Result<Self, ProviderError> {
+        let mut redactor = Redactor::new(secret);
+        redactor.add_url_credentials(base_url);
+        redactor.add_url_credentials(url);
+        let shown = redactor.redact(base_url);
         if max_attempts == 0 {
             return Err(ProviderError::Config(
                 "`max_attempts` must be at least 1".to_owned(),
@@ -110,12 +120,12 @@ impl JsonEndpoint {
             Ok(url) if matches!(url.scheme(), "http" | "https") => url,
             Ok(_) => {
                 return Err(ProviderError::Config(format!(
-                    "invalid {provider} base URL `{base_url}`: expected http or https"
+                    "invalid {provider} base URL `{shown}`: expected http or https"
                 )));
             }
             Err(error) => {
                 return Err(ProviderError::Config(format!(
-                    "invalid {provider} base URL `{base_url}`: {error}"
+                    "invalid {provider} base URL `{shown}`: {error}"
                 )));
             }
         };
@@ -141,9 +151,7 @@ impl JsonEndpoint {
             client,
             url,
             headers,
-            secret: secret
-                .filter(|secret| !secret.is_empty())
-                .map(str::to_owned),
+            redactor,
             request_timeout,
             max_attempts,
             backoff: Backoff::DEFAULT,
@@ -191,10 +199,7 @@ impl JsonEndpoint {
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|value| value.to_str().ok())
             .and_then(parse_retry_after);
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|error| self.transport(error))?;
+        let bytes = self.read_body(response).await?;
         if !status.is_success() {
             let message = self.redact(&error_text(&bytes, status));
             return Err(Failure {
@@ -208,13 +213,37 @@ impl JsonEndpoint {
             });
         }
         serde_json::from_slice(&bytes).map_err(|error| Failure {
-            error: ProviderError::BadResponse(self.redact(&format!(
+            error: ProviderError::BadResponse(format!(
                 "body is not JSON ({error}): `{}`",
-                snippet(&String::from_utf8_lossy(&bytes))
-            ))),
+                self.redact(&String::from_utf8_lossy(&bytes))
+            )),
             is_retryable: false,
             retry_after: None,
         })
+    }
+
+    /// The response body, at most [`MAX_RESPONSE_BYTES`]; a longer one is a bad response, read
+    /// no further.
+    async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, Failure> {
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|error| self.transport(error))?
+        {
+            if bytes.len() + chunk.len() > MAX_RESPONSE_BYTES {
+                return Err(Failure {
+                    error: ProviderError::BadResponse(format!(
+                        "the response body exceeds {} MiB",
+                        MAX_RESPONSE_BYTES / (1024 * 1024)
+                    )),
+                    is_retryable: false,
+                    retry_after: None,
+                });
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
     }
 
     fn transport(&self, error: reqwest::Error) -> Failure {
@@ -232,12 +261,10 @@ impl JsonEndpoint {
         }
     }
 
-    /// Removes the credential from text bound for an error message.
+    /// Removes the credentials from text bound for an error message, then cuts it to
+    /// [`MAX_ERROR_CHARS`].
     pub(crate) fn redact(&self, text: &str) -> String {
-        match &self.secret {
-            Some(secret) => text.replace(secret.as_str(), "[redacted]"),
-            None => text.to_owned(),
-        }
+        self.redactor.redact_and_cut(text, MAX_ERROR_CHARS)
     }
 }
 
@@ -253,7 +280,8 @@ pub(crate) fn parse_retry_after(value: &str) -> Option<Duration> {
     ))
 }
 
-/// The provider's `error.message` from an error body, else the body itself, else the status.
+/// The provider's `error.message` from an error body, else the body itself, else the status;
+/// whole: the caller redacts, then cuts.
 pub(crate) fn error_text(bytes: &[u8], status: reqwest::StatusCode) -> String {
     let from_json = serde_json::from_slice::<Value>(bytes)
         .ok()
@@ -265,15 +293,7 @@ pub(crate) fn error_text(bytes: &[u8], status: reqwest::StatusCode) -> String {
     if text.is_empty() {
         status.canonical_reason().unwrap_or("no body").to_owned()
     } else {
-        snippet(&text)
-    }
-}
-
-/// `text` cut to `MAX_ERROR_CHARS` characters.
-pub(crate) fn snippet(text: &str) -> String {
-    match text.char_indices().nth(MAX_ERROR_CHARS) {
-        Some((end, _)) => format!("{}...", &text[..end]),
-        None => text.to_owned(),
+        text
     }
 }
 
@@ -327,10 +347,14 @@ mod tests {
     }
 
     #[test]
-    fn long_error_bodies_are_cut() {
+    fn error_bodies_are_read_whole_for_the_caller_to_redact_then_cut() {
         let body = "x".repeat(2000);
         let text = error_text(body.as_bytes(), reqwest::StatusCode::BAD_GATEWAY);
-        assert_eq!(text.len(), MAX_ERROR_CHARS + 3);
+        assert_eq!(text.len(), 2000);
+        assert_eq!(
+            crate::redact::cut(&text, MAX_ERROR_CHARS).len(),
+            MAX_ERROR_CHARS + 3
+        );
         assert_eq!(
             error_text(b"", reqwest::StatusCode::BAD_GATEWAY),
             "Bad Gateway"

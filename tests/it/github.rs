@@ -372,3 +372,47 @@ fn an_artifact_without_a_json_file_is_an_error_naming_what_it_holds() {
         "expected `baseline.json` or a single `.json` file, found none"
     );
 }
+
+/// Issue: a GITHUB_TOKEN echoed by the API while fetching an `artifact:` baseline was printed
+/// whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_the_api_echoes_in_an_error_is_never_printed() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/agent"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(json!({
+            "message": format!("Bad credentials: {TOKEN}"),
+            "documentation_url": "https://docs.github.com/rest"
+        })))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut command = toolgate();
+    command
+        .current_dir(repo())
+        .args([
+            "gate",
+            "--baseline",
+            "artifact:toolgate-baseline",
+            "--out",
+            &arg(dir.path(), "out"),
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .env("GITHUB_API_URL", server.uri())
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_REPOSITORY", "acme/agent");
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(command))
+        .await
+        .expect("join");
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.starts_with(
+            "error: failed to fetch baseline artifact `toolgate-baseline` of `acme/agent`"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stdout.contains(TOKEN) && !stderr.contains(TOKEN),
+        "{stderr}"
+    );
+}
