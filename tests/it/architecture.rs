@@ -10,12 +10,13 @@ use std::path::{Path, PathBuf};
 use crate::support::repo;
 
 /// Modules every layer may use: plain helpers with no dependency of their own.
-const NEUTRAL: [&str; 5] = ["json", "fs", "defaults", "exit", "tls"];
+const NEUTRAL: [&str; 6] = ["json", "fs", "defaults", "exit", "tls", "redact"];
 
 /// What each top-level module may use besides [`NEUTRAL`]; a module not listed here (the
 /// CLI glue: `commands`, `lib`, `main`) may use anything.
-const ALLOWED: [(&str, &[&str]); 21] = [
+const ALLOWED: [(&str, &[&str]); 22] = [
     ("catalog", &[]),
+    ("redact", &[]),
     ("json", &[]),
     ("fs", &[]),
     ("defaults", &[]),
