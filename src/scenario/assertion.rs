@@ -67,6 +67,8 @@ pub(crate) const MAX_VALUE_CHARS: usize = 200;
 pub struct Assertion {
     pub(crate) source: String,
     pub(crate) body: Body,
+    /// Operator characters in the source (see [`MAX_OPERATORS`]): how deep the tree may be.
+    pub(crate) operators: usize,
 }
 
 /// The shape of an assertion: a top-level comparison is evaluated side by side, so that a
@@ -105,6 +107,13 @@ pub enum AssertionError {
         /// The parser's messages with positions and carets.
         details: String,
     },
+    /// The assertion is longer, more deeply nested or has more operators than
+    /// [`MAX_ASSERTION_CHARS`], [`MAX_NESTING`] or [`MAX_OPERATORS`] allow.
+    #[error("assertion is too large to evaluate safely: {reason}")]
+    TooLarge {
+        /// Which bound was exceeded, with the bound and the measured size.
+        reason: String,
+    },
     /// A free identifier is neither a top-level name of the state, `baseline`, nor a CEL name.
     #[error("unknown name `{name}` in assertion `{assertion}`; {known}")]
     UnknownName {
@@ -135,6 +144,24 @@ impl Assertion {
     /// CEL type name), and [`AssertionError::MisplacedBaseline`] when `baseline` is used other
     /// than on the right-hand side of a top-level comparison.
     pub fn parse(source: &str, roots: &[String]) -> Result<Assertion, AssertionError> {
+        let operators = check_size(source)?;
+        // The CEL parser recurses deeply per nesting level; give it a stack of known size
+        // instead of whatever thread the load runs on.
+        on_large_stack(|| Assertion::parse_bounded(source, roots, operators)).unwrap_or_else(
+            |reason| {
+                Err(AssertionError::TooLarge {
+                    reason: format!("the parser could not run: {reason}"),
+                })
+            },
+        )
+    }
+
+    /// [`Assertion::parse`] once the size bounds hold.
+    fn parse_bounded(
+        source: &str,
+        roots: &[String],
+        operators: usize,
+    ) -> Result<Assertion, AssertionError> {
         let (expr, source_info) = Parser::default()
             .parse_with_source_info(source)
             .map_err(|errors| syntax_error(source, &errors))?;
@@ -181,6 +208,7 @@ impl Assertion {
         Ok(Assertion {
             source: source.to_owned(),
             body,
+            operators,
         })
     }
 
@@ -188,6 +216,106 @@ impl Assertion {
     pub fn source(&self) -> &str {
         &self.source
     }
+}
+
+/// The longest assertion accepted, in characters.
+pub const MAX_ASSERTION_CHARS: usize = 4_096;
+
+/// The deepest nesting of `(`, `[` and `{` accepted. Real assertions nest three or four
+/// levels; the bound keeps the parser's recursion (tens of kilobytes of stack per level in a
+/// debug build) far inside [`LARGE_STACK_BYTES`].
+pub const MAX_NESTING: usize = 32;
+
+/// The most operator characters (`+ - * / % < > = ! & | ? .`) outside string literals. Each
+/// one can deepen the parsed tree by a level, which evaluation walks recursively.
+pub const MAX_OPERATORS: usize = 256;
+
+/// Assertions with at most this many operator characters are evaluated on the caller's
+/// thread; larger ones on a thread of [`LARGE_STACK_BYTES`].
+pub(crate) const INLINE_OPERATORS: usize = 48;
+
+/// The stack the parser (and the evaluation of a large assertion) runs on, in bytes: reserved
+/// address space, of which only touched pages are committed.
+const LARGE_STACK_BYTES: usize = 64 << 20;
+
+/// Runs `work` on a scoped thread with a [`LARGE_STACK_BYTES`] stack; `Err` says why it
+/// could not (no thread, or the work panicked).
+pub(crate) fn on_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, String> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cel".to_owned())
+            .stack_size(LARGE_STACK_BYTES)
+            .spawn_scoped(scope, work)
+            .map_err(|error| format!("no thread: {error}"))?
+            .join()
+            .map_err(|_| "it panicked".to_owned())
+    })
+}
+
+/// Checks the size bounds on the text before the parser sees it: the parser and the
+/// evaluator recurse per level, so an unbounded assertion would overflow the stack and abort
+/// the process instead of failing its load. Returns the operator count.
+fn check_size(source: &str) -> Result<usize, AssertionError> {
+    let chars = source.chars().count();
+    if chars > MAX_ASSERTION_CHARS {
+        return Err(AssertionError::TooLarge {
+            reason: format!("{chars} characters, at most {MAX_ASSERTION_CHARS}"),
+        });
+    }
+    let (nesting, operators) = measure(source);
+    if nesting > MAX_NESTING {
+        return Err(AssertionError::TooLarge {
+            reason: format!("brackets nest {nesting} deep, at most {MAX_NESTING}"),
+        });
+    }
+    if operators > MAX_OPERATORS {
+        return Err(AssertionError::TooLarge {
+            reason: format!("{operators} operator characters, at most {MAX_OPERATORS}"),
+        });
+    }
+    Ok(operators)
+}
+
+/// The deepest bracket nesting and the number of operator characters in `source`, skipping
+/// string and bytes literals (`'..'`, `".."`, triple-quoted, raw).
+fn measure(source: &str) -> (usize, usize) {
+    let chars: Vec<char> = source.chars().collect();
+    let (mut depth, mut deepest, mut operators) = (0usize, 0usize, 0usize);
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\'' | '"' => {
+                let raw = i > 0 && matches!(chars[i - 1], 'r' | 'R');
+                let triple = chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c);
+                let quote_len = if triple { 3 } else { 1 };
+                i += quote_len;
+                while i < chars.len() {
+                    if chars[i] == '\\' && !raw {
+                        i += 2;
+                        continue;
+                    }
+                    if chars[i] == c && (!triple || chars[i..].starts_with(&[c, c, c])) {
+                        i += quote_len;
+                        break;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            '+' | '-' | '*' | '/' | '%' | '<' | '>' | '=' | '!' | '&' | '|' | '?' | '.' => {
+                operators += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (deepest, operators)
 }
 
 /// Builds [`AssertionError::Syntax`] from the parser's errors.

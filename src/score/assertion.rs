@@ -13,8 +13,8 @@ use cel::objects::{Key, Map};
 use cel::{Context, ExecutionError, Value};
 
 use crate::scenario::assertion::{
-    ADD_FN, Assertion, BASELINE, Body, COUNT_FN, Comparison, DIV_FN, INDEX_FN, LEFT_VAR,
-    MAX_VALUE_CHARS, MUL_FN, RIGHT_VAR, SUB_FN, call, ident,
+    ADD_FN, Assertion, BASELINE, Body, COUNT_FN, Comparison, DIV_FN, INDEX_FN, INLINE_OPERATORS,
+    LEFT_VAR, MAX_VALUE_CHARS, MUL_FN, RIGHT_VAR, SUB_FN, call, ident, on_large_stack,
 };
 
 /// The outcome of an assertion that evaluated to a bool.
@@ -42,6 +42,19 @@ impl Assertion {
     /// that is not a bool (`assertion evaluated to int 3, expected a bool`). A comparison that
     /// evaluates to `false` is not an error but an [`Evaluation`] with `passed == false`.
     pub fn evaluate(
+        &self,
+        seeded_state: &serde_json::Value,
+        final_state: &serde_json::Value,
+    ) -> Result<Evaluation, String> {
+        if self.operators > INLINE_OPERATORS {
+            return on_large_stack(|| self.evaluate_inline(seeded_state, final_state))
+                .unwrap_or_else(|reason| Err(format!("the evaluation could not run: {reason}")));
+        }
+        self.evaluate_inline(seeded_state, final_state)
+    }
+
+    /// [`Assertion::evaluate`] on the caller's thread.
+    fn evaluate_inline(
         &self,
         seeded_state: &serde_json::Value,
         final_state: &serde_json::Value,
@@ -508,6 +521,58 @@ mod tests {
             Ok(assertion) => panic!("`{source}` should not parse, got {assertion:?}"),
             Err(error) => error.to_string(),
         }
+    }
+
+    #[test]
+    fn assertions_beyond_the_size_bounds_fail_to_load_instead_of_overflowing_the_stack() {
+        let deep = format!("{}contacts.count{} == 3", "(".repeat(60), ")".repeat(60));
+        assert_eq!(
+            parse_error(&deep),
+            "assertion is too large to evaluate safely: brackets nest 60 deep, at most 32"
+        );
+        let long = format!("{} == 1", vec!["1"; 5_000].join(" + "));
+        assert_eq!(
+            parse_error(&long),
+            "assertion is too large to evaluate safely: 20002 characters, at most 4096"
+        );
+        let dense = format!("{}==1", vec!["1"; 1_000].join("+"));
+        assert_eq!(
+            parse_error(&dense),
+            "assertion is too large to evaluate safely: 1001 operator characters, at most 256"
+        );
+        let wide = format!("contacts.count == {}", "1".repeat(5_000));
+        assert!(parse_error(&wide).ends_with("5018 characters, at most 4096"));
+    }
+
+    #[test]
+    fn assertions_at_the_size_bounds_parse_and_evaluate_on_an_ordinary_thread() {
+        let deep = format!("{}contacts.count{} == 3", "(".repeat(32), ")".repeat(32));
+        assert!(passes(&deep, &seeded()));
+        // 247 `+`, one `==` (two characters): 249 operator characters.
+        let long = format!("{} == 248", vec!["1"; 248].join(" + "));
+        assert!(passes(&long, &seeded()));
+        assert!(!passes(&long.replace("== 248", "== 247"), &seeded()));
+        // The largest evaluated on the caller's thread: 46 `+` and `==`.
+        let inline = format!("{} == 47", vec!["1"; 47].join(" + "));
+        assert_eq!(parse(&inline).operators, INLINE_OPERATORS);
+        assert!(passes(&inline, &seeded()));
+    }
+
+    #[test]
+    fn brackets_and_operators_inside_string_literals_do_not_count() {
+        let inside = "(".repeat(40) + &"+".repeat(300);
+        for quoted in [
+            format!("'{inside}'"),
+            format!("\"{inside}\""),
+            format!("r'''{inside}'''"),
+        ] {
+            let source = format!("contacts.exists(c, c.name == {quoted})");
+            assert!(!passes(&source, &seeded()), "{source}");
+        }
+        assert!(passes(
+            r"contacts.exists(c, c.name == 'Gr\'a(ce') || true",
+            &seeded()
+        ));
     }
 
     #[test]

@@ -139,6 +139,45 @@ fn unknown_field_fails_the_load_with_exit_2_naming_file_and_field() {
 }
 
 #[test]
+fn an_assertion_too_deep_or_too_long_fails_the_load_with_exit_2_not_a_crash() {
+    let deep = format!(
+        "{}contacts.count{} == baseline",
+        "(".repeat(60),
+        ")".repeat(60)
+    );
+    let long = format!("{} == 1", vec!["1"; 5_000].join(" + "));
+    let files: Vec<(String, String)> = [("deep", deep), ("long", long)]
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, assertion))| {
+            let scenario = GOOD
+                .replace("T1-100", &format!("T1-10{i}"))
+                .replace("contacts.count == baseline", &assertion);
+            (format!("{name}.json"), scenario)
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_str()))
+        .collect();
+    let suite = scratch_suite(&files);
+    let (code, _, stderr) = gate_in(suite.path());
+    assert_eq!(code, 2, "{stderr}");
+    for (name, reason) in [
+        ("deep", "brackets nest 60 deep, at most 32"),
+        ("long", "20002 characters, at most 4096"),
+    ] {
+        let file = suite.path().join(format!("scenarios/{name}.json"));
+        let at = stderr
+            .find(&format!("`{}`", file.display()))
+            .unwrap_or_else(|| panic!("no problem reported for {name}: {stderr}"));
+        let problem = &stderr[at..];
+        assert!(problem.contains("final_state_assertions[0]"), "{problem}");
+        assert!(problem.contains(reason), "{problem}");
+    }
+}
+
+#[test]
 fn misspelled_tool_fails_with_field_line_and_suggestion() {
     let bad = GOOD.replace("\"crm_search_contacts\"", "\"crm_search_contact\"");
     let suite = scratch_suite(&[("bad.json", &bad)]);
