@@ -71,8 +71,7 @@ pub struct ConfigFile {
 impl ConfigFile {
     /// Reads and parses a config file; errors name the file, the key and the line.
     pub fn load(path: &Path) -> Result<ConfigFile> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("failed to read config `{}`", path.display()))?;
+        let text = crate::fs::read_text(path, "config", crate::defaults::MAX_SMALL_FILE_BYTES)?;
         Self::parse(&text, path)
     }
 
@@ -271,8 +270,7 @@ impl Settings {
 }
 
 fn read_prompt(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read system prompt `{}`", path.display()))
+    crate::fs::read_text(path, "system prompt", crate::defaults::MAX_SMALL_FILE_BYTES)
 }
 
 #[cfg(test)]

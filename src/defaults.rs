@@ -23,3 +23,16 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// in one wave, so the smoke run takes about as long as its longest scenario. Providers that
 /// answer 429 are retried with backoff.
 pub const CONCURRENCY: usize = 64;
+
+/// The largest hand-written input read, in bytes: `toolgate.yaml`, a scenario, a smoke set,
+/// a quarantine list, a system prompt, an MCP config. 4 MiB is far beyond any real one and
+/// keeps `TOOLGATE_CONFIG=/dev/zero`-style mistakes from eating memory.
+pub const MAX_SMALL_FILE_BYTES: u64 = 4 << 20;
+
+/// The largest data input read, in bytes: a fixture (`seed_state`), a lock file, a saved
+/// tools/list.
+pub const MAX_DATA_FILE_BYTES: u64 = 64 << 20;
+
+/// The largest run artifact read back, in bytes: results, a baseline, recordings
+/// (`trace.jsonl`), the history file.
+pub const MAX_RUN_FILE_BYTES: u64 = 512 << 20;

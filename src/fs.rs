@@ -1,9 +1,64 @@
 //! File-system and hashing helpers shared by every layer: atomic writes, and the SHA-256 used
 //! for pins, caches and comment keys.
 
+use std::io::Read as _;
 use std::path::Path;
 
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, bail};
+
+/// Reads the regular file at `path` as UTF-8 text of at most `limit` bytes.
+///
+/// `what` names the input in errors (`config`, `scenario`): ``failed to read config `x`: ...``.
+/// Errors: a path that is missing or unreadable, that is not a regular file (a directory,
+/// FIFO or device: reading one could block or never end), that is larger than `limit` (checked
+/// before reading and again while reading, for a file that grows), or that is not UTF-8.
+pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String> {
+    let context = || format!("failed to read {what} `{}`", path.display());
+    let metadata = std::fs::metadata(path).with_context(context)?;
+    if !metadata.is_file() {
+        let kind = if metadata.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        bail!("{}: it is {kind}", context());
+    }
+    let too_large = || {
+        anyhow::anyhow!(
+            "{}: larger than the {} limit for a {what}",
+            context(),
+            human_bytes(limit)
+        )
+    };
+    if metadata.len() > limit {
+        return Err(too_large());
+    }
+    let file = std::fs::File::open(path).with_context(context)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .with_context(context)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        anyhow::anyhow!(
+            "{}: not UTF-8 text (invalid byte at offset {})",
+            context(),
+            error.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// `limit` as a short size: `4 MiB`, `512 KiB`, `100 bytes`.
+fn human_bytes(limit: u64) -> String {
+    match limit {
+        l if l >= 1 << 30 && l % (1 << 30) == 0 => format!("{} GiB", l >> 30),
+        l if l >= 1 << 20 && l % (1 << 20) == 0 => format!("{} MiB", l >> 20),
+        l if l >= 1 << 10 && l % (1 << 10) == 0 => format!("{} KiB", l >> 10),
+        l => format!("{l} bytes"),
+    }
+}
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename, so a
 /// killed run leaves the previous file intact. Creates missing parent directories.
@@ -36,6 +91,68 @@ pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_text_reads_a_regular_file_within_the_limit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.yaml");
+        std::fs::write(&path, "x: 1\n").expect("write");
+        assert_eq!(read_text(&path, "config", 5).expect("read"), "x: 1\n");
+    }
+
+    #[test]
+    fn read_text_refuses_a_file_over_the_limit_naming_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("big.json");
+        std::fs::write(&path, vec![b' '; 2049]).expect("write");
+        let error = read_text(&path, "fixture", 2048).expect_err("over the limit");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "failed to read fixture `{}`: larger than the 2 KiB limit for a fixture",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn read_text_refuses_devices_fifos_and_directories_without_reading() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let error = read_text(Path::new("/dev/zero"), "config", 1 << 20).expect_err("a device");
+        assert_eq!(
+            error.to_string(),
+            "failed to read config `/dev/zero`: it is not a regular file (a FIFO, socket or device)"
+        );
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        // Opening a FIFO with no writer would block forever; the check comes first.
+        let error = read_text(&fifo, "fixture", 1 << 20).expect_err("a FIFO");
+        assert!(
+            error
+                .to_string()
+                .ends_with("it is not a regular file (a FIFO, socket or device)")
+        );
+        let error = read_text(dir.path(), "scenario", 1 << 20).expect_err("a directory");
+        assert!(error.to_string().ends_with("it is a directory"), "{error}");
+    }
+
+    #[test]
+    fn read_text_refuses_bytes_that_are_not_utf8() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("b.json");
+        std::fs::write(&path, b"ab\xffc").expect("write");
+        let error = read_text(&path, "baseline", 100).expect_err("not UTF-8");
+        assert!(
+            error
+                .to_string()
+                .ends_with("not UTF-8 text (invalid byte at offset 2)"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn sha256_matches_the_standard_test_vector() {

@@ -60,8 +60,7 @@ impl Recordings {
     /// Errors name the file and line: unreadable file, a line that is not a JSON object with
     /// a string `scenario`, or a line with neither `tool` nor `final_answer`.
     pub fn load(path: &Path) -> Result<Recordings> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("failed to read recordings `{}`", path.display()))?;
+        let text = crate::fs::read_text(path, "recordings", crate::defaults::MAX_RUN_FILE_BYTES)?;
         Self::parse(&text, path)
     }
 

@@ -263,8 +263,7 @@ impl Baseline {
     /// Errors: unreadable file, invalid JSON or shape (with the field path), or an unsupported
     /// `schema_version`.
     pub fn load(path: &Path) -> Result<Baseline> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("failed to read baseline `{}`", path.display()))?;
+        let text = crate::fs::read_text(path, "baseline", crate::defaults::MAX_RUN_FILE_BYTES)?;
         Baseline::parse(&text, path)
     }
 

@@ -101,8 +101,7 @@ impl HistoryEntry {
 /// Errors: an unreadable file, or a line that is not a history entry of a supported
 /// `schema_version` (named by its line number).
 pub fn load(path: &Path) -> Result<Vec<HistoryEntry>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read history `{}`", path.display()))?;
+    let text = crate::fs::read_text(path, "history", crate::defaults::MAX_RUN_FILE_BYTES)?;
     parse(&text).with_context(|| format!("invalid history `{}`", path.display()))
 }
 

@@ -69,8 +69,11 @@ pub fn load(path: &Path, now: SystemTime) -> Result<Vec<QuarantineEntry>> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read quarantine list `{}`", path.display()))?;
+    let text = crate::fs::read_text(
+        path,
+        "quarantine list",
+        crate::defaults::MAX_SMALL_FILE_BYTES,
+    )?;
     parse(&text, now).with_context(|| format!("invalid quarantine list `{}`", path.display()))
 }
 

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -67,8 +67,7 @@ impl Lock {
 
     /// Reads a lock file. Errors name the file and the field, and reject other versions.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("failed to read lock file `{}`", path.display()))?;
+        let text = crate::fs::read_text(path, "lock file", crate::defaults::MAX_DATA_FILE_BYTES)?;
         let deserializer = &mut serde_json::Deserializer::from_str(&text);
         let lock: Lock = serde_path_to_error::deserialize(deserializer).map_err(|error| {
             anyhow::anyhow!(

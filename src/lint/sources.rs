@@ -212,8 +212,7 @@ async fn list_server(entry: &ServerEntry, base: Option<&Path>) -> anyhow::Result
 }
 
 async fn load_config(path: &Path, only: &[String]) -> anyhow::Result<LoadedCatalog> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read MCP config `{}`", path.display()))?;
+    let text = crate::fs::read_text(path, "MCP config", crate::defaults::MAX_SMALL_FILE_BYTES)?;
     let config: ConfigFile = parse_json(&text)
         .with_context(|| format!("failed to parse MCP config `{}`", path.display()))?;
     for name in only {
@@ -248,8 +247,7 @@ async fn load_config(path: &Path, only: &[String]) -> anyhow::Result<LoadedCatal
 
 /// A saved tools/list, in any of the shapes [`Source::File`] names.
 fn load_file(path: &Path) -> anyhow::Result<LoadedCatalog> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read tools file `{}`", path.display()))?;
+    let text = crate::fs::read_text(path, "tools file", crate::defaults::MAX_DATA_FILE_BYTES)?;
     let value: Value = parse_json(&text)
         .with_context(|| format!("failed to parse tools file `{}`", path.display()))?;
     let name = path

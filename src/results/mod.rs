@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::Usage;
@@ -387,8 +387,7 @@ impl RunReport {
     /// Errors: unreadable file, invalid JSON or shape (with the field path and line), or a
     /// `schema_version` this build does not read.
     pub fn load(path: &Path) -> Result<RunReport> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("failed to read results `{}`", path.display()))?;
+        let text = crate::fs::read_text(path, "results", crate::defaults::MAX_RUN_FILE_BYTES)?;
         RunReport::parse(&text, path)
     }
 

@@ -10,8 +10,7 @@ use serde_json::Value;
 /// Errors: unreadable file, invalid JSON (with line and column), a top level that is not an
 /// object, or a collection that is not an array of objects.
 pub fn load_fixture(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read fixture `{}`", path.display()))?;
+    let text = crate::fs::read_text(path, "fixture", crate::defaults::MAX_DATA_FILE_BYTES)?;
     let state: Value = serde_json::from_str(&text)
         .with_context(|| format!("fixture `{}` is not valid JSON", path.display()))?;
     let Some(collections) = state.as_object() else {

@@ -82,8 +82,7 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 /// Errors name the file, then the field path (`expected_calls[1].tool`), then the line where
 /// the text shows it.
 pub fn load_file(path: &Path, root: &Path, catalog: &Catalog) -> Result<Scenario> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read scenario `{}`", path.display()))?;
+    let text = crate::fs::read_text(path, "scenario", crate::defaults::MAX_SMALL_FILE_BYTES)?;
     parse(&text, path, root, catalog)
 }
 

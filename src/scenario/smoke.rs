@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use serde::Deserialize;
 
 use super::Scenario;
@@ -38,8 +38,7 @@ impl SmokeSet {
     /// Errors: unreadable or malformed file, a tier outside 1..=5, an unknown or repeated id,
     /// an empty selection.
     pub fn load(path: &Path, suite: &[Scenario]) -> Result<SmokeSet> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("failed to read smoke set `{}`", path.display()))?;
+        let text = crate::fs::read_text(path, "smoke set", crate::defaults::MAX_SMALL_FILE_BYTES)?;
         let file: SmokeSetFile = serde_saphyr::from_str(&text)
             .map_err(|error| anyhow::anyhow!("`{}`: {error}", path.display()))?;
         let mut set = SmokeSet::default();

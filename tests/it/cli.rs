@@ -178,6 +178,57 @@ fn an_assertion_too_deep_or_too_long_fails_the_load_with_exit_2_not_a_crash() {
 }
 
 #[test]
+fn devices_fifos_and_oversized_inputs_fail_with_exit_2_without_reading_them() {
+    let fifo_seed = GOOD.replace("fixtures/crm_baseline.json", "fixtures/pipe");
+    let suite = scratch_suite(&[("fifo.json", &fifo_seed)]);
+    let pipe = suite.path().join("fixtures/pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // Opening the FIFO would block forever: the load must refuse it first.
+    let (code, _, stderr) = gate_in(suite.path());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "failed to read fixture `{}`: it is not a regular file",
+            pipe.display()
+        )),
+        "{stderr}"
+    );
+
+    let mut command = toolgate();
+    command.env("TOOLGATE_CONFIG", "/dev/zero").args([
+        "gate",
+        "--root",
+        &suite.path().display().to_string(),
+        "--out",
+        &arg(suite.path(), "out"),
+    ]);
+    let (code, _, stderr) = output(command);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("failed to read config `/dev/zero`: it is not a regular file"),
+        "{stderr}"
+    );
+
+    let suite = scratch_suite(&[]);
+    let huge = suite.path().join("scenarios/huge.json");
+    let file = std::fs::File::create(&huge).expect("create");
+    file.set_len(5 << 20).expect("a sparse 5 MiB file");
+    let (code, _, stderr) = gate_in(suite.path());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "failed to read scenario `{}`: larger than the 4 MiB limit for a scenario",
+            huge.display()
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn misspelled_tool_fails_with_field_line_and_suggestion() {
     let bad = GOOD.replace("\"crm_search_contacts\"", "\"crm_search_contact\"");
     let suite = scratch_suite(&[("bad.json", &bad)]);
