@@ -146,9 +146,19 @@ fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent
 }
 
 /// The `run` block of the results: how this run was configured, without secrets.
+/// A run id unique on this machine: milliseconds since the Unix epoch and the process id,
+/// both in hex (`19ae2f3c0b1-3f2a`).
+fn new_run_id() -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis());
+    format!("{millis:x}-{:x}", std::process::id())
+}
+
 fn run_meta(settings: &Settings, endpoint: Option<&Endpoint>) -> RunMeta {
     let provider_host = endpoint.and_then(Endpoint::host);
     RunMeta {
+        run_id: Some(new_run_id()),
         agent: settings.agent.as_str().to_owned(),
         model: settings.model.clone(),
         provider_host,
@@ -199,6 +209,9 @@ fn load_config(args: &GateArgs) -> Result<(ConfigFile, PathBuf)> {
 fn gate_command(args: &GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit> {
     let (file, file_path) = load_config(args)?;
     let settings = Settings::resolve(args, &file, &file_path)?;
+    // Every input of the verdict is read before the run: a bad one costs no run.
+    let inputs = gating::load_inputs(args, out)?;
+    gating::clear_outputs(&args.out, args.ci.results.is_some())?;
     let report = match &args.ci.results {
         Some(path) => RunReport::load(path)?,
         None => match run_for_gate(args, &settings, out)? {
@@ -210,7 +223,7 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Re
         writeln!(out, "results: {}", args.out.join("results.json").display())?;
         return Ok(Exit::Pass);
     }
-    gating::judge(args, settings.tolerance, &report, out, err)
+    gating::judge(args, settings.tolerance, &report, inputs, out, err)
 }
 
 /// Runs the selected scenarios (or this job's shard of them) and writes `results.json`,

@@ -29,27 +29,78 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Judges `report`: loads the baseline and quarantine list, decides, writes the reports to
-/// the output directory and, on GitHub Actions, to the runner; comments when asked.
-pub(super) fn judge(
-    args: &GateArgs,
-    tolerance_points: f64,
-    report: &RunReport,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<Exit> {
+/// What the verdict is judged against, read before the run so that a bad baseline or
+/// quarantine list fails the gate (exit 2) before any run, not after it.
+pub(super) struct JudgeInputs {
+    baseline: Option<Baseline>,
+    baseline_label: String,
+    quarantine: Vec<quarantine::QuarantineEntry>,
+}
+
+/// Reads the baseline (`--baseline`, default `ROOT/baseline.json`, or a GitHub artifact)
+/// and the quarantine list. Errors name the file and what is wrong with it.
+pub(super) fn load_inputs(args: &GateArgs, out: &mut dyn Write) -> Result<JudgeInputs> {
     let now = args.ci.now.unwrap_or_else(SystemTime::now);
-    let root = &args.suite.root;
     let (baseline, baseline_label) = resolve_baseline(args, out)?;
     let quarantine_path = args
         .ci
         .quarantine
         .clone()
-        .unwrap_or_else(|| root.join("quarantine.yaml"));
+        .unwrap_or_else(|| args.suite.root.join("quarantine.yaml"));
+    Ok(JudgeInputs {
+        baseline,
+        baseline_label,
+        quarantine: quarantine::load(&quarantine_path, now)?,
+    })
+}
+
+/// Removes the previous run's output set from `dir` before a new run writes its own, so the
+/// directory never holds a mixture of two runs (a new `results.json` beside an old
+/// `verdict.json` after an interrupted or failed run). With `keep_results` (judging an
+/// existing `--results` file) the run's own files stay and only the judged ones go.
+pub(super) fn clear_outputs(dir: &Path, keep_results: bool) -> Result<()> {
+    let paths = OutputPaths::new(dir);
+    let mut stale = vec![paths.markdown, paths.junit, paths.verdict];
+    if !keep_results {
+        stale.extend([
+            paths.results,
+            dir.join("trace.jsonl"),
+            dir.join("judge.jsonl"),
+        ]);
+    }
+    for path in stale {
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                return Err(error)
+                    .with_context(|| format!("failed to remove stale `{}`", path.display()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Judges `report` against `inputs`, writes the reports to the output directory and, on
+/// GitHub Actions, to the runner; comments when asked.
+pub(super) fn judge(
+    args: &GateArgs,
+    tolerance_points: f64,
+    report: &RunReport,
+    inputs: JudgeInputs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Exit> {
+    let now = args.ci.now.unwrap_or_else(SystemTime::now);
+    let JudgeInputs {
+        baseline,
+        baseline_label,
+        quarantine,
+    } = inputs;
     let policy = Policy {
         tolerance_points,
         alpha: args.ci.alpha,
-        quarantine: quarantine::load(&quarantine_path, now)?,
+        quarantine,
         now,
     };
     let verdict = gate::decide(report, baseline.as_ref(), &policy);
@@ -69,7 +120,11 @@ pub(super) fn judge(
     )?;
     write_atomic(
         &paths.verdict,
-        report::json::render_verdict(&verdict).as_bytes(),
+        report::json::render_verdict(
+            &verdict,
+            report.run.as_ref().and_then(|run| run.run_id.as_deref()),
+        )
+        .as_bytes(),
     )?;
 
     if baseline.is_none() {

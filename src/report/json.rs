@@ -21,9 +21,14 @@ pub fn render_trace(lines: &[TraceLine]) -> String {
     text
 }
 
-/// `verdict.json`: the verdict as pretty JSON with a trailing newline.
-pub fn render_verdict(verdict: &Verdict) -> String {
-    crate::json::pretty(verdict)
+/// `verdict.json`: the verdict as pretty JSON with a trailing newline, with the run's
+/// `run_id` (see [`crate::results::RunMeta::run_id`]) when it has one.
+pub fn render_verdict(verdict: &Verdict, run_id: Option<&str>) -> String {
+    let mut value = serde_json::to_value(verdict).unwrap_or_default();
+    if let (Some(id), Some(object)) = (run_id, value.as_object_mut()) {
+        object.insert("run_id".to_owned(), serde_json::Value::from(id));
+    }
+    crate::json::pretty(&value)
 }
 
 #[cfg(test)]

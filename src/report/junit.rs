@@ -24,6 +24,9 @@ pub fn render(report: &RunReport, verdict: &Verdict) -> String {
     for (tier, results) in tiers {
         let mut suite = TestSuite::new(format!("tier {tier}"));
         suite.add_property(("verdict", verdict.decision.as_str()));
+        if let Some(id) = report.run.as_ref().and_then(|run| run.run_id.as_deref()) {
+            suite.add_property(("run_id", id));
+        }
         let mut time = Duration::ZERO;
         for result in results {
             let case = case(result);

@@ -103,6 +103,14 @@ pub fn render(input: &Input<'_>) -> String {
         out.truncate(cut);
         out.push_str("\n\n_Cut to fit the size limit._\n");
     }
+    if let Some(id) = input
+        .report
+        .run
+        .as_ref()
+        .and_then(|run| run.run_id.as_deref())
+    {
+        let _ = writeln!(out, "\n<!-- toolgate run {id} -->");
+    }
     out
 }
 

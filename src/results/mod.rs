@@ -68,6 +68,11 @@ pub struct RunReport {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunMeta {
+    /// This run's id (`<unix milliseconds>-<process id>`, both hex), also written into
+    /// `verdict.json`, `report.md` and `junit.xml`, so files of one output set can be matched;
+    /// absent in files written before run ids existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
     /// The agent kind (`reference`, `openai`, `anthropic`, `command`, `replay`).
     pub agent: String,
     /// The model name, when one is configured.

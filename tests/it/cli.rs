@@ -331,3 +331,71 @@ fn a_corrupt_baseline_is_an_error_not_a_pass() {
         "{stderr}"
     );
 }
+
+/// The `run_id` each file of the output set in `out` carries, by file name.
+fn run_ids(out: &std::path::Path) -> Vec<(&'static str, Option<String>)> {
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).ok();
+    let json_id = |name: &str| {
+        read(name).and_then(|text| {
+            let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            let id = value.get("run_id").or_else(|| value["run"].get("run_id"));
+            id.and_then(|id| id.as_str()).map(str::to_owned)
+        })
+    };
+    let after = |name: &str, marker: &str, end: char| {
+        read(name).and_then(|text| {
+            let start = text.find(marker)? + marker.len();
+            Some(text[start..].split(end).next()?.to_owned())
+        })
+    };
+    vec![
+        ("results.json", json_id("results.json")),
+        ("verdict.json", json_id("verdict.json")),
+        ("report.md", after("report.md", "<!-- toolgate run ", ' ')),
+        (
+            "junit.xml",
+            after("junit.xml", "name=\"run_id\" value=\"", '"'),
+        ),
+    ]
+}
+
+#[test]
+fn a_bad_baseline_stops_the_gate_before_the_run_and_every_output_names_its_run() {
+    let suite = scratch_suite(&[("good.json", GOOD)]);
+    let out = suite.path().join("out");
+    let (code, stdout, stderr) = gate_in(suite.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let first = run_ids(&out);
+    let id = first[0].1.clone().expect("results.json has a run id");
+    assert!(id.contains('-') && id.len() >= 10, "{id}");
+    for (name, found) in &first {
+        assert_eq!(found.as_ref(), Some(&id), "{name} belongs to another run");
+    }
+
+    // A corrupt baseline: nothing runs and the last output set stays whole.
+    std::fs::write(
+        suite.path().join("baseline.json"),
+        "{\"schema_version\": 1}",
+    )
+    .expect("write");
+    let (code, stdout, stderr) = gate_in(suite.path());
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(!stdout.contains("runs"), "the suite ran: {stdout}");
+    assert_eq!(run_ids(&out), first);
+
+    // The next good run replaces every file of the set.
+    std::fs::remove_file(suite.path().join("baseline.json")).expect("remove");
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let (code, stdout, stderr) = gate_in(suite.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let second = run_ids(&out);
+    let new_id = second[0].1.clone().expect("a run id");
+    assert_ne!(new_id, id);
+    for (name, found) in &second {
+        assert_eq!(
+            found.as_ref(),
+            Some(&new_id),
+            "{name} belongs to another run"
+        );
+    }
+}
