@@ -12,7 +12,9 @@ use serde_json::Value;
 use serde_json_path::JsonPath;
 
 use super::assertion::Assertion;
-use super::file::{AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFile, ScenarioFile};
+use super::file::{
+    AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFile, ScenarioFile, WholeNumber,
+};
 use super::{
     AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PriorRef, ResultRef, Scenario, SourceLines,
 };
@@ -124,6 +126,15 @@ fn parse_text(text: &str, path: &Path) -> Result<ScenarioFile> {
     }
 }
 
+/// Why `n` is not a count of at least `min` that fits in a `u32`.
+fn out_of_range(n: WholeNumber, min: i128) -> String {
+    if n.0 < min {
+        format!("must be {min} or more, got {n}")
+    } else {
+        format!("must be at most {}, got {n}", u32::MAX)
+    }
+}
+
 /// Collects validation problems for one file.
 struct Problems<'a> {
     path: &'a Path,
@@ -165,7 +176,7 @@ fn validate(
     if raw.id.trim().is_empty() {
         problems.add("id", None, "must not be empty");
     }
-    let tier = match u8::try_from(raw.tier) {
+    let tier = match u8::try_from(raw.tier.0) {
         Ok(tier @ 1..=5) => tier,
         _ => {
             problems.add(
@@ -204,7 +215,7 @@ fn validate(
 
     let max_calls = match raw.max_calls {
         None => None,
-        Some(n) => match u32::try_from(n) {
+        Some(n) => match u32::try_from(n.0) {
             Ok(n) if (n as usize) < expected_calls.len() => {
                 problems.add(
                     "max_calls",
@@ -218,31 +229,22 @@ fn validate(
             }
             Ok(n) => Some(n),
             Err(_) => {
-                problems.add(
-                    "max_calls",
-                    None,
-                    format_args!("must be 0 or more, got {n}"),
-                );
+                problems.add("max_calls", None, out_of_range(n, 0));
                 None
             }
         },
     };
 
     let max_per_tool = validate_per_tool(&raw.max_per_tool, &expected_calls, catalog, problems);
-    let max_failures = match raw.max_failures.map(u32::try_from) {
+    let max_failures = match raw.max_failures {
         None => None,
-        Some(Ok(n)) => Some(n),
-        Some(Err(_)) => {
-            problems.add(
-                "max_failures",
-                None,
-                format_args!(
-                    "must be 0 or more, got {}",
-                    raw.max_failures.unwrap_or_default()
-                ),
-            );
-            None
-        }
+        Some(n) => match u32::try_from(n.0) {
+            Ok(n) => Some(n),
+            Err(_) => {
+                problems.add("max_failures", None, out_of_range(n, 0));
+                None
+            }
+        },
     };
     if raw.failure_counting.is_some() && raw.max_failures.is_none() {
         problems.add(
@@ -331,7 +333,7 @@ fn validate(
 /// Checks `max_per_tool`: catalog tools only, budgets of 0 or more, and no budget below the
 /// calls the scenario itself expects of that tool.
 fn validate_per_tool(
-    budgets: &BTreeMap<String, i64>,
+    budgets: &BTreeMap<String, WholeNumber>,
     expected_calls: &[ExpectedCall],
     catalog: &Catalog,
     problems: &mut Problems<'_>,
@@ -343,12 +345,8 @@ fn validate_per_tool(
             problems.add(&field, Some(tool), catalog.unknown_tool_message(tool));
             continue;
         }
-        let Ok(budget) = u32::try_from(budget) else {
-            problems.add(
-                &field,
-                Some(tool),
-                format_args!("must be 0 or more, got {budget}"),
-            );
+        let Ok(budget) = u32::try_from(budget.0) else {
+            problems.add(&field, Some(tool), out_of_range(budget, 0));
             continue;
         };
         let expected = expected_calls
@@ -614,20 +612,20 @@ fn validate_fault(
         );
         valid = false;
     }
-    let on_call = u32::try_from(fault.on_call).ok().filter(|n| *n >= 1);
+    let on_call = u32::try_from(fault.on_call.0).ok().filter(|n| *n >= 1);
     if on_call.is_none() {
         problems.add(
             &format!("{field}.on_call"),
             None,
-            format_args!("must be 1 or more, got {}", fault.on_call),
+            out_of_range(fault.on_call, 1),
         );
     }
-    let times = u32::try_from(fault.times).ok().filter(|n| *n >= 1);
+    let times = u32::try_from(fault.times.0).ok().filter(|n| *n >= 1);
     if times.is_none() {
         problems.add(
             &format!("{field}.times"),
             None,
-            format_args!("must be 1 or more, got {}", fault.times),
+            out_of_range(fault.times, 1),
         );
     }
     Some(Fault {
@@ -681,6 +679,58 @@ mod tests {
     }
 
     const HEAD: &str = "id: T9-001\ntier: 5\ntype: single_call\nprompt: Delete everything.\nseed_state: fixtures/enterprise.json\n";
+
+    fn load_json(text: &str) -> Result<Scenario> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        parse(text, Path::new("FILE.json"), root, Catalog::builtin())
+    }
+
+    const JSON_HEAD: &str = r#"{"id": "T9-001", "tier": 5, "type": "single_call", "prompt": "Find Ada.",
+        "seed_state": "fixtures/enterprise.json","#;
+
+    #[test]
+    fn a_key_repeated_at_any_depth_of_args_match_fails_the_load() {
+        let nested = format!(
+            r#"{JSON_HEAD} "expected_calls": [{{"tool": "crm_search_contacts",
+            "args_match": {{"query": "Ada", "filters": {{"city": "Oslo", "city": "Rome"}}}}}}]}}"#
+        );
+        assert_eq!(
+            load_json(&nested).expect_err("duplicate key").to_string(),
+            "`FILE.json`: expected_calls[0].args_match.filters: duplicate key `city` at line 3 column 86"
+        );
+        let yaml = format!(
+            "{HEAD}expected_calls:\n  - tool: crm_search_contacts\n    args_match:\n      query: Ada\n      query: Bob\n"
+        );
+        let message = load_yaml(&yaml).expect_err("duplicate key").to_string();
+        assert!(message.contains("query"), "{message}");
+        assert!(message.to_lowercase().contains("duplicate"), "{message}");
+    }
+
+    #[test]
+    fn counts_beyond_u32_say_too_large_and_integer_valued_floats_are_counts() {
+        let huge = format!(
+            r#"{JSON_HEAD} "expected_calls": [], "max_calls": 99999999999999999999,
+            "max_failures": 4294967296}}"#
+        );
+        assert_eq!(
+            load_json(&huge).expect_err("too large").to_string(),
+            "`FILE.json`: max_calls: must be at most 4294967295, got 100000000000000000000\n\
+             `FILE.json`: max_failures: must be at most 4294967295, got 4294967296"
+        );
+        let negative = format!(r#"{JSON_HEAD} "expected_calls": [], "max_calls": -1}}"#);
+        assert_eq!(
+            load_json(&negative).expect_err("negative").to_string(),
+            "`FILE.json`: max_calls: must be 0 or more, got -1"
+        );
+        let float = format!(r#"{JSON_HEAD} "expected_calls": [], "max_calls": 3.0}}"#);
+        assert_eq!(load_json(&float).expect("3.0 is 3").max_calls, Some(3));
+        let fraction = format!(r#"{JSON_HEAD} "expected_calls": [], "max_calls": 2.5}}"#);
+        let message = load_json(&fraction).expect_err("2.5").to_string();
+        assert!(
+            message.contains("max_calls: expected a whole number, got 2.5"),
+            "{message}"
+        );
+    }
 
     #[test]
     fn answer_checks_need_a_reference_answer() {
