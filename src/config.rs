@@ -252,6 +252,15 @@ impl Settings {
                 bail!("{}: must be longer than 0s", origin(key, from_file));
             }
         }
+        if let Some(temperature) = settings.temperature
+            && !(0.0..=2.0).contains(&temperature)
+        {
+            bail!(
+                "{}: {temperature} is not a sampling temperature in 0..=2 (the OpenAI range; \
+                 Anthropic accepts 0..=1)",
+                origin("temperature", args.temperature.is_none())
+            );
+        }
         match settings.agent {
             AgentKind::Openai | AgentKind::Anthropic if settings.model.is_none() => bail!(
                 "`--agent {}` needs a model: `--model NAME`, TOOLGATE_MODEL or `model:` in {FILE_NAME}",
@@ -324,6 +333,41 @@ mod tests {
         assert_eq!(defaults.repeat, 1);
         assert_eq!(defaults.concurrency, crate::defaults::CONCURRENCY);
         assert_eq!(defaults.timeout, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn a_temperature_that_is_not_a_number_in_range_is_refused_naming_its_origin() {
+        for (text, shown) in [
+            (".nan", "NaN"),
+            (".inf", "inf"),
+            ("-0.5", "-0.5"),
+            ("2.5", "2.5"),
+        ] {
+            let file = file(&format!("temperature: {text}\n"));
+            let error =
+                Settings::resolve(&args(&[]), &file, Path::new(PATH)).expect_err("out of range");
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "`{PATH}`: temperature: {shown} is not a sampling temperature in 0..=2 \
+                     (the OpenAI range; Anthropic accepts 0..=1)"
+                )
+            );
+        }
+        let error = Settings::resolve(
+            &args(&["--temperature", "NaN"]),
+            &ConfigFile::default(),
+            Path::new(PATH),
+        )
+        .expect_err("NaN flag");
+        assert!(
+            error.to_string().starts_with("`--temperature`: NaN is not"),
+            "{error}"
+        );
+        let file = file("temperature: 2\n");
+        let settings =
+            Settings::resolve(&args(&[]), &file, Path::new(PATH)).expect("2 is in range");
+        assert_eq!(settings.temperature, Some(2.0));
     }
 
     #[test]

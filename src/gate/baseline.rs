@@ -284,10 +284,59 @@ impl Baseline {
             );
         }
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-            let field = error.path().to_string();
-            anyhow::anyhow!("`{}`: {field}: {}", origin.display(), error.into_inner())
-        })
+        let baseline: Baseline =
+            serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+                let field = error.path().to_string();
+                anyhow::anyhow!("`{}`: {field}: {}", origin.display(), error.into_inner())
+            })?;
+        baseline.checked(origin)
+    }
+
+    /// The baseline with its scenarios in id order, or an error naming the first entry that
+    /// cannot be true: a tier outside 1..=5, an id listed twice, or more outcomes than the
+    /// baseline has runs (each run gives a scenario at most one outcome).
+    fn checked(mut self, origin: &Path) -> Result<Baseline> {
+        let problem = |index: usize, id: &str, what: String| {
+            anyhow::anyhow!(
+                "`{}`: scenarios[{index}] (`{id}`): {what}",
+                origin.display()
+            )
+        };
+        for (index, scenario) in self.scenarios.iter().enumerate() {
+            if !(1..=5).contains(&scenario.tier) {
+                return Err(problem(
+                    index,
+                    &scenario.id,
+                    format!("tier {} is not in 1..=5", scenario.tier),
+                ));
+            }
+            let outcomes = scenario.judged() + scenario.errored;
+            if outcomes > self.runs {
+                return Err(problem(
+                    index,
+                    &scenario.id,
+                    format!(
+                        "{outcomes} outcomes ({} passed, {} failed, {} errored) but the baseline counts {} runs",
+                        scenario.passed, scenario.failed, scenario.errored, self.runs
+                    ),
+                ));
+            }
+        }
+        let mut order: Vec<usize> = (0..self.scenarios.len()).collect();
+        order.sort_by(|&a, &b| self.scenarios[a].id.cmp(&self.scenarios[b].id));
+        for pair in order.windows(2) {
+            if self.scenarios[pair[0]].id == self.scenarios[pair[1]].id {
+                let index = pair[0].max(pair[1]);
+                return Err(problem(
+                    index,
+                    &self.scenarios[index].id,
+                    format!("listed twice (also scenarios[{}])", pair[0].min(pair[1])),
+                ));
+            }
+        }
+        // Lookups binary-search by id.
+        self.scenarios.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(self)
     }
 
     /// The entry for scenario `id`.
@@ -421,6 +470,53 @@ mod tests {
         );
         // The trend keeps every main run, the old one too.
         assert_eq!(baseline.trend.len(), 3);
+    }
+
+    #[test]
+    fn a_baseline_that_cannot_be_true_is_refused_naming_the_entry() {
+        use Outcome::{Fail, Pass};
+        let history = vec![
+            entry("2026-11-25T02:00:00Z", "main", &[("A", Pass), ("B", Fail)]),
+            entry("2026-11-29T02:00:00Z", "main", &[("A", Pass), ("B", Pass)]),
+        ];
+        let window = Duration::from_secs(7 * 86_400);
+        let now = time("2026-11-30T00:00:00Z");
+        let good = Baseline::aggregate(&history, "main", window, now).expect("valid");
+        let text = |baseline: &Baseline| crate::json::pretty(baseline);
+        let origin = Path::new("b.json");
+
+        let mut reversed = good.clone();
+        reversed.scenarios.reverse();
+        let read = Baseline::parse(&text(&reversed), origin).expect("order does not matter");
+        assert_eq!(read.scenario("A").map(|s| s.passed), Some(2));
+        assert_eq!(read.scenario("B").map(|s| s.failed), Some(1));
+
+        let mut inflated = good.clone();
+        inflated.scenarios[1].passed = 5;
+        assert_eq!(
+            Baseline::parse(&text(&inflated), origin)
+                .expect_err("5 + 1 > 2")
+                .to_string(),
+            "`b.json`: scenarios[1] (`B`): 6 outcomes (5 passed, 1 failed, 0 errored) but the baseline counts 2 runs"
+        );
+
+        let mut twice = good.clone();
+        twice.scenarios.push(good.scenarios[0].clone());
+        assert_eq!(
+            Baseline::parse(&text(&twice), origin)
+                .expect_err("A twice")
+                .to_string(),
+            "`b.json`: scenarios[2] (`A`): listed twice (also scenarios[0])"
+        );
+
+        let mut tier = good;
+        tier.scenarios[0].tier = 9;
+        assert_eq!(
+            Baseline::parse(&text(&tier), origin)
+                .expect_err("tier 9")
+                .to_string(),
+            "`b.json`: scenarios[0] (`A`): tier 9 is not in 1..=5"
+        );
     }
 
     #[test]
