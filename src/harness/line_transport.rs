@@ -6,9 +6,12 @@
 //! under `toolgate serve`, that decoding was over a quarter of the CPU time of a call. A
 //! `tools/call` whose params hold only `name` and `arguments` is decoded here straight into
 //! rmcp's typed request (the same value rmcp's decoder would build). Every other line goes
-//! through rmcp's own line codec, so its compatibility rules apply unchanged: unparsable input
-//! is ignored, non-MCP notifications are skipped, and well-formed JSON that is not a JSON-RPC
-//! message is answered with an `Invalid Request` error.
+//! through rmcp's own line codec, so its compatibility rules apply: non-MCP notifications are
+//! skipped, and well-formed JSON that is not a JSON-RPC message is answered with an
+//! `Invalid Request` error. Two answers are added (JSON-RPC 2.0 §5.1): a line that is not
+//! JSON gets `Parse error` (-32700) when its `id` can still be read from the text, and is
+//! logged to stderr otherwise; a `tools/call` whose `name` or `arguments` has the wrong type
+//! gets `Invalid params` (-32602), not rmcp's `Method not found`.
 
 use std::{io, sync::Arc};
 
@@ -97,6 +100,13 @@ where
                     );
                     write_line(&self.write, &error).await.ok()?;
                 }
+                Ok(Incoming::Answer(id, error)) => {
+                    let error = ServerJsonRpcMessage::error(error, Some(id));
+                    write_line(&self.write, &error).await.ok()?;
+                }
+                Ok(Incoming::Unreadable(reason)) => {
+                    eprintln!("toolgate: skipped a line that is not JSON and has no id: {reason}");
+                }
                 Err(_) => return None,
             }
         }
@@ -118,6 +128,13 @@ enum Incoming {
     Message(ClientJsonRpcMessage),
     /// Well-formed JSON that is not a JSON-RPC message: answered with `Invalid Request`.
     Invalid,
+    /// A request answered with this error at once: a line that is not JSON but whose `id`
+    /// could be read (`Parse error`), or a `tools/call` with ill-typed params (`Invalid
+    /// params`).
+    Answer(RequestId, ErrorData),
+    /// A line that is not JSON and has no readable `id`: logged, not answered (there is no
+    /// request to answer).
+    Unreadable(String),
 }
 
 /// Splits lines (skipping empty, unparsable and oversized ones) and decodes each.
@@ -170,6 +187,21 @@ fn decode_line(mut line: BytesMut) -> Option<Incoming> {
     if let Some(call) = decode_tools_call(text) {
         return Some(Incoming::Message(call));
     }
+    let value = match serde_json::from_slice::<serde_json::Value>(text) {
+        Ok(value) => value,
+        Err(error) => {
+            return Some(match recover_id(text) {
+                Some(id) => Incoming::Answer(
+                    id,
+                    ErrorData::parse_error(format!("Parse error: {error}"), None),
+                ),
+                None => Incoming::Unreadable(error.to_string()),
+            });
+        }
+    };
+    if let Some(answer) = ill_typed_tools_call(&value) {
+        return Some(answer);
+    }
     match JsonRpcMessageCodec::<ClientJsonRpcMessage>::default().decode(&mut line) {
         Ok(Some(message)) => Some(Incoming::Message(message)),
         Ok(None) => None,
@@ -183,6 +215,65 @@ fn decode_line(mut line: BytesMut) -> Option<Incoming> {
         }
         Err(_) => None,
     }
+}
+
+/// `Invalid params` for a `tools/call` request whose `name` is not a string or whose
+/// `arguments` is present but not an object (`"arguments": "{\"id\": 1}"`, a double-encoded
+/// object); `None` for anything else.
+fn ill_typed_tools_call(value: &serde_json::Value) -> Option<Incoming> {
+    if value.get("method")?.as_str()? != "tools/call" {
+        return None;
+    }
+    let id: RequestId = serde_json::from_value(value.get("id")?.clone()).ok()?;
+    let params = value.get("params");
+    let problem = match params.and_then(|params| params.get("name")) {
+        None => Some("`params.name` is missing".to_owned()),
+        Some(serde_json::Value::String(_)) => None,
+        Some(other) => Some(format!(
+            "`params.name` must be a string, got {}",
+            kind(other)
+        )),
+    }
+    .or_else(|| match params.and_then(|params| params.get("arguments")) {
+        None | Some(serde_json::Value::Null | serde_json::Value::Object(_)) => None,
+        Some(other) => Some(format!(
+            "`params.arguments` must be an object, got {}",
+            kind(other)
+        )),
+    })?;
+    Some(Incoming::Answer(
+        id,
+        ErrorData::invalid_params(problem, None),
+    ))
+}
+
+/// The JSON type of `value`, as a noun with its article (`a string`).
+fn kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// The request id of a line that does not parse, when the text still shows one: the first
+/// `"id"` key followed by `:` and an integer or a string without escapes.
+fn recover_id(text: &[u8]) -> Option<RequestId> {
+    let text = std::str::from_utf8(text).ok()?;
+    let (_, after) = text.split_once("\"id\"")?;
+    let value = after.trim_start().strip_prefix(':')?.trim_start();
+    if let Some(rest) = value.strip_prefix('"') {
+        let end = rest.find(['"', '\\'])?;
+        return (rest.as_bytes()[end] == b'"').then(|| RequestId::String(rest[..end].into()));
+    }
+    let digits = value
+        .char_indices()
+        .take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && c == '-'))
+        .count();
+    value[..digits].parse().ok().map(RequestId::Number)
 }
 
 /// A `tools/call` request with nothing but `name` and `arguments` in its params.
@@ -285,6 +376,8 @@ mod tests {
                     }
                     Incoming::Message(other) => format!("other {other:?}"),
                     Incoming::Invalid => "invalid".to_owned(),
+                    Incoming::Answer(id, error) => format!("answer {id} {}", error.code.0),
+                    Incoming::Unreadable(_) => "unreadable".to_owned(),
                 });
             }
         }
@@ -292,7 +385,7 @@ mod tests {
     }
 
     #[test]
-    fn splits_lines_skips_blank_and_unparsable_ones_and_flags_non_messages() {
+    fn splits_lines_skips_blank_ones_and_flags_unparsable_ones_and_non_messages() {
         let input = concat!(
             "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\r\n",
             "\n   \n",
@@ -300,11 +393,61 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"method\":\"$/lsp/thing\"}\n",
             "{\"hello\":\"world\"}\n",
             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\": 17,\"method\":\"tools/call\",\"params\":{\"name\":\n",
+            "{\"id\":\"abc\", \"method\": tools/list}\n",
         );
         assert_eq!(
             decode_all(input.as_bytes()),
-            ["request 1", "notification", "invalid", "request 2"]
+            [
+                "request 1",
+                "unreadable",
+                "notification",
+                "invalid",
+                "request 2",
+                "answer 17 -32700",
+                "answer abc -32700"
+            ]
         );
+    }
+
+    #[test]
+    fn a_tools_call_with_ill_typed_params_is_invalid_params_not_method_not_found() {
+        let input = concat!(
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":\"{\\\"id\\\":1}\"}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":7}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"arguments\":{}}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":[1]}}\n",
+        );
+        assert_eq!(
+            decode_all(input.as_bytes()),
+            [
+                "answer 3 -32602",
+                "answer 4 -32602",
+                "answer 5 -32602",
+                "answer 6 -32602"
+            ]
+        );
+        let Some(Incoming::Answer(_, error)) = decode_line(BytesMut::from(
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":\"x\"}}\n",
+        )) else {
+            panic!("an answer");
+        };
+        assert_eq!(
+            error.message,
+            "`params.arguments` must be an object, got a string"
+        );
+    }
+
+    #[test]
+    fn recovers_only_ids_the_text_shows_plainly() {
+        assert_eq!(recover_id(br#"{"id": -4, "x"#), Some(RequestId::Number(-4)));
+        assert_eq!(
+            recover_id(br#"{"id":"a-1","#),
+            Some(RequestId::String("a-1".into()))
+        );
+        assert_eq!(recover_id(br#"{"id":"a\"b","#), None);
+        assert_eq!(recover_id(br#"{"id": tru"#), None);
+        assert_eq!(recover_id(b"garbage"), None);
     }
 
     #[test]
