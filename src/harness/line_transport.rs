@@ -13,6 +13,7 @@
 //! logged to stderr otherwise; a `tools/call` whose `name` or `arguments` has the wrong type
 //! gets `Invalid params` (-32602), not rmcp's `Method not found`.
 
+use std::io::Write as _;
 use std::{io, sync::Arc};
 
 use bytes::{Buf as _, BytesMut};
@@ -105,7 +106,11 @@ where
                     write_line(&self.write, &error).await.ok()?;
                 }
                 Ok(Incoming::Unreadable(reason)) => {
-                    eprintln!("toolgate: skipped a line that is not JSON and has no id: {reason}");
+                    // stderr is a stdio server's log channel (MCP: stdio transport).
+                    let _ = writeln!(
+                        io::stderr().lock(),
+                        "toolgate: skipped a line that is not JSON and has no id: {reason}"
+                    );
                 }
                 Err(_) => return None,
             }
