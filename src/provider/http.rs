@@ -201,7 +201,18 @@ impl JsonEndpoint {
             .and_then(parse_retry_after);
         let bytes = self.read_body(response).await?;
         if !status.is_success() {
-            let message = self.redact(&error_text(&bytes, status));
+            let text = error_text(&bytes, status);
+            if let Some(excerpt) = context_overflow(&text) {
+                return Err(Failure {
+                    error: ProviderError::ContextOverflow {
+                        status: status.as_u16(),
+                        message: self.redact(excerpt),
+                    },
+                    is_retryable: false,
+                    retry_after: None,
+                });
+            }
+            let message = self.redact(&text);
             return Err(Failure {
                 error: ProviderError::Http {
                     status: status.as_u16(),
@@ -297,6 +308,45 @@ pub(crate) fn error_text(bytes: &[u8], status: reqwest::StatusCode) -> String {
     }
 }
 
+/// What OpenAI-compatible servers and Anthropic say when a request exceeds the context window,
+/// lowercase: OpenAI and vLLM (`maximum context length`, `context_length_exceeded`),
+/// llama.cpp and llama-cpp-python (`exceed context window`, `n_ctx`, `context size`),
+/// Anthropic (`prompt is too long`), and generic wordings.
+const CONTEXT_OVERFLOW_PHRASES: [&str; 9] = [
+    "maximum context length",
+    "context_length_exceeded",
+    "context window",
+    "context length",
+    "context size",
+    "n_ctx",
+    "prompt is too long",
+    "too many tokens",
+    "exceeds the available context",
+];
+
+/// The excerpt of an error text that says the request overflowed the context window, at most
+/// [`MAX_ERROR_CHARS`] around the first phrase of [`CONTEXT_OVERFLOW_PHRASES`] (a server's
+/// traceback can bury it past any fixed cut); `None` when the text says no such thing.
+pub(crate) fn context_overflow(text: &str) -> Option<&str> {
+    let lower = text.to_ascii_lowercase();
+    let at = CONTEXT_OVERFLOW_PHRASES
+        .iter()
+        .filter_map(|phrase| lower.find(phrase))
+        .min()?;
+    // The line holding the phrase, and what follows it while it fits.
+    let start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+    let start = start.max(at.saturating_sub(MAX_ERROR_CHARS / 2));
+    let mut end = (start + MAX_ERROR_CHARS).min(text.len());
+    let mut start = start;
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(text[start..end].trim())
+}
+
 /// An error and its sources, joined by `: `.
 pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
@@ -315,6 +365,26 @@ pub(crate) fn chain(error: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn context_overflow_is_found_in_each_servers_wording_even_deep_in_a_traceback() {
+        let vllm = "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.";
+        assert_eq!(context_overflow(vllm), Some(vllm));
+        let llama = format!(
+            "Traceback (most recent call last):\n{}  File \"llama.py\", line 1\nValueError: Requested tokens (8200) exceed context window of 8192",
+            "  File \"app.py\", line 9, in handler\n".repeat(40)
+        );
+        assert_eq!(
+            context_overflow(&llama),
+            Some("ValueError: Requested tokens (8200) exceed context window of 8192")
+        );
+        assert_eq!(
+            context_overflow("prompt is too long: 210000 tokens > 200000 maximum"),
+            Some("prompt is too long: 210000 tokens > 200000 maximum")
+        );
+        assert_eq!(context_overflow("model `x` not found"), None);
+        assert_eq!(context_overflow("Internal Server Error"), None);
+    }
 
     #[test]
     fn retry_after_is_read_in_seconds_and_capped() {

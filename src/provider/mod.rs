@@ -170,6 +170,17 @@ pub enum ProviderError {
         /// The provider's message (never contains credentials).
         message: String,
     },
+    /// The provider refused the request because the conversation (prompt, tool definitions
+    /// and turns so far) does not fit the model's context window. Not retried: the same
+    /// request would fail again. The fix is a larger context (`n_ctx`, `--max-model-len`),
+    /// fewer tools, or fewer turns.
+    #[error("the conversation does not fit the model's context window (HTTP {status}): {message}")]
+    ContextOverflow {
+        /// HTTP status code.
+        status: u16,
+        /// The part of the provider's message that says so (never contains credentials).
+        message: String,
+    },
     /// The request did not complete (connection, timeout).
     #[error("provider request failed: {0}")]
     Transport(String),

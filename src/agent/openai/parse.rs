@@ -22,7 +22,9 @@ pub struct ParsedTurn {
     /// Token usage of this turn; `None` when the provider sent no `usage`.
     pub usage: Option<Usage>,
     /// The message to append to the conversation before the tool results: `role`, `content`
-    /// and the `tool_calls` (or legacy `function_call`) exactly as received.
+    /// and the `tool_calls` (or legacy `function_call`) as received, except that a `null`
+    /// content is sent back as `""` (llama-cpp-python's server answers HTTP 500 to a `null`
+    /// one; OpenAI, vLLM and Ollama accept both) and a lone call object as a one-call array.
     pub assistant_message: Value,
     /// True when the call came as a legacy `function_call` on the message; its result is then
     /// sent back as a `{"role": "function", "name": ..}` message.
@@ -78,7 +80,12 @@ pub fn parse_response(
 
     let mut assistant_message = Map::new();
     assistant_message.insert("role".to_owned(), Value::from("assistant"));
-    assistant_message.insert("content".to_owned(), raw_content);
+    let echoed_content = if raw_content.is_null() {
+        Value::from("")
+    } else {
+        raw_content
+    };
+    assistant_message.insert("content".to_owned(), echoed_content);
 
     let mut is_legacy_function_call = false;
     let calls = match message.get("tool_calls") {
@@ -91,7 +98,7 @@ pub fn parse_response(
         }
         // A lone call object instead of an array (field case B13 a).
         Some(entry @ Value::Object(_)) => {
-            assistant_message.insert("tool_calls".to_owned(), entry.clone());
+            assistant_message.insert("tool_calls".to_owned(), Value::Array(vec![entry.clone()]));
             vec![parse_tool_call(entry, cut_off)]
         }
         _ => match message.get("function_call") {
@@ -548,8 +555,24 @@ mod tests {
         );
         assert_eq!(
             turn.assistant_message,
-            json!({"role": "assistant", "content": null,
+            json!({"role": "assistant", "content": "",
                    "function_call": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}})
+        );
+    }
+
+    #[test]
+    fn the_echoed_turn_has_a_string_content_and_an_array_of_calls() {
+        let call = json!({"id": "c1", "type": "function",
+                          "function": {"name": "a", "arguments": "{}"}});
+        let body = response(
+            json!({"role": "assistant", "content": null, "tool_calls": call}),
+            "tool_calls",
+        );
+        let turn = parse_response(&body, None).expect("valid response");
+        assert_eq!(turn.content, None);
+        assert_eq!(
+            turn.assistant_message,
+            json!({"role": "assistant", "content": "", "tool_calls": [call]})
         );
     }
 

@@ -255,7 +255,7 @@ async fn runs_a_three_turn_conversation_and_sends_tool_results_by_call_id() {
         })
     );
     let turn_1_reply = [
-        json!({"role": "assistant", "content": null, "tool_calls": turn_1_calls}),
+        json!({"role": "assistant", "content": "", "tool_calls": turn_1_calls}),
         json!({"role": "tool", "tool_call_id": "call_a",
                "content": r#"get_weather ok {"city":"Paris"}"#}),
         json!({"role": "tool", "tool_call_id": "call_b", "content": "get_time ok {}"}),
@@ -441,6 +441,32 @@ async fn gives_up_after_max_attempts_of_server_errors() {
         AgentError::Provider(ProviderError::Http { status: 500, .. })
     ));
     assert_eq!(provider.request_count(), 3);
+}
+
+#[tokio::test]
+async fn a_context_overflow_is_named_and_not_retried() {
+    let traceback = format!(
+        "Traceback (most recent call last):\n{}ValueError: Requested tokens (8705) exceed context window of 8192",
+        "  File \"/srv/app.py\", line 9, in create_chat_completion\n".repeat(30)
+    );
+    let provider = Provider::start(vec![
+        ResponseTemplate::new(500).set_body_json(json!({"error": {"message": traceback}})),
+        answer("never sent"),
+    ])
+    .await;
+    let agent = provider.agent(provider.config());
+
+    let error = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect_err("run fails");
+
+    assert_eq!(
+        error.to_string(),
+        "the conversation does not fit the model's context window (HTTP 500): \
+         ValueError: Requested tokens (8705) exceed context window of 8192"
+    );
+    assert_eq!(provider.request_count(), 1);
 }
 
 #[tokio::test]
