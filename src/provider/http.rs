@@ -6,10 +6,16 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::ProviderError;
+use super::throttle::Throttle;
 use crate::redact::Redactor;
 
 /// The longest wait a `Retry-After` header can impose before a retry.
 pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// The longest a single request keeps waiting out 429s, summed over its waits. Rate-limited
+/// attempts do not count against `max_attempts`: a rate limit slows the suite (every request
+/// to the endpoint waits, see [`Throttle`]) instead of erroring its runs.
+pub(crate) const RATE_LIMIT_PATIENCE: Duration = Duration::from_secs(300);
 
 /// The most characters of a provider's error body kept in an error message.
 pub(crate) const MAX_ERROR_CHARS: usize = 500;
@@ -63,6 +69,8 @@ pub(crate) struct JsonEndpoint {
     request_timeout: Duration,
     max_attempts: u32,
     pub(crate) backoff: Backoff,
+    /// Shared by every request through this endpoint (all runs of a suite).
+    throttle: Throttle,
 }
 
 impl std::fmt::Debug for JsonEndpoint {
@@ -88,6 +96,8 @@ struct Failure {
     error: ProviderError,
     /// Whether another attempt may succeed (429, 5xx, transport errors).
     is_retryable: bool,
+    /// An HTTP 429: waited out under the shared [`Throttle`], not counted as an attempt.
+    is_rate_limited: bool,
     /// The provider's `Retry-After`, already capped.
     retry_after: Option<Duration>,
 }
@@ -155,22 +165,40 @@ impl JsonEndpoint {
             request_timeout,
             max_attempts,
             backoff: Backoff::DEFAULT,
+            throttle: Throttle::default(),
         })
     }
 
-    /// POSTs `body`, retrying 429, 5xx and transport errors (timeouts, resets) up to
-    /// `max_attempts` attempts; waits `Retry-After` when the provider sends one, else the
-    /// backoff. A body that is not JSON is not retried.
+    /// POSTs `body`, retrying 5xx and transport errors (timeouts, resets) up to
+    /// `max_attempts` attempts, and 429s for up to [`RATE_LIMIT_PATIENCE`] of waiting; waits
+    /// `Retry-After` when the provider sends one, else the backoff. A 429 also slows every
+    /// other request to this endpoint (see [`Throttle`]). A body that is not JSON is not
+    /// retried.
     pub(crate) async fn post(&self, body: &Value) -> Result<Reply, ProviderError> {
         let mut attempt = 1;
+        let mut rate_limits = 0;
+        let mut waited = Duration::ZERO;
         loop {
+            let permit = self.throttle.acquire().await;
             let started = Instant::now();
-            match self.post_once(body).await {
+            let result = self.post_once(body).await;
+            drop(permit);
+            match result {
                 Ok(body) => {
+                    self.throttle.succeeded();
                     return Ok(Reply {
                         body,
                         latency: started.elapsed(),
                     });
+                }
+                Err(failure) if failure.is_rate_limited && waited < RATE_LIMIT_PATIENCE => {
+                    rate_limits += 1;
+                    let wait = failure
+                        .retry_after
+                        .unwrap_or_else(|| self.backoff.delay(rate_limits));
+                    waited += wait;
+                    // The next acquire waits out the pause, with every other request.
+                    self.throttle.rate_limited(wait);
                 }
                 Err(failure) if failure.is_retryable && attempt < self.max_attempts => {
                     let delay = failure
@@ -209,6 +237,7 @@ impl JsonEndpoint {
                         message: self.redact(excerpt),
                     },
                     is_retryable: false,
+                    is_rate_limited: false,
                     retry_after: None,
                 });
             }
@@ -218,8 +247,8 @@ impl JsonEndpoint {
                     status: status.as_u16(),
                     message,
                 },
-                is_retryable: status == reqwest::StatusCode::TOO_MANY_REQUESTS
-                    || status.is_server_error(),
+                is_retryable: status.is_server_error(),
+                is_rate_limited: status == reqwest::StatusCode::TOO_MANY_REQUESTS,
                 retry_after,
             });
         }
@@ -229,6 +258,7 @@ impl JsonEndpoint {
                 self.redact(&String::from_utf8_lossy(&bytes))
             )),
             is_retryable: false,
+            is_rate_limited: false,
             retry_after: None,
         })
     }
@@ -249,6 +279,7 @@ impl JsonEndpoint {
                         MAX_RESPONSE_BYTES / (1024 * 1024)
                     )),
                     is_retryable: false,
+                    is_rate_limited: false,
                     retry_after: None,
                 });
             }
@@ -268,6 +299,7 @@ impl JsonEndpoint {
                 self.redact(&format!("failed to POST `{}`: {what}", self.url)),
             ),
             is_retryable: true,
+            is_rate_limited: false,
             retry_after: None,
         }
     }

@@ -402,6 +402,32 @@ async fn retries_429_after_retry_after_then_succeeds() {
 }
 
 #[tokio::test]
+async fn rate_limits_are_waited_out_beyond_max_attempts_not_errored() {
+    let limited = || {
+        ResponseTemplate::new(429)
+            .insert_header("Retry-After", "0.01")
+            .set_body_json(json!({"error": {"message": "Rate limit reached"}}))
+    };
+    let mut replies: Vec<ResponseTemplate> = (0..6).map(|_| limited()).collect();
+    replies.push(answer("Done."));
+    let provider = Provider::start(replies).await;
+    let config = provider.config();
+    assert!(
+        config.max_attempts < 7,
+        "the test needs more 429s than attempts"
+    );
+    let agent = provider.agent(config);
+
+    let outcome = agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect("a rate limit slows the run, it does not error it");
+
+    assert_eq!(outcome.final_answer.as_deref(), Some("Done."));
+    assert_eq!(provider.request_count(), 7);
+}
+
+#[tokio::test]
 async fn retries_500_then_succeeds() {
     let provider = Provider::start(vec![
         ResponseTemplate::new(500).set_body_string("upstream exploded"),
