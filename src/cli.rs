@@ -10,6 +10,27 @@ use crate::lint::Profile;
 use crate::provider::Api;
 use crate::score::OmittedDefaults;
 
+/// The environment variable the GitHub Action puts its `args` input in: one string, split
+/// here with POSIX shell word rules (`--command "python3 my agent.py"` is two arguments).
+pub const ACTION_ARGS_VARIABLE: &str = "TOOLGATE_ACTION_ARGS";
+
+/// `argv` with the words of `action_args` (the value of [`ACTION_ARGS_VARIABLE`]) appended.
+///
+/// Errors: an unclosed quote or a trailing backslash, named with the input.
+pub fn with_action_args(
+    mut argv: Vec<std::ffi::OsString>,
+    action_args: Option<&str>,
+) -> Result<Vec<std::ffi::OsString>, String> {
+    let Some(text) = action_args.filter(|text| !text.trim().is_empty()) else {
+        return Ok(argv);
+    };
+    let words = shell_words::split(text).map_err(|error| {
+        format!("the action's `args` input (`{ACTION_ARGS_VARIABLE}`) does not split into words: {error}")
+    })?;
+    argv.extend(words.into_iter().map(std::ffi::OsString::from));
+    Ok(argv)
+}
+
 /// Measure how well an LLM agent uses tools over MCP, and gate pull requests on it.
 #[derive(Debug, Parser)]
 #[command(name = "toolgate", version, about)]
@@ -323,13 +344,10 @@ pub struct GateCiArgs {
     /// Key of the sticky comment: one comment per key and pull request.
     #[arg(long, default_value = "toolgate", env = "TOOLGATE_COMMENT_KEY")]
     pub comment_key: String,
-    /// Login whose comments may be updated (the token's identity).
-    #[arg(
-        long,
-        default_value = "github-actions[bot]",
-        env = "TOOLGATE_COMMENT_AUTHOR"
-    )]
-    pub comment_author: String,
+    /// Login whose sticky comment is updated. Default: the token's own identity (its login
+    /// for a personal access token; a bot for the workflow's token or a GitHub App's).
+    #[arg(long, value_name = "LOGIN", env = "TOOLGATE_COMMENT_AUTHOR")]
+    pub comment_author: Option<String>,
     /// The pull request to comment on. Default: from `$GITHUB_EVENT_PATH`.
     #[arg(long, value_name = "NUMBER", env = "TOOLGATE_PR")]
     pub pr: Option<u64>,
@@ -425,5 +443,52 @@ fn parse_tolerance(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(points) if (0.0..=100.0).contains(&points) => Ok(points),
         _ => Err(format!("`{text}` is not a number of points in 0..=100")),
+    }
+}
+
+#[cfg(test)]
+mod action_args_tests {
+    use super::*;
+
+    fn words(argv: &[std::ffi::OsString]) -> Vec<&str> {
+        argv.iter()
+            .map(|word| word.to_str().expect("UTF-8"))
+            .collect()
+    }
+
+    #[test]
+    fn the_action_args_split_like_a_shell_with_quotes_kept_together() {
+        let argv = with_action_args(
+            vec!["toolgate".into(), "gate".into()],
+            Some(r#"--agent command --command "python3 my agent.py" --only 'T1-001' a\ b"#),
+        )
+        .expect("valid words");
+        assert_eq!(
+            words(&argv),
+            [
+                "toolgate",
+                "gate",
+                "--agent",
+                "command",
+                "--command",
+                "python3 my agent.py",
+                "--only",
+                "T1-001",
+                "a b"
+            ]
+        );
+        let unchanged =
+            with_action_args(vec!["toolgate".into()], Some("  ")).expect("blank is nothing");
+        assert_eq!(words(&unchanged), ["toolgate"]);
+    }
+
+    #[test]
+    fn an_unclosed_quote_is_an_error_naming_the_input() {
+        let error = with_action_args(vec!["toolgate".into()], Some(r#"--command "python3 x.py"#))
+            .expect_err("unclosed");
+        assert_eq!(
+            error,
+            "the action's `args` input (`TOOLGATE_ACTION_ARGS`) does not split into words: missing closing quote"
+        );
     }
 }

@@ -7,7 +7,18 @@ use clap::Parser;
 
 #[expect(clippy::print_stderr, reason = "errors are printed here, once")]
 fn main() -> ExitCode {
-    let cli = toolgate::cli::Cli::parse();
+    let action_args = std::env::var(toolgate::cli::ACTION_ARGS_VARIABLE).ok();
+    let argv = match toolgate::cli::with_action_args(
+        std::env::args_os().collect(),
+        action_args.as_deref(),
+    ) {
+        Ok(argv) => argv,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return toolgate::exit::Exit::Error.into();
+        }
+    };
+    let cli = toolgate::cli::Cli::parse_from(argv);
     match toolgate::run_cli(cli, &mut std::io::stdout(), &mut std::io::stderr()) {
         Ok(code) => code.into(),
         Err(error) => {

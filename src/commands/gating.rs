@@ -155,6 +155,13 @@ pub(super) fn judge(
         );
         match post_comment(pr, &args.ci, &body) {
             Ok(note) => writeln!(out, "{note}")?,
+            // On a runner, a warning annotation shows on the run's page; the text has no
+            // newline, so it is one workflow command.
+            Err(warning) if runner.is_actions => writeln!(
+                out,
+                "::warning title=toolgate::{}",
+                report::github::escape_data(warning.strip_prefix("warning: ").unwrap_or(&warning))
+            )?,
             Err(warning) => writeln!(err, "{warning}")?,
         }
     }
@@ -290,6 +297,10 @@ fn post_comment(
         return Err("warning: not commenting: GITHUB_TOKEN or GITHUB_REPOSITORY is not set; the report is in the step summary".to_string());
     };
     let marker = comment::marker(&ci_args.comment_key);
+    let author = match &ci_args.comment_author {
+        Some(login) => github::comment::Author::Login(login.clone()),
+        None => github::comment::Author::Token,
+    };
     let posted = runtime()
         .map_err(github::comment::CommentError::Other)
         .and_then(|rt| {
@@ -297,7 +308,7 @@ fn post_comment(
                 &connection,
                 pr,
                 &marker,
-                &ci_args.comment_author,
+                &author,
                 body,
             ))
         });
@@ -307,6 +318,9 @@ fn post_comment(
         }
         Ok(github::comment::Posted::Updated(id)) => Ok(format!(
             "updated the comment on pull request #{pr} (comment {id})"
+        )),
+        Ok(github::comment::Posted::Unchanged(id)) => Ok(format!(
+            "the comment on pull request #{pr} is up to date (comment {id})"
         )),
         Err(error) => Err(format!(
             "warning: not commenting: {}; the report is in the step summary",

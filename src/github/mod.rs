@@ -64,6 +64,11 @@ impl Connection {
             .base_uri(self.api_url.as_str())
             .with_context(|| format!("`{}` is not a URL for the GitHub API", self.api_url))?
             .personal_token(self.token.clone())
+            // GitHub's documented media type; octocrab itself sends `X-GitHub-Api-Version`.
+            .add_header(
+                http::header::ACCEPT,
+                "application/vnd.github+json".to_owned(),
+            )
             .set_connect_timeout(Some(Duration::from_secs(10)))
             .set_read_timeout(Some(Duration::from_secs(60)))
             .build()

@@ -67,7 +67,7 @@ pub fn render_annotations(annotations: &[Annotation]) -> String {
 }
 
 /// Escapes a workflow command's message (`%`, CR, LF).
-fn escape_data(text: &str) -> String {
+pub fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")

@@ -229,6 +229,29 @@ fn devices_fifos_and_oversized_inputs_fail_with_exit_2_without_reading_them() {
 }
 
 #[test]
+fn the_actions_args_input_is_split_with_shell_quoting() {
+    let suite = scratch_suite(&[("good.json", GOOD)]);
+    let mut command = toolgate();
+    command
+        .args(["gate", "--root", &suite.path().display().to_string()])
+        .env("TOOLGATE_ACTION_ARGS", r#"--out "out dir" --only "T1 100""#);
+    let (code, _, stderr) = output(command);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--only: no scenario has id `T1 100`"),
+        "{stderr}"
+    );
+
+    let mut command = toolgate();
+    command
+        .args(["gate", "--root", &suite.path().display().to_string()])
+        .env("TOOLGATE_ACTION_ARGS", r#"--only "T1-100"#);
+    let (code, _, stderr) = output(command);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("missing closing quote"), "{stderr}");
+}
+
+#[test]
 fn misspelled_tool_fails_with_field_line_and_suggestion() {
     let bad = GOOD.replace("\"crm_search_contacts\"", "\"crm_search_contact\"");
     let suite = scratch_suite(&[("bad.json", &bad)]);

@@ -7,8 +7,8 @@ use std::io::Write as _;
 use serde_json::{Value, json};
 use toolgate::github::Connection;
 use toolgate::github::artifact;
-use toolgate::github::comment::{CommentError, Posted, upsert};
-use wiremock::matchers::{body_partial_json, method, path, query_param};
+use toolgate::github::comment::{Author, CommentError, Posted, upsert};
+use wiremock::matchers::{body_partial_json, header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::support::{arg, output, repo, toolgate};
@@ -28,6 +28,10 @@ fn connection(server: &MockServer) -> Connection {
 fn comment(id: u64, login: &str, body: &str) -> Value {
     json!({"id": id, "body": body, "user": {"login": login, "id": id + 1000, "type": "Bot"},
            "created_at": "2026-11-30T00:00:00Z", "html_url": format!("https://github.example/c/{id}")})
+}
+
+fn actions_bot() -> Author {
+    Author::Login("github-actions[bot]".into())
 }
 
 fn comments_page(page: &str, comments: Vec<Value>) -> Mock {
@@ -60,7 +64,7 @@ async fn creates_the_comment_when_none_has_the_marker() {
         &connection(&server),
         7,
         MARKER,
-        "github-actions[bot]",
+        &actions_bot(),
         &format!("{MARKER}\nreport"),
     )
     .await
@@ -112,12 +116,106 @@ async fn updates_the_marked_comment_of_the_author_found_on_a_later_page() {
         &connection(&server),
         7,
         MARKER,
-        "github-actions[bot]",
+        &actions_bot(),
         &format!("{MARKER}\nnew report"),
     )
     .await
     .expect("posted");
     assert_eq!(posted, Posted::Updated(301));
+}
+
+/// A comment written by a person, not a bot.
+fn human_comment(id: u64, login: &str, body: &str) -> Value {
+    let mut comment = comment(id, login, body);
+    comment["user"]["type"] = json!("User");
+    comment
+}
+
+/// PATCH of comment `id` to `body`, answered, expected `times` times.
+async fn expect_patch(server: &MockServer, id: u64, body: &str, times: u64) {
+    Mock::given(method("PATCH"))
+        .and(path(format!("/repos/acme/agent/issues/comments/{id}")))
+        .and(body_partial_json(json!({ "body": body })))
+        .and(header("x-github-api-version", "2022-11-28"))
+        .and(header("accept", "application/vnd.github+json"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(comment(id, "x", body)))
+        .expect(times)
+        .mount(server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500))
+        .expect(0)
+        .mount(server)
+        .await;
+}
+
+#[tokio::test]
+async fn a_personal_token_finds_its_own_comment_by_its_login() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/user"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"login": "release-bot-pat"})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    comments_page(
+        "1",
+        vec![
+            comment(
+                10,
+                "github-actions[bot]",
+                &format!("{MARKER}\nfrom another token"),
+            ),
+            human_comment(11, "release-bot-pat", &format!("{MARKER}\nold")),
+        ],
+    )
+    .mount(&server)
+    .await;
+    let body = format!("{MARKER}\nnew");
+    expect_patch(&server, 11, &body, 1).await;
+    let posted = upsert(&connection(&server), 7, MARKER, &Author::Token, &body)
+        .await
+        .expect("posted");
+    assert_eq!(posted, Posted::Updated(11));
+}
+
+#[tokio::test]
+async fn an_app_token_that_cannot_read_user_updates_the_bots_comment_never_a_persons() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/user"))
+        .respond_with(forbidden())
+        .mount(&server)
+        .await;
+    comments_page(
+        "1",
+        vec![
+            comment(20, "acme-gate[bot]", &format!("{MARKER}\nold")),
+            human_comment(21, "mallory", &format!("quoting:\n{MARKER}\nold")),
+        ],
+    )
+    .mount(&server)
+    .await;
+    let body = format!("{MARKER}\nnew");
+    expect_patch(&server, 20, &body, 1).await;
+    let posted = upsert(&connection(&server), 7, MARKER, &Author::Token, &body)
+        .await
+        .expect("posted");
+    assert_eq!(posted, Posted::Updated(20));
+}
+
+#[tokio::test]
+async fn an_unchanged_body_sends_no_patch() {
+    let server = MockServer::start().await;
+    let body = format!("{MARKER}\nsame report");
+    comments_page("1", vec![comment(30, "github-actions[bot]", &body)])
+        .mount(&server)
+        .await;
+    expect_patch(&server, 30, &body, 0).await;
+    let posted = upsert(&connection(&server), 7, MARKER, &actions_bot(), &body)
+        .await
+        .expect("nothing to do");
+    assert_eq!(posted, Posted::Unchanged(30));
 }
 
 fn forbidden() -> ResponseTemplate {
@@ -137,7 +235,7 @@ async fn a_read_only_token_gets_a_typed_forbidden_error() {
         .respond_with(forbidden())
         .mount(&server)
         .await;
-    let error = upsert(&connection(&server), 7, MARKER, "github-actions[bot]", "x")
+    let error = upsert(&connection(&server), 7, MARKER, &actions_bot(), "x")
         .await
         .expect_err("forbidden");
     assert!(
@@ -183,9 +281,9 @@ async fn a_403_on_the_comment_is_a_warning_and_never_changes_the_exit_code() {
         .await
         .expect("join");
     assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(stderr.contains(
-        "warning: not commenting: the token may not comment on pull request #7 (HTTP 403); a fork's read-only token cannot, and the workflow needs `pull-requests: write`; the report is in the step summary\n"
-    ), "{stderr}");
+    assert!(stdout.contains(
+        "::warning title=toolgate::not commenting: the token may not comment on pull request #7 (HTTP 403); a fork's read-only token cannot, and the workflow needs `pull-requests: write`; the report is in the step summary\n"
+    ), "{stdout}");
     assert!(
         std::fs::read_to_string(&summary)
             .expect("summary")

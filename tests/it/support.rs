@@ -48,6 +48,8 @@ pub(crate) fn toolgate() -> std::process::Command {
         "GITHUB_API_URL",
         "TOOLGATE_BASELINE",
         "TOOLGATE_COMMENT",
+        "TOOLGATE_COMMENT_AUTHOR",
+        "TOOLGATE_ACTION_ARGS",
     ] {
         command.env_remove(name);
     }
