@@ -294,14 +294,15 @@ pub struct GateArgs {
     /// Largest allowed drop of the overall pass rate, in percentage points [default: 3].
     #[arg(long, value_parser = parse_tolerance, env = "TOOLGATE_TOLERANCE")]
     pub tolerance: Option<f64>,
-    /// Directory for `results.json` and `trace.jsonl`.
+    /// Directory for the output set: `results.json`, `trace.jsonl`, `report.md`,
+    /// `junit.xml`, `verdict.json` (and `judge.jsonl` with a judge).
     #[arg(long, default_value = "toolgate-out")]
     pub out: PathBuf,
     /// Runs per scenario; results report pass@1 and pass^k (all k runs pass) [default: 1].
     #[arg(long, value_name = "K", env = "TOOLGATE_REPEAT",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: Option<u32>,
-    /// Scenario runs at the same time [default: 16].
+    /// Scenario runs at the same time [default: 64].
     #[arg(long, env = "TOOLGATE_CONCURRENCY", value_parser = clap::value_parser!(u16).range(1..))]
     pub concurrency: Option<u16>,
     /// Wall-time limit per scenario run (e.g. `90s`, `5m`) [default: 5m].
@@ -480,6 +481,37 @@ mod action_args_tests {
         let unchanged =
             with_action_args(vec!["toolgate".into()], Some("  ")).expect("blank is nothing");
         assert_eq!(words(&unchanged), ["toolgate"]);
+    }
+
+    /// The `[default: N]` in `gate --help` for each setting whose default lives in
+    /// `defaults.rs`: clap cannot read the constants, so this keeps the text honest.
+    #[test]
+    fn gate_help_states_the_defaults_the_run_uses() {
+        use clap::CommandFactory as _;
+        let mut command = Cli::command();
+        let gate = command.find_subcommand_mut("gate").expect("gate exists");
+        let help = gate.render_long_help().to_string();
+        let shown = |flag: &str| -> String {
+            let at = help
+                .find(&format!("--{flag}"))
+                .expect("the flag is documented");
+            let rest = &help[at..];
+            let start = rest.find("[default: ").expect("a default is shown") + "[default: ".len();
+            rest[start..].split(']').next().expect("closed").to_owned()
+        };
+        assert_eq!(
+            shown("concurrency"),
+            crate::defaults::CONCURRENCY.to_string()
+        );
+        assert_eq!(shown("max-turns"), crate::defaults::MAX_TURNS.to_string());
+        assert_eq!(
+            humantime::parse_duration(&shown("timeout")).expect("a duration"),
+            crate::defaults::RUN_TIMEOUT
+        );
+        assert_eq!(
+            humantime::parse_duration(&shown("request-timeout")).expect("a duration"),
+            crate::defaults::REQUEST_TIMEOUT
+        );
     }
 
     #[test]

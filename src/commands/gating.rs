@@ -113,10 +113,16 @@ pub(super) fn judge(
     };
     let markdown_text = markdown::render(&input);
     let paths = OutputPaths::new(&args.out);
+    // File paths in JUnit and annotations are relative to the working directory (the
+    // repository root on a runner), an absolute --root inside it included.
+    let display_root = match std::env::current_dir() {
+        Ok(workdir) => report::github::relative_root(&args.suite.root, &workdir),
+        Err(_) => args.suite.root.clone(),
+    };
     write_atomic(&paths.markdown, markdown_text.as_bytes())?;
     write_atomic(
         &paths.junit,
-        report::junit::render(report, &verdict).as_bytes(),
+        report::junit::render(report, &verdict, &display_root).as_bytes(),
     )?;
     write_atomic(
         &paths.verdict,
@@ -275,7 +281,9 @@ fn publish_on_runner(
         ];
         ci::write_outputs(path, &outputs)?;
     }
-    let annotations = report::github::annotations(report, &args.suite.root);
+    let workdir = std::env::current_dir().unwrap_or_default();
+    let display_root = report::github::relative_root(&args.suite.root, &workdir);
+    let annotations = report::github::annotations(report, &display_root);
     write!(out, "{}", render_annotations(&annotations))?;
     Ok(())
 }

@@ -69,8 +69,13 @@ pub struct ScenarioCounts {
 /// the uncertainty of the baseline's estimate (variance / judged runs), both taken at the
 /// Jeffreys estimate `(passed + 0.5) / (judged + 1)` so that a scenario that always passed
 /// still counts as possibly flaky. The normal approximation with a continuity correction
-/// gives the tail. A scenario never judged in the baseline counts as a coin flip.
+/// gives the tail. A scenario never judged in the baseline counts as a coin flip. When every
+/// scenario passed (`observed >= baseline.len()`), X cannot exceed `observed` and the value
+/// is exactly 1, not the approximation's tail (about 0.55 for an unchanged 100% vs 100%).
 pub fn regression_p_value(observed: usize, baseline: &[ScenarioCounts]) -> f64 {
+    if observed >= baseline.len() {
+        return 1.0;
+    }
     let mut mean = 0.0;
     let mut variance = 0.0;
     for counts in baseline {
@@ -162,6 +167,19 @@ mod tests {
             judged: 1,
         }; 30];
         assert!(regression_p_value(28, &once) > 0.05);
+    }
+
+    #[test]
+    fn no_drop_at_all_has_a_p_value_of_exactly_one() {
+        let always = vec![
+            ScenarioCounts {
+                passed: 3,
+                judged: 3
+            };
+            36
+        ];
+        assert_eq!(regression_p_value(36, &always), 1.0);
+        assert!(regression_p_value(35, &always) < 1.0);
     }
 
     #[test]

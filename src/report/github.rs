@@ -113,20 +113,67 @@ pub fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
 }
 
 /// `path` (relative to the suite `root`) relative to the working directory, which is the
-/// repository root on a runner: `evals` + `scenarios/a.json` -> `evals/scenarios/a.json`.
-fn repository_path(root: &Path, path: &str) -> String {
-    let mut parts: Vec<String> = root
-        .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.push(path.to_string());
-    parts.join("/")
+/// repository root on a runner: `evals` + `scenarios/a.json` -> `evals/scenarios/a.json`. An
+/// absolute `root` stays absolute (`/tmp/suite/scenarios/a.json`, one leading slash); make it
+/// relative to the workspace first (see [`relative_root`]) for links GitHub can resolve.
+pub(crate) fn repository_path(root: &Path, path: &str) -> String {
+    let mut text = String::new();
+    for component in root.join(path).components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::RootDir => text.push('/'),
+            other => {
+                if !text.is_empty() && !text.ends_with('/') {
+                    text.push('/');
+                }
+                text.push_str(&other.as_os_str().to_string_lossy());
+            }
+        }
+    }
+    text
+}
+
+/// `root` relative to `workdir` when it lies inside it (an absolute `--root` on a runner is
+/// under `$GITHUB_WORKSPACE`), else `root` unchanged.
+pub fn relative_root(root: &Path, workdir: &Path) -> std::path::PathBuf {
+    if root.is_absolute()
+        && let Ok(inside) = root.strip_prefix(workdir)
+    {
+        return inside.to_path_buf();
+    }
+    root.to_path_buf()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_paths_have_one_slash_between_parts_whatever_the_root() {
+        assert_eq!(
+            repository_path(Path::new("."), "scenarios/a.json"),
+            "scenarios/a.json"
+        );
+        assert_eq!(
+            repository_path(Path::new("./evals/"), "scenarios/a.json"),
+            "evals/scenarios/a.json"
+        );
+        assert_eq!(
+            repository_path(Path::new("/tmp/suite"), "scenarios/a.json"),
+            "/tmp/suite/scenarios/a.json"
+        );
+        assert_eq!(
+            relative_root(
+                Path::new("/home/runner/work/r/r/evals"),
+                Path::new("/home/runner/work/r/r")
+            ),
+            Path::new("evals")
+        );
+        assert_eq!(
+            relative_root(Path::new("/tmp/suite"), Path::new("/home/runner/work/r/r")),
+            Path::new("/tmp/suite")
+        );
+    }
 
     #[test]
     fn annotations_sit_on_the_line_the_results_recorded_tier_5_first() {

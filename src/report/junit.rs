@@ -2,9 +2,12 @@
 //! Buildkite. One test suite per tier, one test case per scenario; a failed scenario is a
 //! `<failure>` with its first failing check as the message, an errored one an `<error>`. A
 //! Tier 5 failure under an active quarantine is still a failure here: the quarantine changes
-//! the gate, not the facts.
+//! the gate, not the facts. Each case names its scenario file (`file`, relative to the
+//! working directory as in annotations); with `--repeat`, each repetition is its own case,
+//! named `ID (run K)`.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
@@ -13,8 +16,9 @@ use crate::gate::Verdict;
 use crate::results::{RunReport, ScenarioResult};
 use crate::score::Outcome;
 
-/// Renders the run as JUnit XML; the verdict is a property of the report.
-pub fn render(report: &RunReport, verdict: &Verdict) -> String {
+/// Renders the run as JUnit XML; the verdict is a property of the report. `root` is the suite
+/// root the scenario paths in the pins are relative to.
+pub fn render(report: &RunReport, verdict: &Verdict, root: &Path) -> String {
     let mut junit = Report::new("toolgate");
     let mut tiers: BTreeMap<u8, Vec<&ScenarioResult>> = BTreeMap::new();
     for result in &report.scenarios {
@@ -28,8 +32,23 @@ pub fn render(report: &RunReport, verdict: &Verdict) -> String {
             suite.add_property(("run_id", id));
         }
         let mut time = Duration::ZERO;
+        let repeated = |id: &str| report.scenarios.iter().filter(|r| r.id == id).count() > 1;
         for result in results {
-            let case = case(result);
+            let mut case = case(result);
+            if repeated(&result.id) {
+                // One test case per repetition, each with its own name.
+                case.name = format!("{} (run {})", result.id, result.repeat + 1).into();
+            }
+            let file = report
+                .pins
+                .as_ref()
+                .and_then(|pins| pins.scenarios.get(&result.id));
+            if let Some(pinned) = file {
+                case.extra.insert(
+                    "file".into(),
+                    super::github::repository_path(root, &pinned.path).into(),
+                );
+            }
             time += Duration::from_millis(result.duration_ms);
             suite.add_test_case(case);
         }
@@ -85,6 +104,24 @@ mod tests {
 
     #[test]
     fn junit_has_a_suite_per_tier_and_failures_with_their_first_check() {
-        insta::assert_snapshot!(render(&sample::current(), &sample::verdict()));
+        insta::assert_snapshot!(render(
+            &sample::current(),
+            &sample::verdict(),
+            Path::new("evals")
+        ));
+    }
+
+    #[test]
+    fn each_repetition_is_its_own_case_with_its_own_name() {
+        let mut report = sample::current();
+        let mut again = report.scenarios[0].clone();
+        again.repeat = 1;
+        report.scenarios.insert(1, again);
+        let xml = render(&report, &sample::verdict(), Path::new("."));
+        let id = &report.scenarios[0].id;
+        assert!(xml.contains(&format!("name=\"{id} (run 1)\"")), "{xml}");
+        assert!(xml.contains(&format!("name=\"{id} (run 2)\"")), "{xml}");
+        let other = &report.scenarios[2].id;
+        assert!(xml.contains(&format!("name=\"{other}\"")), "{xml}");
     }
 }

@@ -87,6 +87,14 @@ pub fn merge(parts: &[(String, RunReport)]) -> Result<RunReport> {
     pins.shard = None;
     pins.rehash();
     merged.pins = Some(pins);
+    // The merged file is of every part's run: its id names them all, in the parts' order.
+    let ids: Vec<&str> = parts
+        .iter()
+        .filter_map(|(_, part)| part.run.as_ref()?.run_id.as_deref())
+        .collect();
+    if let Some(run) = merged.run.as_mut() {
+        run.run_id = (!ids.is_empty()).then(|| ids.join("+"));
+    }
     merged.summary = Summary::of(&merged.scenarios);
     merged.metrics = crate::results::metrics_of(&merged.scenarios);
     merged.confused_pairs = crate::results::confused_pairs_of(&merged.metrics);
