@@ -3,6 +3,7 @@
 //! gate in CI (baselines, reports, a fake GitHub), the catalog linter against real MCP
 //! servers, and third-party MCP clients against `toolgate serve`.
 
+mod action;
 mod agents;
 mod architecture;
 mod bench;
