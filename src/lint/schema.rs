@@ -82,7 +82,8 @@ pub fn check_tool(tool: &ToolRef<'_>, profiles: &[Profile], out: &mut Vec<Findin
 pub fn structured_text_mismatch(tool: &str, reply: &ToolReply) -> Option<Finding> {
     let structured = reply.structured.as_ref()?;
     let text: Value = serde_json::from_str(&reply.text).ok()?;
-    if &text == structured {
+    // By meaning: `{"a":1,"b":2.0}` and `{"b":2,"a":1}` are the same value.
+    if crate::json::same_value(&text, structured) {
         return None;
     }
     Some(Finding {
@@ -840,5 +841,23 @@ mod tests {
             ]
         );
         assert_eq!(found[0].message, "parameter `q` has no description");
+    }
+
+    /// Issue #18: the text copy and `structuredContent` compare by value (`36 == 36.0`) and
+    /// regardless of key order; a real difference is still noted.
+    #[test]
+    fn text_and_structured_copies_compare_by_value_and_key_order() {
+        let reply = |text: &str| ToolReply {
+            is_error: false,
+            structured: Some(json!({"total": 36, "page": {"size": 10, "next": null}})),
+            text: text.to_owned(),
+        };
+        let same = reply(r#"{"page": {"next": null, "size": 10.0}, "total": 36.0}"#);
+        assert_eq!(structured_text_mismatch("x", &same), None);
+        let differs = reply(r#"{"page": {"next": null, "size": 10}, "total": 35}"#);
+        assert_eq!(
+            structured_text_mismatch("x", &differs).map(|f| f.check.as_str()),
+            Some("structured_text_mismatch")
+        );
     }
 }

@@ -217,6 +217,19 @@ fn first_failure(result: &ScenarioResult) -> String {
     )
 }
 
+/// Where a failed run first left the expected path, as the metrics found it; a run without
+/// metrics (an errored run, an old results file) falls back to [`first_failure`].
+fn first_divergence(result: &ScenarioResult) -> String {
+    match result
+        .metrics
+        .as_ref()
+        .and_then(|m| m.first_divergence.as_deref())
+    {
+        Some(divergence) if result.error.is_none() => neutralise(divergence),
+        _ => first_failure(result),
+    }
+}
+
 /// A check subject (which may quote an assertion) as inline code that cannot end early,
 /// break a table or span lines.
 fn code(subject: &str) -> String {
@@ -359,7 +372,7 @@ fn flipped(input: &Input<'_>) -> Option<String> {
             before.passed,
             before.judged(),
             if result.outcome == Outcome::Fail {
-                first_failure(result)
+                first_divergence(result)
             } else {
                 "-".to_string()
             }

@@ -66,3 +66,42 @@ fn model_text_cannot_ping_or_inject_html() {
     assert!(!text.contains("@octocat") && !text.contains("@admin") && !text.contains("@team"));
     assert!(!text.contains("<script>") && !text.contains("<b>") && !text.contains("<issue>"));
 }
+
+/// Issue #18: the "first divergence" column shows where the run left the expected path (the
+/// metrics' first divergence), not the first failing check in check order.
+#[test]
+fn flipped_runs_show_their_first_divergence_not_their_first_failing_check() {
+    use crate::score::metrics::{Percentiles, RunMetrics, TrajectoryMatch};
+    let (mut report, baseline, verdict) =
+        (sample::current(), sample::baseline(), sample::verdict());
+    let flipped = report
+        .scenarios
+        .iter_mut()
+        .find(|r| r.id == "T2-007")
+        .expect("the sample has T2-007");
+    flipped.metrics = Some(RunMetrics {
+        selection: Default::default(),
+        arguments: Default::default(),
+        trajectory: TrajectoryMatch::from_counts(1, 2, 2),
+        chain_efficiency: Some(1.0),
+        inefficient: false,
+        loops: Vec::new(),
+        provenance: Vec::new(),
+        recovery: Vec::new(),
+        first_divergence: Some(
+            "call 2: expected `crm_log_activity`, got `comm_send_email`".into(),
+        ),
+        call_latency_us: Percentiles::default(),
+        calls_executed: 2,
+        calls_refused: 0,
+    });
+    let markdown = render(&input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT));
+    let row = markdown
+        .lines()
+        .find(|line| line.starts_with("| T2-007 | 2 | pass → **fail**"))
+        .expect("T2-007 flipped");
+    assert_eq!(
+        row,
+        "| T2-007 | 2 | pass → **fail** | 7/7 | call 2: expected \\`crm\\_log\\_activity\\`, got \\`comm\\_send\\_email\\` |"
+    );
+}

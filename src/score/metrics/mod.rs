@@ -135,26 +135,7 @@ pub fn measure(view: &RunView<'_>, checks: &[crate::score::Check]) -> RunMetrics
     }
 }
 
-/// Canonical JSON text of a value: object keys sorted at every level, so two argument
-/// objects that differ only in key order compare equal.
-pub fn canonical(value: &Value) -> String {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let inner: Vec<String> = keys
-                .into_iter()
-                .map(|key| format!("{}:{}", Value::String(key.clone()), canonical(&map[key])))
-                .collect();
-            format!("{{{}}}", inner.join(","))
-        }
-        Value::Array(items) => format!(
-            "[{}]",
-            items.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        other => other.to_string(),
-    }
-}
+pub use crate::json::canonical;
 
 #[cfg(test)]
 mod tests {
@@ -162,9 +143,9 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn canonical_json_ignores_key_order() {
+    fn canonical_json_ignores_key_order_and_number_spelling() {
         assert_eq!(
-            canonical(&json!({"b": 1, "a": {"d": 2, "c": 3}})),
+            canonical(&json!({"b": 1.0, "a": {"d": 2, "c": 3}})),
             r#"{"a":{"c":3,"d":2},"b":1}"#
         );
     }

@@ -68,15 +68,19 @@ fn create() -> CallRecord {
 /// Scores and measures a hand-built `trace`, after the harness's schema findings are added to
 /// its records as the harness would have.
 fn measured(scenario: &Scenario, trace: &[CallRecord], answer: &str) -> RunMetrics {
+    measured_with(scenario, trace, Some(answer))
+}
+
+fn measured_with(scenario: &Scenario, trace: &[CallRecord], answer: Option<&str>) -> RunMetrics {
     let trace = &annotated(trace);
     let state = json!({"contacts": [], "activities": []});
     let options = score::ScoringOptions::default();
-    let score = score::score(scenario, trace, &state, Some(&state), Some(answer), options);
+    let score = score::score(scenario, trace, &state, Some(&state), answer, options);
     let view = RunView {
         scenario,
         trace,
         pairing: &score.pairing,
-        final_answer: Some(answer),
+        final_answer: answer,
         options,
     };
     measure(&view, &score.checks)
@@ -185,6 +189,15 @@ fn recovery_is_classified_from_what_follows_the_failure() {
         measured(&scenario, &abandoned, "Logging the call failed.").recovery[0].class,
         RecoveryClass::GaveUpHonestly
     );
+    // Issue #18: a run that gave no final answer claimed nothing.
+    assert_eq!(
+        measured_with(&scenario, &abandoned, None).recovery[0].class,
+        RecoveryClass::NoFinalAnswer
+    );
+    assert_eq!(
+        measured_with(&scenario, &abandoned, Some("  \n")).recovery[0].class,
+        RecoveryClass::NoFinalAnswer
+    );
 
     let looping: Vec<CallRecord> = std::iter::once(create())
         .chain((1..4).map(|i| failed(i, "crm_log_activity", log.clone(), None)))
@@ -197,6 +210,26 @@ fn recovery_is_classified_from_what_follows_the_failure() {
             tool: "crm_log_activity".into(),
             arguments: r#"{"contact_id":"C-013","type":"call"}"#.into(),
             calls: vec![1, 2, 3]
+        }]
+    );
+}
+
+/// Issue #18: loop keys compare numbers by value and objects regardless of key order, so
+/// `{"type": "call", "n": 1}` and `{"n": 1.0, "type": "call"}` are the same call twice.
+#[test]
+fn loops_compare_arguments_by_value_and_key_order() {
+    let scenario = t2_007();
+    let trace = [
+        create(),
+        ok(1, "crm_search_contacts", json!({"query": "Jo", "limit": 1}), json!({})),
+        ok(2, "crm_search_contacts", json!({"limit": 1.0, "query": "Jo"}), json!({})),
+    ];
+    assert_eq!(
+        measured(&scenario, &trace, "Done.").loops,
+        vec![LoopFinding {
+            tool: "crm_search_contacts".into(),
+            arguments: r#"{"limit":1,"query":"Jo"}"#.into(),
+            calls: vec![1, 2]
         }]
     );
 }
