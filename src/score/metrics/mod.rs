@@ -14,7 +14,6 @@ mod selection;
 mod trajectory;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::scenario::Scenario;
 use crate::trace::CallRecord;
