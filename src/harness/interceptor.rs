@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{Backend, ToolAnswer, ToolSet};
 use crate::scenario::Fault;
-use crate::trace::{CallOutcome, CallRecord, InvalidCallKind};
+use crate::trace::{CallNote, CallOutcome, CallRecord, InvalidCallKind};
 
 /// The harness of one run: a backend, the faults to inject and the trace so far.
 ///
@@ -28,6 +28,8 @@ struct RunState {
     calls_per_tool: HashMap<String, u32>,
     /// The model turn the agent said it is in; `None` until it says so.
     turn: Option<u32>,
+    /// Parser notes for the next call recorded, taken by it.
+    pending_notes: Vec<CallNote>,
 }
 
 impl RunState {
@@ -50,6 +52,7 @@ impl Harness {
                 trace: Vec::new(),
                 calls_per_tool: HashMap::new(),
                 turn: None,
+                pending_notes: Vec::new(),
             }),
         }
     }
@@ -68,11 +71,18 @@ impl Harness {
         self.lock().turn = Some(turn);
     }
 
+    /// Keeps what the agent's parser noticed about the call it sends next; the next call
+    /// recorded (executed, refused or invalid) carries these notes.
+    pub fn note_next_call(&self, notes: &[CallNote]) {
+        self.lock().pending_notes = notes.to_vec();
+    }
+
     /// Records a call the agent emitted that could not be sent (unusable arguments).
     pub fn record_invalid(&self, tool: &str, raw_arguments: &str, kind: InvalidCallKind) {
         let mut state = self.lock();
         let index = state.trace.len();
         let turn = state.next_turn();
+        let notes = std::mem::take(&mut state.pending_notes);
         state.trace.push(CallRecord {
             index,
             tool: tool.to_string(),
@@ -87,6 +97,7 @@ impl Harness {
             refused: true,
             unknown_tool: !self.tools.offers(tool),
             violations: Vec::new(),
+            notes,
         });
     }
 
@@ -101,6 +112,7 @@ impl Harness {
         let mut state = self.lock();
         let index = state.trace.len();
         let turn = state.next_turn();
+        let notes = std::mem::take(&mut state.pending_notes);
         state.trace.push(CallRecord {
             index,
             tool: tool.to_string(),
@@ -115,6 +127,7 @@ impl Harness {
             refused: true,
             unknown_tool: !self.tools.offers(tool),
             violations: Vec::new(),
+            notes,
         });
     }
 
@@ -169,6 +182,7 @@ impl Harness {
         let mut state = self.lock();
         let index = state.trace.len();
         let turn = state.next_turn();
+        let notes = std::mem::take(&mut state.pending_notes);
         state.trace.push(CallRecord {
             index,
             tool: tool.to_string(),
@@ -183,6 +197,7 @@ impl Harness {
             refused,
             unknown_tool: check.is_none(),
             violations: check.map(|check| check.violations).unwrap_or_default(),
+            notes,
         });
         answer
     }

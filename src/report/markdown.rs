@@ -646,6 +646,9 @@ fn failures(input: &Input<'_>) -> Option<String> {
                 neutralise(&check.detail)
             );
         }
+        for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
+            let _ = writeln!(out, "- parser note: {}", neutralise(&noted.render()));
+        }
         if let Some(answer) = &result.final_answer {
             let _ = writeln!(out, "- final answer: {}", neutralise(answer));
         }

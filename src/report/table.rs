@@ -272,6 +272,9 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         for check in result.checks.iter().filter(|check| !check.passed) {
             let _ = writeln!(out, "    {}: {}", safe(&check.subject), safe(&check.detail));
         }
+        for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
+            let _ = writeln!(out, "    parser note: {}", safe(&noted.render()));
+        }
     }
     let word = match verdict.decision {
         Decision::Pass => "PASS",

@@ -98,6 +98,7 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
         refused: false,
         unknown_tool: false,
         violations: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -63,6 +63,48 @@ pub struct RunMetrics {
     /// unknown tool, arguments invalid against the schema); executed + refused = emitted.
     #[serde(default)]
     pub calls_refused: usize,
+    /// The calls the agent's parser noted something about (a duplicate id, possible
+    /// truncation, `function_call` disagreeing with `tool_calls`, a repair), in trace order;
+    /// absent in results written before these notes reached the report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parser_notes: Vec<NotedCall>,
+}
+
+/// One call with the parser's notes about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotedCall {
+    /// Position of the call in the trace (0-based).
+    pub call: usize,
+    /// The tool name as the agent sent it.
+    pub tool: String,
+    /// The notes, in the order the parser made them; never empty.
+    pub notes: Vec<crate::trace::CallNote>,
+}
+
+impl NotedCall {
+    /// The notes of every noted call of `trace`, in trace order.
+    pub fn of(trace: &[CallRecord]) -> Vec<NotedCall> {
+        trace
+            .iter()
+            .filter(|call| !call.notes.is_empty())
+            .map(|call| NotedCall {
+                call: call.index,
+                tool: call.tool.clone(),
+                notes: call.notes.clone(),
+            })
+            .collect()
+    }
+
+    /// One line for reports: "call 2 `crm_log_activity`: duplicate_id (duplicate call id:
+    /// result paired by order (ambiguous))", call numbers 1-based.
+    pub fn render(&self) -> String {
+        let notes: Vec<String> = self
+            .notes
+            .iter()
+            .map(|note| format!("{} ({})", note.as_str(), note.meaning()))
+            .collect();
+        format!("call {} `{}`: {}", self.call + 1, self.tool, notes.join(", "))
+    }
 }
 
 /// Two percentiles of a sample (nearest-rank method); zero for an empty sample.
@@ -131,6 +173,7 @@ pub fn measure(view: &RunView<'_>, checks: &[crate::score::Check]) -> RunMetrics
         recovery: recovery::classify(view),
         first_divergence: first_divergence(view, checks),
         call_latency_us: Percentiles::of(&durations),
+        parser_notes: NotedCall::of(view.trace),
     }
 }
 
