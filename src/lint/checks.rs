@@ -123,11 +123,14 @@ pub enum CheckId {
     /// A tool result's text content differs from its structuredContent.
     #[serde(rename = "structured_text_mismatch")]
     StructuredTextMismatch,
+    /// A tool result's structuredContent does not match the tool's outputSchema.
+    #[serde(rename = "output_schema_violation")]
+    OutputSchemaViolation,
 }
 
 impl CheckId {
     /// Every check, in the order `docs/lint.md` lists them.
-    pub const ALL: [CheckId; 39] = [
+    pub const ALL: [CheckId; 40] = [
         CheckId::MissingInputSchema,
         CheckId::InputSchemaRootNotObject,
         CheckId::OutputSchemaRootNotObject,
@@ -167,6 +170,7 @@ impl CheckId {
         CheckId::PaginationStopped,
         CheckId::ServerUnreachable,
         CheckId::StructuredTextMismatch,
+        CheckId::OutputSchemaViolation,
     ];
 
     /// The stable snake_case id, as in reports and `docs/lint.md`.
@@ -211,6 +215,7 @@ impl CheckId {
             CheckId::PaginationStopped => "pagination_stopped",
             CheckId::ServerUnreachable => "server_unreachable",
             CheckId::StructuredTextMismatch => "structured_text_mismatch",
+            CheckId::OutputSchemaViolation => "output_schema_violation",
         }
     }
 
@@ -271,6 +276,9 @@ impl CheckId {
             CheckId::ServerUnreachable => "A server could not be reached or listed.",
             CheckId::StructuredTextMismatch => {
                 "A tool result's text content differs from its structuredContent."
+            }
+            CheckId::OutputSchemaViolation => {
+                "A tool result's structuredContent does not match the tool's outputSchema."
             }
         }
     }

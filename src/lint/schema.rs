@@ -101,6 +101,49 @@ pub fn structured_text_mismatch(tool: &str, reply: &ToolReply) -> Option<Finding
     })
 }
 
+/// A successful tool result's `structuredContent` checked against the tool's `outputSchema`
+/// (draft 2020-12, local `$ref`s only): one `output_schema_violation` error per violating
+/// path, the pointer into `/structuredContent` (`/structuredContent/total`), in the
+/// validator's order. Nothing for a tool without `outputSchema`, a result without
+/// `structuredContent`, an `isError: true` result (its payload is an error, not the declared
+/// output) or a schema that does not compile (the schema checks report that).
+pub fn output_schema_violations(
+    tool: &str,
+    definition: &Value,
+    reply: &ToolReply,
+) -> Vec<Finding> {
+    let (Some(schema), Some(structured), false) = (
+        definition.get("outputSchema"),
+        reply.structured.as_ref(),
+        reply.is_error,
+    ) else {
+        return Vec::new();
+    };
+    let Ok(validator) = jsonschema::draft202012::options().build(schema) else {
+        return Vec::new();
+    };
+    validator
+        .iter_errors(structured)
+        .map(|error| {
+            let at = error.instance_path().to_string();
+            Finding {
+                check: CheckId::OutputSchemaViolation,
+                severity: Severity::Error,
+                server: None,
+                tool: Some(tool.to_owned()),
+                pointer: format!("/structuredContent{at}"),
+                profile: None,
+                source: FindingSource::Heuristic,
+                message: format!(
+                    "`structuredContent{}` does not match the outputSchema: {error}",
+                    if at.is_empty() { "" } else { at.as_str() }
+                ),
+                hint: "return what the outputSchema declares, or fix the schema".to_owned(),
+            }
+        })
+        .collect()
+}
+
 fn is_object_schema(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("object")
 }
@@ -859,5 +902,50 @@ mod tests {
             structured_text_mismatch("x", &differs).map(|f| f.check.as_str()),
             Some("structured_text_mismatch")
         );
+    }
+
+    /// Issue #18: `structuredContent` (never the envelope, never an `isError` result) is
+    /// validated against the outputSchema, one finding per violating path.
+    #[test]
+    fn structured_content_is_validated_against_the_output_schema_per_path() {
+        let definition = json!({"name": "list_accounts", "outputSchema": {
+            "type": "object",
+            "properties": {
+                "accounts": {"type": "array", "items": {
+                    "type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}},
+                "total": {"type": "integer"}},
+            "required": ["accounts", "total"]}});
+        let reply = |structured: Value, is_error: bool| ToolReply {
+            is_error,
+            structured: Some(structured),
+            text: String::new(),
+        };
+        let good = reply(json!({"accounts": [{"id": "a1"}], "total": 36.0}), false);
+        assert_eq!(output_schema_violations("list_accounts", &definition, &good), vec![]);
+        let bad = reply(json!({"accounts": [{"id": 7}, {}], "total": "36"}), false);
+        let found = output_schema_violations("list_accounts", &definition, &bad);
+        let mut pointers: Vec<&str> = found.iter().map(|f| f.pointer.as_str()).collect();
+        pointers.sort_unstable();
+        assert_eq!(
+            pointers,
+            [
+                "/structuredContent/accounts/0/id",
+                "/structuredContent/accounts/1",
+                "/structuredContent/total"
+            ]
+        );
+        assert!(found.iter().all(|f| f.check == CheckId::OutputSchemaViolation
+            && f.severity == Severity::Error));
+        let total = found
+            .iter()
+            .find(|f| f.pointer == "/structuredContent/total")
+            .expect("total");
+        assert_eq!(
+            total.message,
+            "`structuredContent/total` does not match the outputSchema: \"36\" is not of type \"integer\""
+        );
+        // An error result is not the declared output.
+        let error = reply(json!({"error": "401 Unauthorized"}), true);
+        assert_eq!(output_schema_violations("list_accounts", &definition, &error), vec![]);
     }
 }
