@@ -1,8 +1,57 @@
 //! JSON value helpers shared by every layer: partial matching (objects by key, numbers by
 //! value), type names and renderings for messages, and pretty files.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// How a number argument is read against its schema's type; set by `scoring.numbers` in
+/// `toolgate.yaml` and recorded in the results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NumberMode {
+    /// JSON Schema semantics: `"type": "integer"` accepts any whole number, `3.0` included,
+    /// and numbers compare by value (`1 == 1.0`).
+    #[default]
+    JsonSchema,
+    /// BFCL-compatible strict int/float (Berkeley Function Calling Leaderboard, `ast_checker`):
+    /// an `integer` parameter must be written as an integer literal, so `3.0` is a type error.
+    /// A `number` parameter still accepts `3`.
+    Bfcl,
+}
+
+impl NumberMode {
+    /// The name in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NumberMode::JsonSchema => "json_schema",
+            NumberMode::Bfcl => "bfcl",
+        }
+    }
+}
+
+/// What an argument that is JSON text inside a string (`"{\"a\": 1}"` where the schema wants
+/// an object or array) counts as; set by `scoring.double_encoded` in `toolgate.yaml` and
+/// recorded in the results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DoubleEncoded {
+    /// A string is not an object: the schema refuses the call (a type error).
+    #[default]
+    Strict,
+    /// Decoded once, only where the schema wants an object or array and the string parses to
+    /// one; the call carries a `double_encoded` note.
+    Lenient,
+}
+
+impl DoubleEncoded {
+    /// The name in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DoubleEncoded::Strict => "strict",
+            DoubleEncoded::Lenient => "lenient",
+        }
+    }
+}
 
 /// Whether `actual` satisfies `expected` under partial matching: objects need every expected
 /// key (extra keys are ignored, recursively), arrays need the same length and element-wise

@@ -48,6 +48,9 @@ pub enum CallNote {
     /// The message carried both `tool_calls` and a legacy `function_call` that names another
     /// call; `tool_calls` was used.
     FunctionCallDisagrees,
+    /// An argument the schema wants as an object or array came as JSON text in a string and
+    /// was decoded once (`scoring.double_encoded: lenient`).
+    DoubleEncoded,
 }
 
 impl CallNote {
@@ -61,6 +64,7 @@ impl CallNote {
             CallNote::UnsupportedCallType => "unsupported_call_type",
             CallNote::DuplicateId => "duplicate_id",
             CallNote::FunctionCallDisagrees => "function_call_disagrees",
+            CallNote::DoubleEncoded => "double_encoded",
         }
     }
 
@@ -74,6 +78,7 @@ impl CallNote {
             CallNote::UnsupportedCallType => "unsupported tool-call type",
             CallNote::DuplicateId => "duplicate call id: result paired by order (ambiguous)",
             CallNote::FunctionCallDisagrees => "`function_call` disagrees with `tool_calls`",
+            CallNote::DoubleEncoded => "an object or array sent as a JSON string, decoded once",
         }
     }
 }

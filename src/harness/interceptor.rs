@@ -149,8 +149,9 @@ impl Harness {
     /// Handles one `tools/call` for a tool in the catalog: injects a fault when one is due
     /// (the backend is not called), refuses arguments the input schema rejects, and otherwise
     /// hands the call to the backend. Every call is recorded, with its schema violations.
-    pub async fn call(&self, tool: &str, arguments: Map<String, Value>) -> ToolAnswer {
+    pub async fn call(&self, tool: &str, mut arguments: Map<String, Value>) -> ToolAnswer {
         let mut backend = self.backend.lock().await;
+        let decoded = self.tools.decode_double_encoded(tool, &mut arguments);
         let started = Instant::now();
         let nth = {
             let mut state = self.lock();
@@ -182,7 +183,10 @@ impl Harness {
         let mut state = self.lock();
         let index = state.trace.len();
         let turn = state.next_turn();
-        let notes = std::mem::take(&mut state.pending_notes);
+        let mut notes = std::mem::take(&mut state.pending_notes);
+        if decoded {
+            notes.push(CallNote::DoubleEncoded);
+        }
         state.trace.push(CallRecord {
             index,
             tool: tool.to_string(),
@@ -262,6 +266,37 @@ mod tests {
 
     fn args(value: Value) -> Map<String, Value> {
         value.as_object().cloned().expect("an object")
+    }
+
+    /// Issue #18: in lenient mode a double-encoded object reaches the backend decoded and the
+    /// trace says so; parser notes announced by the agent ride on the next call only.
+    #[tokio::test]
+    async fn double_encoded_arguments_and_parser_notes_reach_the_trace() {
+        let tools = ToolSet::from_definitions(vec![json!({"name": "update", "inputSchema": {
+            "type": "object", "properties": {"changes": {"type": "object"}}}})])
+        .expect("valid schema")
+        .with_modes(
+            crate::json::NumberMode::JsonSchema,
+            crate::json::DoubleEncoded::Lenient,
+        );
+        let backend = Counting {
+            tools: Arc::new(tools),
+            reached: Arc::new(AtomicUsize::new(0)),
+        };
+        let harness = Harness::new(Box::new(backend), Vec::new());
+        harness.note_next_call(&[CallNote::DuplicateId]);
+        let answer = harness
+            .call("update", args(json!({"changes": "{\"title\": \"x\"}"})))
+            .await;
+        assert_eq!(answer, ToolAnswer::Success(json!({"changes": {"title": "x"}})));
+        harness.call("update", args(json!({"changes": {}}))).await;
+        let trace = harness.trace();
+        assert_eq!(
+            trace[0].notes,
+            vec![CallNote::DuplicateId, CallNote::DoubleEncoded]
+        );
+        assert_eq!(trace[0].arguments, json!({"changes": {"title": "x"}}));
+        assert_eq!(trace[1].notes, vec![]);
     }
 
     #[tokio::test]

@@ -48,6 +48,7 @@ pub fn render(input: &Input<'_>) -> String {
         notes(input).map(|text| ("notes", 65, text)),
         metrics(input).map(|text| ("metrics", 60, text)),
         confused_pairs(input).map(|text| ("confused tools", 55, text)),
+        Some(("scoring modes", 45, scoring_modes(input))),
         Some(("pinned metadata", 40, pins(input))),
         trend(input).map(|text| ("trend", 30, text)),
         failures(input).map(|text| ("failure details", 20, text)),
@@ -383,6 +384,22 @@ fn flipped(input: &Input<'_>) -> Option<String> {
             "#### Flipped since the baseline\n\n| scenario | tier | flip | baseline passed | first divergence |\n|---|--:|---|--:|---|\n{rows}\n"
         )
     })
+}
+
+/// The scoring modes the run used (each rule's default for results that predate them).
+fn scoring_modes(input: &Input<'_>) -> String {
+    let scoring = input
+        .report
+        .run
+        .as_ref()
+        .map(|run| run.scoring)
+        .unwrap_or_default();
+    let modes: Vec<String> = scoring
+        .modes()
+        .iter()
+        .map(|(rule, mode)| format!("{rule} `{mode}`"))
+        .collect();
+    format!("Scoring modes: {}.\n\n", modes.join(" · "))
 }
 
 fn notes(input: &Input<'_>) -> Option<String> {

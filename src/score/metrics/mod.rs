@@ -168,7 +168,7 @@ pub fn measure(view: &RunView<'_>, checks: &[crate::score::Check]) -> RunMetrics
         trajectory: trajectory::measure(view),
         chain_efficiency,
         inefficient: chain_efficiency.is_some_and(|e| e < EFFICIENCY_FLOOR),
-        loops: loops::find(view.trace),
+        loops: loops::find(view.trace, view.options.loops),
         provenance: provenance::find(view),
         recovery: recovery::classify(view),
         first_divergence: first_divergence(view, checks),

@@ -235,6 +235,35 @@ fn loops_compare_arguments_by_value_and_key_order() {
     );
 }
 
+/// Issue #18: in `result_aware` mode polling a status that changes is not a loop; the same
+/// answer twice still is. `args_only` counts both.
+#[test]
+fn result_aware_loops_excuse_polling_with_changing_results() {
+    let scenario = t2_007();
+    let poll = json!({"query": "status"});
+    let trace = |second: Value| {
+        annotated(&[
+            create(),
+            ok(1, "crm_search_contacts", poll.clone(), json!({"total": 0})),
+            ok(2, "crm_search_contacts", poll.clone(), second),
+        ])
+    };
+    let find = |trace: &[CallRecord], mode| loops::find(trace, mode);
+    let changing = trace(json!({"total": 1}));
+    assert_eq!(find(&changing, score::LoopMode::ResultAware), vec![]);
+    assert_eq!(find(&changing, score::LoopMode::ArgsOnly).len(), 1);
+    let same = trace(json!({"total": 0.0}));
+    assert_eq!(
+        find(&same, score::LoopMode::ResultAware),
+        vec![LoopFinding {
+            tool: "crm_search_contacts".into(),
+            arguments: r#"{"query":"status"}"#.into(),
+            calls: vec![1, 2]
+        }]
+    );
+    let _ = scenario;
+}
+
 #[test]
 fn wrong_tool_shows_as_a_confusion_and_as_the_first_divergence() {
     let scenario = t2_007();
