@@ -139,6 +139,7 @@ impl ToolSet {
             .map_or(&Value::Null, |d| &d["inputSchema"]);
         let instance = Value::Object(arguments.clone());
         let mut check = check_arguments(validator, schema, tool, &instance);
+        check.violations.extend(null_strings(schema, arguments));
         if self.numbers == NumberMode::Bfcl {
             let mut found = Vec::new();
             float_integers(schema, &instance, "", &mut found);
@@ -168,6 +169,59 @@ impl ToolSet {
                 .unwrap_or_default(),
             _ => Vec::new(),
         };
+    }
+}
+
+/// The string `"null"` sent for a nullable top-level parameter (`anyOf [T, null]` or
+/// `"type": [T, "null"]`): the model meant no value but wrote a string, which the schema may
+/// still accept when `T` is `string`. A `value_mismatch` violation, not a refusal.
+fn null_strings(schema: &Value, arguments: &Map<String, Value>) -> Vec<Violation> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    arguments
+        .iter()
+        .filter(|(_, value)| value.as_str() == Some("null"))
+        .filter_map(|(name, _)| {
+            let inner = nullable_type(properties.get(name)?)?;
+            Some(Violation {
+                class: ArgumentErrorClass::ValueMismatch,
+                pointer: format!("/{}", name.replace('~', "~0").replace('/', "~1")),
+                message: format!(
+                    "the string \"null\" was sent for nullable `{name}` (`{inner} | null`); \
+                     send null or leave it out"
+                ),
+            })
+        })
+        .collect()
+}
+
+/// `T` when `schema` is a nullable `T`: `anyOf`/`oneOf` of exactly `T` and `{"type":
+/// "null"}`, or `"type": [T, "null"]`; `T` is the other branch's type (`schema` when it has
+/// none). The harness flags the string `"null"` sent for such a parameter; the lint's
+/// `nullable_parameter` shows it as `T | null`.
+pub fn nullable_type(schema: &Value) -> Option<String> {
+    let is_null = |branch: &Value| branch.get("type").and_then(Value::as_str) == Some("null");
+    let branches = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array);
+    if let Some([a, b]) = branches.map(Vec::as_slice) {
+        let other = match (is_null(a), is_null(b)) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => return None,
+        };
+        return Some(match other.get("type") {
+            Some(Value::String(kind)) => kind.clone(),
+            Some(other) => other.to_string(),
+            None => "schema".to_owned(),
+        });
+    }
+    match schema.get("type").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([Value::String(a), Value::String(b)]) if b == "null" && a != "null" => Some(a.clone()),
+        Some([Value::String(a), Value::String(b)]) if a == "null" && b != "null" => Some(b.clone()),
+        _ => None,
     }
 }
 
@@ -378,5 +432,34 @@ mod tests {
             json!({"changes": {"title": "x"}, "ids": [1, 2], "note": "{\"a\": 1}"})
         );
         assert_eq!(lenient.check("update", &arguments).map(|c| c.refusal), Some(None));
+    }
+
+    /// Issue #18: the string "null" for a nullable optional parameter is flagged, a real
+    /// `null` and the string for a plain string parameter are not.
+    #[test]
+    fn the_string_null_for_a_nullable_parameter_is_a_violation() {
+        let tools = ToolSet::from_definitions(vec![json!({"name": "search", "inputSchema": {
+            "type": "object", "properties": {
+                "cursor": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "name": {"type": "string"}}}})])
+        .expect("compiles");
+        let check = |value: Value| {
+            tools
+                .check("search", value.as_object().expect("object"))
+                .expect("a tool")
+        };
+        let sent = check(json!({"cursor": "null", "name": "null"}));
+        assert_eq!(
+            sent.violations,
+            vec![Violation {
+                class: ArgumentErrorClass::ValueMismatch,
+                pointer: "/cursor".into(),
+                message: "the string \"null\" was sent for nullable `cursor` (`string | null`); \
+                          send null or leave it out"
+                    .into(),
+            }]
+        );
+        assert_eq!(sent.refusal, None);
+        assert_eq!(check(json!({"cursor": null})).violations, vec![]);
     }
 }

@@ -59,14 +59,25 @@ fn tool_name_rule(profile: Profile) -> NameRule {
             charset: "[a-zA-Z0-9_-]",
             severity: Severity::Error,
         },
+        Profile::Gemini => NameRule {
+            profile,
+            max_chars: 64,
+            allowed: gemini_char,
+            charset: "[a-zA-Z0-9_.:-]",
+            severity: Severity::Error,
+        },
     }
+}
+
+fn gemini_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
 }
 
 /// The most tools one request may carry under `profile`, where the provider documents one.
 fn tool_limit(profile: Profile) -> Option<usize> {
     match profile {
         Profile::Openai | Profile::OpenaiStrict => Some(128),
-        Profile::Mcp | Profile::Anthropic => None,
+        Profile::Mcp | Profile::Anthropic | Profile::Gemini => None,
     }
 }
 
