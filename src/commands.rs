@@ -262,10 +262,15 @@ fn run_for_gate(
         Catalog::builtin(),
     )?;
     pins.shard = args.ci.shard;
-    let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
     let scoring = ScoringOptions {
         omitted_defaults: args.omitted_defaults,
+        numbers: settings.scoring.numbers.unwrap_or_default(),
+        double_encoded: settings.scoring.double_encoded.unwrap_or_default(),
+        loops: settings.scoring.loops.unwrap_or_default(),
     };
+    let tools = Arc::new(
+        ToolSet::new(Catalog::builtin())?.with_modes(scoring.numbers, scoring.double_encoded),
+    );
     let judge = build_judge(args)?.map(Arc::new);
     let options = RunOptions {
         concurrency: settings.concurrency,

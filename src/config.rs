@@ -66,6 +66,27 @@ pub struct ConfigFile {
     pub request_timeout: Option<String>,
     /// Attempts per model request (429, 5xx and transport errors are retried).
     pub max_attempts: Option<u32>,
+    /// The scoring modes; each is shown in the results and the reports.
+    pub scoring: Option<ScoringFile>,
+}
+
+/// The `scoring:` section of `toolgate.yaml`. Every key is optional; unknown keys are errors.
+///
+/// ```yaml
+/// scoring:
+///   numbers: json_schema      # or bfcl: an integer parameter must be an integer literal
+///   double_encoded: strict    # or lenient: decode a JSON string once where an object/array is wanted
+///   loops: args_only          # or result_aware: identical calls with changing results are polling
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoringFile {
+    /// `json_schema` (default) or `bfcl`.
+    pub numbers: Option<crate::json::NumberMode>,
+    /// `strict` (default) or `lenient`.
+    pub double_encoded: Option<crate::json::DoubleEncoded>,
+    /// `args_only` (default) or `result_aware`.
+    pub loops: Option<crate::score::LoopMode>,
 }
 
 impl ConfigFile {
@@ -128,6 +149,9 @@ pub struct Settings {
     pub request_timeout: Duration,
     /// Attempts per model request, at least 1 (default 4).
     pub max_attempts: u32,
+    /// The scoring modes from the file (each its default when absent); the omitted-defaults
+    /// rule comes from `--omitted-defaults`.
+    pub scoring: ScoringFile,
 }
 
 impl Settings {
@@ -209,6 +233,7 @@ impl Settings {
                     .unwrap_or(defaults::REQUEST_TIMEOUT),
             },
             max_attempts: file.max_attempts.unwrap_or(defaults::MAX_ATTEMPTS),
+            scoring: file.scoring.unwrap_or_default(),
         };
         // A bad value names where it came from: the file's key unless a flag overrode it.
         let origin = |key: &str, from_file: bool| {
@@ -378,6 +403,40 @@ mod tests {
         assert!(message.starts_with("`ci/toolgate.yaml`: "), "{message}");
         assert!(message.contains("unknown field `repeats`"), "{message}");
         assert!(message.contains("line 2"), "{message}");
+    }
+
+    /// Issue #18: the scoring modes are explicit settings; a misspelled mode or key fails the
+    /// load naming the file and line.
+    #[test]
+    fn scoring_modes_come_from_the_file() {
+        let settings = Settings::resolve(
+            &args(&[]),
+            &file("scoring:\n  numbers: bfcl\n  double_encoded: lenient\n  loops: result_aware\n"),
+            Path::new(PATH),
+        )
+        .expect("valid");
+        assert_eq!(
+            settings.scoring,
+            ScoringFile {
+                numbers: Some(crate::json::NumberMode::Bfcl),
+                double_encoded: Some(crate::json::DoubleEncoded::Lenient),
+                loops: Some(crate::score::LoopMode::ResultAware),
+            }
+        );
+        let defaults =
+            Settings::resolve(&args(&[]), &ConfigFile::default(), Path::new(PATH)).expect("valid");
+        assert_eq!(defaults.scoring, ScoringFile::default());
+        for (text, wanted) in [
+            ("scoring:\n  numbers: python\n", "unknown variant `python`"),
+            ("scoring:\n  loop: args_only\n", "unknown field `loop`"),
+        ] {
+            let message = ConfigFile::parse(text, Path::new(PATH))
+                .expect_err("a bad scoring section")
+                .to_string();
+            assert!(message.starts_with("`ci/toolgate.yaml`: "), "{message}");
+            assert!(message.contains(wanted), "{message}");
+            assert!(message.contains("line 2"), "{message}");
+        }
     }
 
     #[test]

@@ -1,8 +1,57 @@
 //! JSON value helpers shared by every layer: partial matching (objects by key, numbers by
 //! value), type names and renderings for messages, and pretty files.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// How a number argument is read against its schema's type; set by `scoring.numbers` in
+/// `toolgate.yaml` and recorded in the results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NumberMode {
+    /// JSON Schema semantics: `"type": "integer"` accepts any whole number, `3.0` included,
+    /// and numbers compare by value (`1 == 1.0`).
+    #[default]
+    JsonSchema,
+    /// BFCL-compatible strict int/float (Berkeley Function Calling Leaderboard, `ast_checker`):
+    /// an `integer` parameter must be written as an integer literal, so `3.0` is a type error.
+    /// A `number` parameter still accepts `3`.
+    Bfcl,
+}
+
+impl NumberMode {
+    /// The name in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NumberMode::JsonSchema => "json_schema",
+            NumberMode::Bfcl => "bfcl",
+        }
+    }
+}
+
+/// What an argument that is JSON text inside a string (`"{\"a\": 1}"` where the schema wants
+/// an object or array) counts as; set by `scoring.double_encoded` in `toolgate.yaml` and
+/// recorded in the results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DoubleEncoded {
+    /// A string is not an object: the schema refuses the call (a type error).
+    #[default]
+    Strict,
+    /// Decoded once, only where the schema wants an object or array and the string parses to
+    /// one; the call carries a `double_encoded` note.
+    Lenient,
+}
+
+impl DoubleEncoded {
+    /// The name in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DoubleEncoded::Strict => "strict",
+            DoubleEncoded::Lenient => "lenient",
+        }
+    }
+}
 
 /// Whether `actual` satisfies `expected` under partial matching: objects need every expected
 /// key (extra keys are ignored, recursively), arrays need the same length and element-wise
@@ -120,6 +169,77 @@ pub fn short(value: &Value) -> String {
     }
 }
 
+/// `value` as an integer when it is one by value, as JSON Schema's `"type": "integer"` reads
+/// it: `3` and `3.0` are both 3; `3.5`, strings and other types are `None`, and so is a whole
+/// number outside `i64`. The one place every built-in tool reads an integer argument.
+pub fn as_integer(value: &Value) -> Option<i64> {
+    let Value::Number(number) = value else {
+        return None;
+    };
+    if let Some(n) = number.as_i64() {
+        return Some(n);
+    }
+    let float = number.as_f64()?;
+    // 2^63 is exactly representable; every whole float in [-2^63, 2^63) fits in an i64.
+    let in_range = (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&float);
+    (float.fract() == 0.0 && in_range).then_some(float as i64)
+}
+
+/// Canonical JSON text of a value, for comparing values by meaning rather than by spelling:
+/// object keys sorted at every level (so key order does not matter) and numbers by value
+/// (`1`, `1.0` and `1e0` are all written `1`; other numbers as serde_json writes an `f64`).
+/// Arrays keep their order. Two values are equal by [`match_value`]-style semantics with no
+/// extra keys exactly when their canonical texts are equal.
+pub fn canonical(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(&map[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Number(number) => match (number.as_u64(), as_integer(value)) {
+            (Some(n), _) => out.push_str(&n.to_string()),
+            (None, Some(n)) => out.push_str(&n.to_string()),
+            (None, None) => match number.as_f64() {
+                Some(float) => out.push_str(&Value::from(float).to_string()),
+                None => out.push_str(&number.to_string()),
+            },
+        },
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Whether two values are the same by meaning: [`canonical`] texts equal (numbers by value,
+/// objects regardless of key order, arrays in order).
+pub fn same_value(a: &Value, b: &Value) -> bool {
+    canonical(a) == canonical(b)
+}
+
 /// The JSON type of `value` with its article, for messages: "null", "a boolean", "a number",
 /// "a string", "an array" or "an object".
 pub fn json_type(value: &Value) -> &'static str {
@@ -219,5 +339,26 @@ mod tests {
             match_value(&json!("08:00 AM"), &json!("8:00 AM"), "/time"),
             Err("`/time`: expected \"08:00 AM\", got \"8:00 AM\"".into())
         );
+    }
+
+    #[test]
+    fn integer_valued_floats_read_as_integers() {
+        assert_eq!(as_integer(&json!(3)), Some(3));
+        assert_eq!(as_integer(&json!(3.0)), Some(3));
+        assert_eq!(as_integer(&json!(-2.0)), Some(-2));
+        assert_eq!(as_integer(&json!(3.5)), None);
+        assert_eq!(as_integer(&json!("3")), None);
+        assert_eq!(as_integer(&json!(1e300)), None);
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys_and_writes_numbers_by_value() {
+        assert_eq!(
+            canonical(&json!({"b": 1, "a": {"d": 2.0, "c": [3, 1.5]}})),
+            r#"{"a":{"c":[3,1.5],"d":2},"b":1}"#
+        );
+        assert!(same_value(&json!({"limit": 1, "q": "x"}), &json!({"q": "x", "limit": 1.0})));
+        assert!(!same_value(&json!([1, 2]), &json!([2, 1])));
+        assert!(!same_value(&json!({"n": 1}), &json!({"n": "1"})));
     }
 }

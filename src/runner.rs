@@ -322,4 +322,8 @@ impl ToolExecutor for McpExecutor<'_> {
     fn begin_turn(&self, turn: u32) {
         self.harness.begin_turn(turn);
     }
+
+    fn note_next_call(&self, notes: &[crate::trace::CallNote]) {
+        self.harness.note_next_call(notes);
+    }
 }

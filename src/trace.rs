@@ -27,6 +27,62 @@ pub enum InvalidCallKind {
     MissingFunction,
 }
 
+/// Something noteworthy about how a tool call was parsed. None of these makes a call invalid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallNote {
+    /// `arguments` was an empty or whitespace-only string and was read as `{}` (field case B10).
+    EmptyArgumentsString,
+    /// `arguments` was absent and was read as `{}`.
+    MissingArguments,
+    /// `arguments` came as a JSON object instead of a JSON string (some OpenAI-compatible servers).
+    DecodedArgumentsObject,
+    /// The arguments do not parse and end early, but nothing says generation hit the token
+    /// limit: "unparseable (possibly truncated)" (field case B14).
+    PossiblyTruncated,
+    /// A `tool_calls` entry of another type (e.g. `custom`, free-text input); not supported.
+    UnsupportedCallType,
+    /// The call id repeats an earlier call id of the same turn: the tool results are paired
+    /// with the calls by order, which is ambiguous for the provider.
+    DuplicateId,
+    /// The message carried both `tool_calls` and a legacy `function_call` that names another
+    /// call; `tool_calls` was used.
+    FunctionCallDisagrees,
+    /// An argument the schema wants as an object or array came as JSON text in a string and
+    /// was decoded once (`scoring.double_encoded: lenient`).
+    DoubleEncoded,
+}
+
+impl CallNote {
+    /// The snake_case name, as in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallNote::EmptyArgumentsString => "empty_arguments_string",
+            CallNote::MissingArguments => "missing_arguments",
+            CallNote::DecodedArgumentsObject => "decoded_arguments_object",
+            CallNote::PossiblyTruncated => "possibly_truncated",
+            CallNote::UnsupportedCallType => "unsupported_call_type",
+            CallNote::DuplicateId => "duplicate_id",
+            CallNote::FunctionCallDisagrees => "function_call_disagrees",
+            CallNote::DoubleEncoded => "double_encoded",
+        }
+    }
+
+    /// What the note means for the report, in a few words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            CallNote::EmptyArgumentsString => "empty arguments string read as {}",
+            CallNote::MissingArguments => "absent arguments read as {}",
+            CallNote::DecodedArgumentsObject => "arguments sent as an object, not a string",
+            CallNote::PossiblyTruncated => "unparseable (possibly truncated)",
+            CallNote::UnsupportedCallType => "unsupported tool-call type",
+            CallNote::DuplicateId => "duplicate call id: result paired by order (ambiguous)",
+            CallNote::FunctionCallDisagrees => "`function_call` disagrees with `tool_calls`",
+            CallNote::DoubleEncoded => "an object or array sent as a JSON string, decoded once",
+        }
+    }
+}
+
 impl InvalidCallKind {
     /// The snake_case name, as in files and reports.
     pub fn as_str(self) -> &'static str {
@@ -147,6 +203,10 @@ pub struct CallRecord {
     /// call arrived; empty for valid arguments, an unknown tool or an invalid call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
+    /// What the agent's parser noticed about the call (repairs, a duplicate id, possible
+    /// truncation), in the order noticed; empty for a clean call or an agent without a parser.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<CallNote>,
 }
 
 impl CallRecord {
@@ -236,6 +296,9 @@ pub struct TraceLine {
     /// See [`CallRecord::violations`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
+    /// See [`CallRecord::notes`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<CallNote>,
 }
 
 fn current_version() -> u32 {
@@ -259,6 +322,7 @@ impl TraceLine {
             refused: call.refused,
             unknown_tool: call.unknown_tool,
             violations: call.violations.clone(),
+            notes: call.notes.clone(),
             ..TraceLine::empty(scenario, repeat)
         }
     }
@@ -290,6 +354,7 @@ impl TraceLine {
             refused: false,
             unknown_tool: false,
             violations: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -322,6 +387,7 @@ mod tests {
                 pointer: "/contact_id".into(),
                 message: "bad".into(),
             }],
+            notes: vec![CallNote::DuplicateId],
         }
     }
 
@@ -331,7 +397,7 @@ mod tests {
         let text = line.render();
         assert_eq!(
             text,
-            r#"{"schema_version":1,"scenario":"T1-001","repeat":1,"tool":"crm_get_contact","arguments":{"contact_id":"C-001"},"turn":2,"index":0,"outcome":"tool_error","error":"`/contact_id`: bad","fault":"rate_limit","duration_us":12,"refused":true,"violations":[{"class":"type_error","pointer":"/contact_id","message":"bad"}]}"#
+            r#"{"schema_version":1,"scenario":"T1-001","repeat":1,"tool":"crm_get_contact","arguments":{"contact_id":"C-001"},"turn":2,"index":0,"outcome":"tool_error","error":"`/contact_id`: bad","fault":"rate_limit","duration_us":12,"refused":true,"violations":[{"class":"type_error","pointer":"/contact_id","message":"bad"}],"notes":["duplicate_id"]}"#
         );
         let read: TraceLine = serde_json::from_str(&text).expect("the line reads back");
         assert_eq!(read, line);

@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+pub use crate::trace::CallNote;
+
 use super::{InvalidCallKind, ToolExecutor, ToolObservation};
 
 /// One tool call the model emitted.
@@ -28,28 +30,12 @@ pub enum CallArguments {
     Invalid { kind: InvalidCallKind, raw: String },
 }
 
-/// Something noteworthy about how a tool call was parsed. None of these makes a call invalid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallNote {
-    /// `arguments` was an empty or whitespace-only string and was read as `{}` (field case B10).
-    EmptyArgumentsString,
-    /// `arguments` was absent and was read as `{}`.
-    MissingArguments,
-    /// `arguments` came as a JSON object instead of a JSON string (some OpenAI-compatible servers).
-    DecodedArgumentsObject,
-    /// The arguments do not parse and end early, but nothing says generation hit the token
-    /// limit: "unparseable (possibly truncated)" (field case B14).
-    PossiblyTruncated,
-    /// A `tool_calls` entry of another type (e.g. `custom`, free-text input); not supported.
-    UnsupportedCallType,
-    /// The call id repeats an earlier call id of the same turn.
-    DuplicateId,
-}
-
 /// Executes one parsed call, or records it as invalid; returns whether it failed and what the
 /// model is shown.
 pub async fn execute<E: ToolExecutor>(call: &ParsedCall, tools: &E) -> (bool, String) {
+    if !call.notes.is_empty() {
+        tools.note_next_call(&call.notes);
+    }
     match &call.arguments {
         CallArguments::Valid(arguments) => {
             let ToolObservation { is_error, content } =

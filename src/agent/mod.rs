@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::provider::ProviderError;
-pub use crate::trace::InvalidCallKind;
+pub use crate::trace::{CallNote, InvalidCallKind};
 
 /// How an agent reaches the tools. The runner implements it over MCP and records every call in the trace.
 pub trait ToolExecutor: Send + Sync {
@@ -33,6 +33,11 @@ pub trait ToolExecutor: Send + Sync {
     /// never call it, and each of their calls is its own turn. The default ignores it.
     fn begin_turn(&self, turn: u32) {
         let _ = turn;
+    }
+    /// Says what the parser noticed about the call that follows (its `call` or
+    /// `record_invalid`), so the trace keeps it. The default ignores it.
+    fn note_next_call(&self, notes: &[CallNote]) {
+        let _ = notes;
     }
 }
 

@@ -3,6 +3,7 @@
 //! Reading a response lives in `parse`.
 
 pub mod parse;
+pub mod stream;
 #[cfg(test)]
 mod tests;
 

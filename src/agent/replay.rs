@@ -52,6 +52,8 @@ pub struct RecordedCall {
     pub invalid: Option<InvalidCallKind>,
     /// The model turn that emitted it, 1-based; `None`: its own turn.
     pub turn: Option<u32>,
+    /// The parser notes recorded with it, replayed into the new trace.
+    pub notes: Vec<crate::trace::CallNote>,
 }
 
 impl Recordings {
@@ -89,6 +91,7 @@ impl Recordings {
                         .unwrap_or_else(|| Value::Object(Default::default())),
                     invalid: line.invalid,
                     turn: line.turn,
+                    notes: line.notes,
                 }),
                 (None, Some(answer)) => run.final_answer = Some(answer),
                 (None, None) => bail!("{}: expected `tool` or `final_answer`", at()),
@@ -128,6 +131,9 @@ impl Recordings {
         for call in &recorded.calls {
             turn = call.turn.unwrap_or(turn + 1);
             tools.begin_turn(turn);
+            if !call.notes.is_empty() {
+                tools.note_next_call(&call.notes);
+            }
             match (&call.arguments, call.invalid) {
                 (Value::Object(arguments), None) => {
                     tools.call(&call.tool, arguments.clone()).await;
@@ -176,6 +182,7 @@ mod tests {
                     arguments: json!({"query": "Acme"}),
                     invalid: None,
                     turn: None,
+                    notes: Vec::new(),
                 }],
                 final_answer: Some("Two contacts.".to_owned()),
             })

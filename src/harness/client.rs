@@ -72,6 +72,34 @@ pub struct ToolListing {
     pub warnings: Vec<String>,
 }
 
+/// The code that starts the warning of a tools/list walk stopped because the server handed
+/// back a cursor it had already sent (it would otherwise loop forever).
+pub const NON_ADVANCING_CURSOR: &str = "non_advancing_cursor";
+
+/// `listing` with one warning naming the tools that were listed more than once with the same
+/// definition and kept once (`names` as JSON strings, in the order repeated), if any.
+fn with_merged(mut listing: ToolListing, names: &[String]) -> ToolListing {
+    if !names.is_empty() {
+        let mut distinct: Vec<&str> = Vec::new();
+        for name in names {
+            if !distinct.contains(&name.as_str()) {
+                distinct.push(name);
+            }
+        }
+        let shown = distinct.len().min(5);
+        let more = match distinct.len() - shown {
+            0 => String::new(),
+            rest => format!(" and {rest} more"),
+        };
+        listing.warnings.push(format!(
+            "{} tool listings repeated an identical tool and were merged: {}{more}",
+            names.len(),
+            distinct[..shown].join(", ")
+        ));
+    }
+    listing
+}
+
 /// What a tools/list page's `nextCursor` says about the walk.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PageEnd {
@@ -234,6 +262,10 @@ impl McpClient {
     /// apart from an absent cursor and tool fields rmcp does not model are kept.
     pub async fn list_tool_pages(&self) -> anyhow::Result<ToolListing> {
         let mut listing = ToolListing::default();
+        let mut merged: Vec<String> = Vec::new();
+        // Each name's definitions so far, as canonical JSON.
+        let mut definitions: std::collections::HashMap<String, HashSet<String>> =
+            std::collections::HashMap::new();
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
         for page in 1..=MAX_LIST_PAGES {
@@ -247,20 +279,34 @@ impl McpClient {
             let Some(Value::Array(tools)) = result.get("tools") else {
                 anyhow::bail!("tools/list page {page} has no `tools` array");
             };
-            listing.tools.extend(tools.iter().cloned());
+            for tool in tools {
+                // The same tool again (a page served twice, a cursor that does not advance):
+                // one tool, not two, so no false duplicate name or look-alike pair follows.
+                // Two different definitions under one name are both kept for the linter.
+                let key = tool.get("name").map(Value::to_string).unwrap_or_default();
+                if !definitions
+                    .entry(key)
+                    .or_default()
+                    .insert(crate::json::canonical(tool))
+                {
+                    merged.push(tool.get("name").map_or_else(String::new, |n| n.to_string()));
+                } else {
+                    listing.tools.push(tool.clone());
+                }
+            }
             cursor = match page_end(page, &result) {
-                PageEnd::Last => return Ok(listing),
+                PageEnd::Last => return Ok(with_merged(listing, &merged)),
                 PageEnd::Malformed(warning) => {
                     listing.warnings.push(warning);
-                    return Ok(listing);
+                    return Ok(with_merged(listing, &merged));
                 }
                 PageEnd::Next(next) => {
                     if !seen.insert(next.clone()) {
                         listing.warnings.push(format!(
-                            "tools/list page {page} repeats cursor `{next}`; stopped after {} tools (the cursor does not advance)",
+                            "{NON_ADVANCING_CURSOR}: tools/list page {page} repeats cursor `{next}`; stopped after {} tools (the cursor does not advance)",
                             listing.tools.len()
                         ));
-                        return Ok(listing);
+                        return Ok(with_merged(listing, &merged));
                     }
                     Some(next)
                 }
@@ -270,7 +316,7 @@ impl McpClient {
             "stopped after {MAX_LIST_PAGES} tools/list pages ({} tools)",
             listing.tools.len()
         ));
-        Ok(listing)
+        Ok(with_merged(listing, &merged))
     }
 
     /// One tools/list request, its result as the server wrote it.
@@ -860,20 +906,22 @@ mod field_case_tests {
         }
     }
 
-    /// A server that hands back the same cursor forever is stopped, with a warning.
+    /// A server that hands back the same cursor forever is stopped with `non_advancing_cursor`,
+    /// and the page it served twice is one set of tools (issue #18: 8 tools listed as 16).
     #[tokio::test]
-    async fn stops_on_a_cursor_that_does_not_advance() {
+    async fn stops_on_a_cursor_that_does_not_advance_and_merges_the_repeated_page() {
         let (client, requests) = scripted::connect(Box::new(|_, _| {
-            Ok(json!({"tools": numbered_tools(1, 1), "nextCursor": "same"}))
+            Ok(json!({"tools": numbered_tools(1, 8), "nextCursor": "same"}))
         }))
         .await;
         let listing = client.list_tool_pages().await.expect("tools/list succeeds");
         assert_eq!(params_of(&requests).len(), 2);
-        assert_eq!(listing.tools.len(), 2);
+        assert_eq!(listing.tools.len(), 8);
         assert_eq!(
             listing.warnings,
             [
-                "tools/list page 2 repeats cursor `same`; stopped after 2 tools (the cursor does not advance)"
+                "non_advancing_cursor: tools/list page 2 repeats cursor `same`; stopped after 8 tools (the cursor does not advance)",
+                "8 tool listings repeated an identical tool and were merged: \"t001\", \"t002\", \"t003\", \"t004\", \"t005\" and 3 more"
             ]
         );
     }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{Backend, ToolAnswer, ToolSet};
 use crate::scenario::Fault;
-use crate::trace::{CallOutcome, CallRecord, InvalidCallKind};
+use crate::trace::{CallNote, CallOutcome, CallRecord, InvalidCallKind};
 
 /// The harness of one run: a backend, the faults to inject and the trace so far.
 ///
@@ -28,6 +28,8 @@ struct RunState {
     calls_per_tool: HashMap<String, u32>,
     /// The model turn the agent said it is in; `None` until it says so.
     turn: Option<u32>,
+    /// Parser notes for the next call recorded, taken by it.
+    pending_notes: Vec<CallNote>,
 }
 
 impl RunState {
@@ -50,6 +52,7 @@ impl Harness {
                 trace: Vec::new(),
                 calls_per_tool: HashMap::new(),
                 turn: None,
+                pending_notes: Vec::new(),
             }),
         }
     }
@@ -68,11 +71,18 @@ impl Harness {
         self.lock().turn = Some(turn);
     }
 
+    /// Keeps what the agent's parser noticed about the call it sends next; the next call
+    /// recorded (executed, refused or invalid) carries these notes.
+    pub fn note_next_call(&self, notes: &[CallNote]) {
+        self.lock().pending_notes = notes.to_vec();
+    }
+
     /// Records a call the agent emitted that could not be sent (unusable arguments).
     pub fn record_invalid(&self, tool: &str, raw_arguments: &str, kind: InvalidCallKind) {
         let mut state = self.lock();
         let index = state.trace.len();
         let turn = state.next_turn();
+        let notes = std::mem::take(&mut state.pending_notes);
         state.trace.push(CallRecord {
             index,
             tool: tool.to_string(),
@@ -87,6 +97,7 @@ impl Harness {
             refused: true,
             unknown_tool: !self.tools.offers(tool),
             violations: Vec::new(),
+            notes,
         });
     }
 
@@ -101,6 +112,7 @@ impl Harness {
         let mut state = self.lock();
         let index = state.trace.len();
         let turn = state.next_turn();
+        let notes = std::mem::take(&mut state.pending_notes);
         state.trace.push(CallRecord {
             index,
             tool: tool.to_string(),
@@ -115,6 +127,7 @@ impl Harness {
             refused: true,
             unknown_tool: !self.tools.offers(tool),
             violations: Vec::new(),
+            notes,
         });
     }
 
@@ -136,8 +149,9 @@ impl Harness {
     /// Handles one `tools/call` for a tool in the catalog: injects a fault when one is due
     /// (the backend is not called), refuses arguments the input schema rejects, and otherwise
     /// hands the call to the backend. Every call is recorded, with its schema violations.
-    pub async fn call(&self, tool: &str, arguments: Map<String, Value>) -> ToolAnswer {
+    pub async fn call(&self, tool: &str, mut arguments: Map<String, Value>) -> ToolAnswer {
         let mut backend = self.backend.lock().await;
+        let decoded = self.tools.decode_double_encoded(tool, &mut arguments);
         let started = Instant::now();
         let nth = {
             let mut state = self.lock();
@@ -169,6 +183,10 @@ impl Harness {
         let mut state = self.lock();
         let index = state.trace.len();
         let turn = state.next_turn();
+        let mut notes = std::mem::take(&mut state.pending_notes);
+        if decoded {
+            notes.push(CallNote::DoubleEncoded);
+        }
         state.trace.push(CallRecord {
             index,
             tool: tool.to_string(),
@@ -183,6 +201,7 @@ impl Harness {
             refused,
             unknown_tool: check.is_none(),
             violations: check.map(|check| check.violations).unwrap_or_default(),
+            notes,
         });
         answer
     }
@@ -247,6 +266,37 @@ mod tests {
 
     fn args(value: Value) -> Map<String, Value> {
         value.as_object().cloned().expect("an object")
+    }
+
+    /// Issue #18: in lenient mode a double-encoded object reaches the backend decoded and the
+    /// trace says so; parser notes announced by the agent ride on the next call only.
+    #[tokio::test]
+    async fn double_encoded_arguments_and_parser_notes_reach_the_trace() {
+        let tools = ToolSet::from_definitions(vec![json!({"name": "update", "inputSchema": {
+            "type": "object", "properties": {"changes": {"type": "object"}}}})])
+        .expect("valid schema")
+        .with_modes(
+            crate::json::NumberMode::JsonSchema,
+            crate::json::DoubleEncoded::Lenient,
+        );
+        let backend = Counting {
+            tools: Arc::new(tools),
+            reached: Arc::new(AtomicUsize::new(0)),
+        };
+        let harness = Harness::new(Box::new(backend), Vec::new());
+        harness.note_next_call(&[CallNote::DuplicateId]);
+        let answer = harness
+            .call("update", args(json!({"changes": "{\"title\": \"x\"}"})))
+            .await;
+        assert_eq!(answer, ToolAnswer::Success(json!({"changes": {"title": "x"}})));
+        harness.call("update", args(json!({"changes": {}}))).await;
+        let trace = harness.trace();
+        assert_eq!(
+            trace[0].notes,
+            vec![CallNote::DuplicateId, CallNote::DoubleEncoded]
+        );
+        assert_eq!(trace[0].arguments, json!({"changes": {"title": "x"}}));
+        assert_eq!(trace[1].notes, vec![]);
     }
 
     #[tokio::test]

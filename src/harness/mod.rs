@@ -17,4 +17,4 @@ mod wire_tap;
 
 pub use backend::{Backend, BackendFactory, ToolAnswer, WorldBackend, WorldBackends};
 pub use interceptor::Harness;
-pub use toolset::{SchemaCheck, ToolSet, check_arguments};
+pub use toolset::{SchemaCheck, ToolSet, check_arguments, nullable_type};

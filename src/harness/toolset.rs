@@ -7,6 +7,7 @@ use anyhow::{Context as _, Result};
 use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
+use crate::json::{DoubleEncoded, NumberMode};
 use crate::trace::{ArgumentErrorClass, CallRecord, Violation};
 
 /// Tool definitions plus one JSON Schema (draft 2020-12, formats checked) validator per tool.
@@ -14,6 +15,8 @@ use crate::trace::{ArgumentErrorClass, CallRecord, Violation};
 pub struct ToolSet {
     definitions: Vec<Value>,
     validators: HashMap<String, jsonschema::Validator>,
+    numbers: NumberMode,
+    double_encoded: DoubleEncoded,
 }
 
 impl std::fmt::Debug for ToolSet {
@@ -54,7 +57,55 @@ impl ToolSet {
         Ok(ToolSet {
             definitions,
             validators,
+            numbers: NumberMode::default(),
+            double_encoded: DoubleEncoded::default(),
         })
+    }
+
+    /// This tool set reading arguments in the given modes (both default to JSON Schema
+    /// semantics and strict decoding): `numbers` decides whether `3.0` is an integer
+    /// ([`ToolSet::check`]), `double_encoded` whether a JSON string is decoded where an object
+    /// or array is wanted ([`ToolSet::decode_double_encoded`]).
+    pub fn with_modes(mut self, numbers: NumberMode, double_encoded: DoubleEncoded) -> ToolSet {
+        self.numbers = numbers;
+        self.double_encoded = double_encoded;
+        self
+    }
+
+    /// In [`DoubleEncoded::Lenient`] mode, decodes once every top-level argument of `tool`
+    /// whose schema type is `object` or `array` and whose value is a string holding JSON of
+    /// that type; whether any was decoded. Nothing changes in strict mode, for other types,
+    /// or for a string that does not parse to the wanted type.
+    pub fn decode_double_encoded(&self, tool: &str, arguments: &mut Map<String, Value>) -> bool {
+        if self.double_encoded == DoubleEncoded::Strict {
+            return false;
+        }
+        let Some(properties) = self
+            .definition(tool)
+            .and_then(|d| d["inputSchema"]["properties"].as_object())
+        else {
+            return false;
+        };
+        let mut decoded = false;
+        for (name, value) in arguments.iter_mut() {
+            let wanted = properties
+                .get(name)
+                .and_then(|schema| schema.get("type"))
+                .and_then(Value::as_str);
+            let Value::String(text) = value else { continue };
+            let parsed = match (wanted, serde_json::from_str::<Value>(text)) {
+                (Some("object"), Ok(parsed @ Value::Object(_)))
+                | (Some("array"), Ok(parsed @ Value::Array(_))) => parsed,
+                _ => continue,
+            };
+            *value = parsed;
+            decoded = true;
+        }
+        decoded
+    }
+
+    fn definition(&self, tool: &str) -> Option<&Value> {
+        self.definitions.iter().find(|d| d["name"] == tool)
     }
 
     /// The built-in catalog's tool set, compiled once per process.
@@ -87,7 +138,24 @@ impl ToolSet {
             .find(|d| d["name"] == tool)
             .map_or(&Value::Null, |d| &d["inputSchema"]);
         let instance = Value::Object(arguments.clone());
-        Some(check_arguments(validator, schema, tool, &instance))
+        let mut check = check_arguments(validator, schema, tool, &instance);
+        check.violations.extend(null_strings(schema, arguments));
+        if self.numbers == NumberMode::Bfcl {
+            let mut found = Vec::new();
+            float_integers(schema, &instance, "", &mut found);
+            if !found.is_empty() {
+                let listed: Vec<String> = found
+                    .iter()
+                    .map(|v| format!("`{}`: {}", v.pointer, v.message))
+                    .collect();
+                check.refusal = Some(match check.refusal.take() {
+                    Some(refusal) => format!("{refusal}; {}", listed.join("; ")),
+                    None => format!("invalid arguments for `{tool}`: {}", listed.join("; ")),
+                });
+                check.violations.extend(found);
+            }
+        }
+        Some(check)
     }
 
     /// Fills `record.unknown_tool` and `record.violations` from this catalog, as the harness
@@ -101,6 +169,99 @@ impl ToolSet {
                 .unwrap_or_default(),
             _ => Vec::new(),
         };
+    }
+}
+
+/// The string `"null"` sent for a nullable top-level parameter (`anyOf [T, null]` or
+/// `"type": [T, "null"]`): the model meant no value but wrote a string, which the schema may
+/// still accept when `T` is `string`. A `value_mismatch` violation, not a refusal.
+fn null_strings(schema: &Value, arguments: &Map<String, Value>) -> Vec<Violation> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    arguments
+        .iter()
+        .filter(|(_, value)| value.as_str() == Some("null"))
+        .filter_map(|(name, _)| {
+            let inner = nullable_type(properties.get(name)?)?;
+            Some(Violation {
+                class: ArgumentErrorClass::ValueMismatch,
+                pointer: format!("/{}", name.replace('~', "~0").replace('/', "~1")),
+                message: format!(
+                    "the string \"null\" was sent for nullable `{name}` (`{inner} | null`); \
+                     send null or leave it out"
+                ),
+            })
+        })
+        .collect()
+}
+
+/// `T` when `schema` is a nullable `T`: `anyOf`/`oneOf` of exactly `T` and `{"type":
+/// "null"}`, or `"type": [T, "null"]`; `T` is the other branch's type (`schema` when it has
+/// none). The harness flags the string `"null"` sent for such a parameter; the lint's
+/// `nullable_parameter` shows it as `T | null`.
+pub fn nullable_type(schema: &Value) -> Option<String> {
+    let is_null = |branch: &Value| branch.get("type").and_then(Value::as_str) == Some("null");
+    let branches = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array);
+    if let Some([a, b]) = branches.map(Vec::as_slice) {
+        let other = match (is_null(a), is_null(b)) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => return None,
+        };
+        return Some(match other.get("type") {
+            Some(Value::String(kind)) => kind.clone(),
+            Some(other) => other.to_string(),
+            None => "schema".to_owned(),
+        });
+    }
+    match schema.get("type").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([Value::String(a), Value::String(b)]) if b == "null" && a != "null" => Some(a.clone()),
+        Some([Value::String(a), Value::String(b)]) if a == "null" && b != "null" => Some(b.clone()),
+        _ => None,
+    }
+}
+
+/// BFCL-strict numbers: every value that `schema` types as `integer` (not also `number`) but
+/// that is written as a float (`3.0`, `3e0`), at any depth through `properties` and `items`,
+/// as a type error.
+fn float_integers(schema: &Value, value: &Value, pointer: &str, out: &mut Vec<Violation>) {
+    let integer_only = match schema.get("type") {
+        Some(Value::String(kind)) => kind == "integer",
+        Some(Value::Array(kinds)) => {
+            kinds.iter().any(|k| k == "integer") && !kinds.iter().any(|k| k == "number")
+        }
+        _ => false,
+    };
+    match value {
+        Value::Number(number) if integer_only && number.as_i64().is_none() && number.as_u64().is_none() => {
+            out.push(Violation {
+                class: ArgumentErrorClass::TypeError,
+                pointer: pointer.to_owned(),
+                message: format!("{number} is a float, not an integer literal (numbers: bfcl)"),
+            });
+        }
+        Value::Object(map) => {
+            if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+                for (key, inner) in map {
+                    if let Some(inner_schema) = properties.get(key) {
+                        let at = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+                        float_integers(inner_schema, inner, &at, out);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for (index, item) in items.iter().enumerate() {
+                    float_integers(item_schema, item, &format!("{pointer}/{index}"), out);
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -217,5 +378,88 @@ mod tests {
         assert!(error.contains("`/email`"), "{error}");
         let args = json!({"contact_id": "C-001", "type": "call"});
         assert_eq!(refusal("crm_log_activity", &args), None);
+    }
+
+    /// Issue #18: `3.0` for an integer is an integer under JSON Schema semantics and a type
+    /// error under BFCL-strict numbers; a `number` parameter takes `3` in both.
+    #[test]
+    fn number_mode_decides_whether_a_float_is_an_integer() {
+        let args = json!({"query": "Jo", "limit": 3.0});
+        let args = args.as_object().expect("object");
+        let schema_mode = ToolSet::new(Catalog::builtin()).expect("compiles");
+        let check = schema_mode.check("crm_search_contacts", args).expect("a tool");
+        assert_eq!((check.violations.clone(), check.refusal), (vec![], None));
+        let bfcl = ToolSet::new(Catalog::builtin())
+            .expect("compiles")
+            .with_modes(NumberMode::Bfcl, DoubleEncoded::Strict);
+        let check = bfcl.check("crm_search_contacts", args).expect("a tool");
+        assert_eq!(
+            check.violations,
+            vec![Violation {
+                class: ArgumentErrorClass::TypeError,
+                pointer: "/limit".into(),
+                message: "3.0 is a float, not an integer literal (numbers: bfcl)".into(),
+            }]
+        );
+        assert_eq!(
+            check.refusal.as_deref(),
+            Some("invalid arguments for `crm_search_contacts`: `/limit`: 3.0 is a float, not an integer literal (numbers: bfcl)")
+        );
+        let whole = json!({"query": "Jo", "limit": 3});
+        let check = bfcl.check("crm_search_contacts", whole.as_object().expect("object"));
+        assert_eq!(check.map(|c| c.refusal), Some(None));
+    }
+
+    /// Issue #18: a JSON string where the schema wants an object is decoded once in lenient
+    /// mode only, and only for object/array parameters.
+    #[test]
+    fn lenient_mode_decodes_double_encoded_objects_once() {
+        let definitions = vec![json!({"name": "update", "inputSchema": {"type": "object",
+            "properties": {"changes": {"type": "object"}, "ids": {"type": "array"},
+                           "note": {"type": "string"}}}})];
+        let sent = json!({"changes": "{\"title\": \"x\"}", "ids": "[1, 2]", "note": "{\"a\": 1}"});
+        let strict = ToolSet::from_definitions(definitions.clone()).expect("compiles");
+        let mut arguments = sent.as_object().cloned().expect("object");
+        assert!(!strict.decode_double_encoded("update", &mut arguments));
+        assert_eq!(Value::Object(arguments.clone()), sent);
+        assert!(strict.check("update", &arguments).and_then(|c| c.refusal).is_some());
+        let lenient = ToolSet::from_definitions(definitions)
+            .expect("compiles")
+            .with_modes(NumberMode::JsonSchema, DoubleEncoded::Lenient);
+        assert!(lenient.decode_double_encoded("update", &mut arguments));
+        assert_eq!(
+            Value::Object(arguments.clone()),
+            json!({"changes": {"title": "x"}, "ids": [1, 2], "note": "{\"a\": 1}"})
+        );
+        assert_eq!(lenient.check("update", &arguments).map(|c| c.refusal), Some(None));
+    }
+
+    /// Issue #18: the string "null" for a nullable optional parameter is flagged, a real
+    /// `null` and the string for a plain string parameter are not.
+    #[test]
+    fn the_string_null_for_a_nullable_parameter_is_a_violation() {
+        let tools = ToolSet::from_definitions(vec![json!({"name": "search", "inputSchema": {
+            "type": "object", "properties": {
+                "cursor": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "name": {"type": "string"}}}})])
+        .expect("compiles");
+        let check = |value: Value| {
+            tools
+                .check("search", value.as_object().expect("object"))
+                .expect("a tool")
+        };
+        let sent = check(json!({"cursor": "null", "name": "null"}));
+        assert_eq!(
+            sent.violations,
+            vec![Violation {
+                class: ArgumentErrorClass::ValueMismatch,
+                pointer: "/cursor".into(),
+                message: "the string \"null\" was sent for nullable `cursor` (`string | null`); \
+                          send null or leave it out"
+                    .into(),
+            }]
+        );
+        assert_eq!(sent.refusal, None);
+        assert_eq!(check(json!({"cursor": null})).violations, vec![]);
     }
 }

@@ -123,11 +123,20 @@ pub enum CheckId {
     /// A tool result's text content differs from its structuredContent.
     #[serde(rename = "structured_text_mismatch")]
     StructuredTextMismatch,
+    /// A tool result's structuredContent does not match the tool's outputSchema.
+    #[serde(rename = "output_schema_violation")]
+    OutputSchemaViolation,
+    /// An optional parameter is nullable (`anyOf [T, null]`), shown as `T | null`.
+    #[serde(rename = "nullable_parameter")]
+    NullableParameter,
+    /// An enum has values that are not strings, which the provider rejects.
+    #[serde(rename = "non_string_enum")]
+    NonStringEnum,
 }
 
 impl CheckId {
     /// Every check, in the order `docs/lint.md` lists them.
-    pub const ALL: [CheckId; 39] = [
+    pub const ALL: [CheckId; 42] = [
         CheckId::MissingInputSchema,
         CheckId::InputSchemaRootNotObject,
         CheckId::OutputSchemaRootNotObject,
@@ -167,6 +176,9 @@ impl CheckId {
         CheckId::PaginationStopped,
         CheckId::ServerUnreachable,
         CheckId::StructuredTextMismatch,
+        CheckId::OutputSchemaViolation,
+        CheckId::NullableParameter,
+        CheckId::NonStringEnum,
     ];
 
     /// The stable snake_case id, as in reports and `docs/lint.md`.
@@ -211,6 +223,9 @@ impl CheckId {
             CheckId::PaginationStopped => "pagination_stopped",
             CheckId::ServerUnreachable => "server_unreachable",
             CheckId::StructuredTextMismatch => "structured_text_mismatch",
+            CheckId::OutputSchemaViolation => "output_schema_violation",
+            CheckId::NullableParameter => "nullable_parameter",
+            CheckId::NonStringEnum => "non_string_enum",
         }
     }
 
@@ -272,6 +287,11 @@ impl CheckId {
             CheckId::StructuredTextMismatch => {
                 "A tool result's text content differs from its structuredContent."
             }
+            CheckId::OutputSchemaViolation => {
+                "A tool result's structuredContent does not match the tool's outputSchema."
+            }
+            CheckId::NullableParameter => "An optional parameter is nullable (`T | null`).",
+            CheckId::NonStringEnum => "An enum has non-string values the provider rejects.",
         }
     }
 }

@@ -74,6 +74,9 @@ pub enum Profile {
     OpenaiStrict,
     /// The Anthropic API: names `^[a-zA-Z0-9_-]{1,128}$`, property keys `^[a-zA-Z0-9_.-]{1,64}$`.
     Anthropic,
+    /// The Gemini API (function declarations): names of `[a-zA-Z0-9_.:-]`, at most 64
+    /// characters; `enum` values must be strings, so a numeric enum is a warning here only.
+    Gemini,
 }
 
 impl Profile {
@@ -84,6 +87,7 @@ impl Profile {
             Profile::Openai => "openai",
             Profile::OpenaiStrict => "openai-strict",
             Profile::Anthropic => "anthropic",
+            Profile::Gemini => "gemini",
         }
     }
 }

@@ -59,14 +59,25 @@ fn tool_name_rule(profile: Profile) -> NameRule {
             charset: "[a-zA-Z0-9_-]",
             severity: Severity::Error,
         },
+        Profile::Gemini => NameRule {
+            profile,
+            max_chars: 64,
+            allowed: gemini_char,
+            charset: "[a-zA-Z0-9_.:-]",
+            severity: Severity::Error,
+        },
     }
+}
+
+fn gemini_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
 }
 
 /// The most tools one request may carry under `profile`, where the provider documents one.
 fn tool_limit(profile: Profile) -> Option<usize> {
     match profile {
         Profile::Openai | Profile::OpenaiStrict => Some(128),
-        Profile::Mcp | Profile::Anthropic => None,
+        Profile::Mcp | Profile::Anthropic | Profile::Gemini => None,
     }
 }
 
@@ -224,11 +235,25 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
                 .push(tool.server);
         }
     }
-    for (name, servers) in servers_by_name {
-        if servers.len() < 2 {
+    for (name, listings) in servers_by_name {
+        if listings.len() < 2 {
             continue;
         }
-        let listed: Vec<String> = servers.iter().map(|server| format!("`{server}`")).collect();
+        // Each server once: a server that lists a name twice is not "listed by `a` and `a`".
+        let mut servers: Vec<&str> = Vec::new();
+        for server in &listings {
+            if !servers.contains(server) {
+                servers.push(server);
+            }
+        }
+        let message = match servers.as_slice() {
+            [only] => format!("tool name `{name}` is listed {} times by `{only}`", listings.len()),
+            _ => {
+                let listed: Vec<String> =
+                    servers.iter().map(|server| format!("`{server}`")).collect();
+                format!("tool name `{name}` is listed by {}", listed.join(" and "))
+            }
+        };
         out.push(Finding {
             check: CheckId::DuplicateToolName,
             severity: Severity::Error,
@@ -237,11 +262,15 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
             pointer: "/name".to_owned(),
             profile: None,
             source: FindingSource::Heuristic,
-            message: format!("tool name `{name}` is listed by {}", listed.join(" and ")),
-            hint: format!(
-                "namespace the tools by server, e.g. `{}__{name}`, or drop one",
-                servers[0]
-            ),
+            message,
+            hint: if servers.len() > 1 {
+                format!(
+                    "namespace the tools by server, e.g. `{}__{name}`, or drop one",
+                    servers[0]
+                )
+            } else {
+                "give each tool its own name, or drop one".to_owned()
+            },
         });
     }
     for profile in distinct(profiles) {
@@ -406,6 +435,28 @@ mod tests {
             out[0].hint,
             "namespace the tools by server, e.g. `srvA__execute_sql`, or drop one"
         );
+
+        // Issue #18: one server listing a name twice is not "listed by `srvA` and `srvA`".
+        let other = json!({"name": "execute_sql", "description": "v2"});
+        let tools = [
+            ToolRef {
+                server: "srvA",
+                name: "execute_sql",
+                definition: &sql,
+            },
+            ToolRef {
+                server: "srvA",
+                name: "execute_sql",
+                definition: &other,
+            },
+        ];
+        let mut out = Vec::new();
+        check_catalog(&tools, &ALL, &mut out);
+        assert_eq!(
+            out.iter().map(|f| f.message.as_str()).collect::<Vec<_>>(),
+            ["tool name `execute_sql` is listed 2 times by `srvA`"]
+        );
+        assert_eq!(out[0].hint, "give each tool its own name, or drop one");
 
         let definitions: Vec<Value> = (0..174).map(|n| json!({"name": format!("t{n}")})).collect();
         let names: Vec<String> = (0..174).map(|n| format!("t{n}")).collect();

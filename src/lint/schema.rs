@@ -55,6 +55,10 @@ pub fn check_tool(tool: &ToolRef<'_>, profiles: &[Profile], out: &mut Vec<Findin
             if schema.is_object() {
                 SchemaCheck::new(tool, "/inputSchema", schema, strict, out).run();
                 check_parameter_descriptions(tool, schema, out);
+                check_nullable_parameters(tool, schema, out);
+                if profiles.contains(&Profile::Gemini) {
+                    check_string_enums(tool, schema, "/inputSchema", 0, out);
+                }
             }
         }
     }
@@ -82,7 +86,8 @@ pub fn check_tool(tool: &ToolRef<'_>, profiles: &[Profile], out: &mut Vec<Findin
 pub fn structured_text_mismatch(tool: &str, reply: &ToolReply) -> Option<Finding> {
     let structured = reply.structured.as_ref()?;
     let text: Value = serde_json::from_str(&reply.text).ok()?;
-    if &text == structured {
+    // By meaning: `{"a":1,"b":2.0}` and `{"b":2,"a":1}` are the same value.
+    if crate::json::same_value(&text, structured) {
         return None;
     }
     Some(Finding {
@@ -100,6 +105,49 @@ pub fn structured_text_mismatch(tool: &str, reply: &ToolReply) -> Option<Finding
     })
 }
 
+/// A successful tool result's `structuredContent` checked against the tool's `outputSchema`
+/// (draft 2020-12, local `$ref`s only): one `output_schema_violation` error per violating
+/// path, the pointer into `/structuredContent` (`/structuredContent/total`), in the
+/// validator's order. Nothing for a tool without `outputSchema`, a result without
+/// `structuredContent`, an `isError: true` result (its payload is an error, not the declared
+/// output) or a schema that does not compile (the schema checks report that).
+pub fn output_schema_violations(
+    tool: &str,
+    definition: &Value,
+    reply: &ToolReply,
+) -> Vec<Finding> {
+    let (Some(schema), Some(structured), false) = (
+        definition.get("outputSchema"),
+        reply.structured.as_ref(),
+        reply.is_error,
+    ) else {
+        return Vec::new();
+    };
+    let Ok(validator) = jsonschema::draft202012::options().build(schema) else {
+        return Vec::new();
+    };
+    validator
+        .iter_errors(structured)
+        .map(|error| {
+            let at = error.instance_path().to_string();
+            Finding {
+                check: CheckId::OutputSchemaViolation,
+                severity: Severity::Error,
+                server: None,
+                tool: Some(tool.to_owned()),
+                pointer: format!("/structuredContent{at}"),
+                profile: None,
+                source: FindingSource::Heuristic,
+                message: format!(
+                    "`structuredContent{}` does not match the outputSchema: {error}",
+                    if at.is_empty() { "" } else { at.as_str() }
+                ),
+                hint: "return what the outputSchema declares, or fix the schema".to_owned(),
+            }
+        })
+        .collect()
+}
+
 fn is_object_schema(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("object")
 }
@@ -113,6 +161,91 @@ fn kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+/// Optional top-level parameters that are nullable (`anyOf [T, null]`, as Pydantic writes
+/// `Optional[T]`): an info finding showing the type as `T | null`, since some providers
+/// reject the `anyOf` and some models then send the string `"null"`.
+fn check_nullable_parameters(tool: &ToolRef<'_>, schema: &Value, out: &mut Vec<Finding>) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for (name, property) in properties {
+        if required.contains(&name.as_str()) {
+            continue;
+        }
+        let Some(inner) = crate::harness::nullable_type(property) else {
+            continue;
+        };
+        out.push(Finding::tool(
+            CheckId::NullableParameter,
+            Severity::Info,
+            tool,
+            format!("/inputSchema/properties/{}", pointer_token(name)),
+            format!("optional parameter `{name}` is `{inner} | null`"),
+            format!(
+                "as it is optional, `\"type\": \"{inner}\"` alone says the same; leaving it out \
+                 means none (models may send the string \"null\" otherwise)"
+            ),
+        ));
+    }
+}
+
+/// Gemini: `enum` values must be strings. Every `enum` with a non-string value, at any depth,
+/// is a warning under the `gemini` profile only.
+fn check_string_enums(
+    tool: &ToolRef<'_>,
+    schema: &Value,
+    pointer: &str,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
+    const MAX_DEPTH: usize = 32;
+    let Some(object) = schema.as_object() else {
+        return;
+    };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if let Some(values) = object.get("enum").and_then(Value::as_array)
+        && let Some(value) = values.iter().find(|value| !value.is_string())
+    {
+        let mut finding = Finding::tool(
+            CheckId::NonStringEnum,
+            Severity::Warning,
+            tool,
+            format!("{pointer}/enum"),
+            format!("enum value {value} is not a string; Gemini accepts string enums only"),
+            "write the values as strings (`\"1\"`), or describe the allowed numbers instead",
+        );
+        finding.profile = Some(Profile::Gemini);
+        out.push(finding);
+    }
+    for (key, child) in object {
+        let at = format!("{pointer}/{}", pointer_token(key));
+        match (key.as_str(), child) {
+            ("properties" | "$defs" | "definitions", Value::Object(children)) => {
+                for (name, inner) in children {
+                    let inner_at = format!("{at}/{}", pointer_token(name));
+                    check_string_enums(tool, inner, &inner_at, depth + 1, out);
+                }
+            }
+            ("items" | "additionalProperties" | "not", inner @ Value::Object(_)) => {
+                check_string_enums(tool, inner, &at, depth + 1, out);
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(branches)) => {
+                for (index, inner) in branches.iter().enumerate() {
+                    check_string_enums(tool, inner, &format!("{at}/{index}"), depth + 1, out);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -840,5 +973,125 @@ mod tests {
             ]
         );
         assert_eq!(found[0].message, "parameter `q` has no description");
+    }
+
+    /// Issue #18: the text copy and `structuredContent` compare by value (`36 == 36.0`) and
+    /// regardless of key order; a real difference is still noted.
+    #[test]
+    fn text_and_structured_copies_compare_by_value_and_key_order() {
+        let reply = |text: &str| ToolReply {
+            is_error: false,
+            structured: Some(json!({"total": 36, "page": {"size": 10, "next": null}})),
+            text: text.to_owned(),
+        };
+        let same = reply(r#"{"page": {"next": null, "size": 10.0}, "total": 36.0}"#);
+        assert_eq!(structured_text_mismatch("x", &same), None);
+        let differs = reply(r#"{"page": {"next": null, "size": 10}, "total": 35}"#);
+        assert_eq!(
+            structured_text_mismatch("x", &differs).map(|f| f.check.as_str()),
+            Some("structured_text_mismatch")
+        );
+    }
+
+    /// Issue #18: `structuredContent` (never the envelope, never an `isError` result) is
+    /// validated against the outputSchema, one finding per violating path.
+    #[test]
+    fn structured_content_is_validated_against_the_output_schema_per_path() {
+        let definition = json!({"name": "list_accounts", "outputSchema": {
+            "type": "object",
+            "properties": {
+                "accounts": {"type": "array", "items": {
+                    "type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}},
+                "total": {"type": "integer"}},
+            "required": ["accounts", "total"]}});
+        let reply = |structured: Value, is_error: bool| ToolReply {
+            is_error,
+            structured: Some(structured),
+            text: String::new(),
+        };
+        let good = reply(json!({"accounts": [{"id": "a1"}], "total": 36.0}), false);
+        assert_eq!(output_schema_violations("list_accounts", &definition, &good), vec![]);
+        let bad = reply(json!({"accounts": [{"id": 7}, {}], "total": "36"}), false);
+        let found = output_schema_violations("list_accounts", &definition, &bad);
+        let mut pointers: Vec<&str> = found.iter().map(|f| f.pointer.as_str()).collect();
+        pointers.sort_unstable();
+        assert_eq!(
+            pointers,
+            [
+                "/structuredContent/accounts/0/id",
+                "/structuredContent/accounts/1",
+                "/structuredContent/total"
+            ]
+        );
+        assert!(found.iter().all(|f| f.check == CheckId::OutputSchemaViolation
+            && f.severity == Severity::Error));
+        let total = found
+            .iter()
+            .find(|f| f.pointer == "/structuredContent/total")
+            .expect("total");
+        assert_eq!(
+            total.message,
+            "`structuredContent/total` does not match the outputSchema: \"36\" is not of type \"integer\""
+        );
+        // An error result is not the declared output.
+        let error = reply(json!({"error": "401 Unauthorized"}), true);
+        assert_eq!(output_schema_violations("list_accounts", &definition, &error), vec![]);
+    }
+
+    /// Issue #18: an optional `anyOf [T, null]` parameter is shown as `T | null` (info); a
+    /// required one is not flagged.
+    #[test]
+    fn nullable_optional_parameters_are_shown_as_t_or_null() {
+        let tool = json!({"name": "search", "inputSchema": {"type": "object",
+            "properties": {
+                "q": {"type": "string", "description": "Query."},
+                "cursor": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "Page."},
+                "limit": {"type": ["integer", "null"], "description": "Max."},
+                "must": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "x"}},
+            "required": ["q", "must"]}});
+        let found: Vec<(String, String)> = findings(&tool, &[Profile::Mcp])
+            .into_iter()
+            .filter(|f| f.check == CheckId::NullableParameter)
+            .map(|f| (f.pointer, f.message))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "/inputSchema/properties/cursor".to_owned(),
+                    "optional parameter `cursor` is `string | null`".to_owned()
+                ),
+                (
+                    "/inputSchema/properties/limit".to_owned(),
+                    "optional parameter `limit` is `integer | null`".to_owned()
+                ),
+            ]
+        );
+    }
+
+    /// Issue #18: numeric enums warn under the Gemini profile only.
+    #[test]
+    fn numeric_enums_warn_under_gemini_only() {
+        let tool = json!({"name": "set_level", "inputSchema": {"type": "object",
+            "properties": {
+                "level": {"type": "integer", "enum": [1, 2, 3], "description": "Level."},
+                "mode": {"type": "string", "enum": ["a", "b"], "description": "Mode."}}}});
+        let gemini: Vec<(&'static str, Severity, String, Option<Profile>)> =
+            findings(&tool, &[Profile::Gemini])
+                .into_iter()
+                .filter(|f| f.check == CheckId::NonStringEnum)
+                .map(|f| (f.check.as_str(), f.severity, f.pointer, f.profile))
+                .collect();
+        assert_eq!(
+            gemini,
+            [(
+                "non_string_enum",
+                Severity::Warning,
+                "/inputSchema/properties/level/enum".to_owned(),
+                Some(Profile::Gemini)
+            )]
+        );
+        let others = findings(&tool, &[Profile::Mcp, Profile::Openai, Profile::Anthropic]);
+        assert!(others.iter().all(|f| f.check != CheckId::NonStringEnum));
     }
 }

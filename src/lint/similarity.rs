@@ -124,7 +124,7 @@ impl TfIdf {
 
 /// Pairs of tools with similarity at or above `threshold` (in 0.0..=1.0), most similar first:
 /// each tool's closest such partner (ties: the first in catalog order). Tools with the same
-/// name are left to the duplicate-name check.
+/// name are left to the duplicate-name check, and each pair of names is reported once.
 pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
     let model = TfIdf::new(tools);
     let vectors = &model.vectors;
@@ -169,6 +169,13 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
         .collect();
     chosen.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
     chosen.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    // A tool listed twice (two servers offering it, or a repeated page) would give the same
+    // pair of names twice; one line per pair of names.
+    let mut named: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
+    chosen.retain(|&(first, second, _)| {
+        let (a, b) = (tools[first].name, tools[second].name);
+        named.insert(if a <= b { (a, b) } else { (b, a) })
+    });
     chosen
         .into_iter()
         .map(|(first, second, similarity)| LookAlike {
@@ -274,6 +281,22 @@ mod tests {
         assert!(pairs[0].similarity > 0.5 && pairs[0].similarity < 1.0);
         assert_eq!(pairs[0].only_first, ["search", "crm"]);
         assert_eq!(pairs[0].only_second, ["find", "address", "book"]);
+    }
+
+    /// Issue #18: a catalog that holds each tool twice (two listings of one server) reports
+    /// the look-alike pair of names once, not once per copy.
+    #[test]
+    fn a_pair_of_names_seen_twice_is_reported_once() {
+        let definitions = [
+            json!({"name": "search_contacts", "description": "Search contacts by name or email and return the matching contact records from the CRM."}),
+            json!({"name": "find_contacts", "description": "Find contacts by name or email and return the matching contact records from the address book."}),
+        ];
+        let twice = [definitions.clone(), definitions].concat();
+        let pairs: Vec<(usize, usize)> = look_alikes(&refs(&twice), 0.1)
+            .iter()
+            .map(|pair| (pair.first, pair.second))
+            .collect();
+        assert_eq!(pairs, [(0, 1)]);
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub fn render(input: &Input<'_>) -> String {
         notes(input).map(|text| ("notes", 65, text)),
         metrics(input).map(|text| ("metrics", 60, text)),
         confused_pairs(input).map(|text| ("confused tools", 55, text)),
+        Some(("scoring modes", 45, scoring_modes(input))),
         Some(("pinned metadata", 40, pins(input))),
         trend(input).map(|text| ("trend", 30, text)),
         failures(input).map(|text| ("failure details", 20, text)),
@@ -225,6 +226,19 @@ fn first_failure(result: &ScenarioResult) -> String {
     )
 }
 
+/// Where a failed run first left the expected path, as the metrics found it; a run without
+/// metrics (an errored run, an old results file) falls back to [`first_failure`].
+fn first_divergence(result: &ScenarioResult) -> String {
+    match result
+        .metrics
+        .as_ref()
+        .and_then(|m| m.first_divergence.as_deref())
+    {
+        Some(divergence) if result.error.is_none() => neutralise(divergence),
+        _ => first_failure(result),
+    }
+}
+
 /// A check subject (which may quote an assertion) as inline code that cannot end early,
 /// break a table or span lines.
 fn code(subject: &str) -> String {
@@ -367,7 +381,7 @@ fn flipped(input: &Input<'_>) -> Option<String> {
             before.passed,
             before.judged(),
             if result.outcome == Outcome::Fail {
-                first_failure(result)
+                first_divergence(result)
             } else {
                 "-".to_string()
             }
@@ -378,6 +392,22 @@ fn flipped(input: &Input<'_>) -> Option<String> {
             "#### Flipped since the baseline\n\n| scenario | tier | flip | baseline passed | first divergence |\n|---|--:|---|--:|---|\n{rows}\n"
         )
     })
+}
+
+/// The scoring modes the run used (each rule's default for results that predate them).
+fn scoring_modes(input: &Input<'_>) -> String {
+    let scoring = input
+        .report
+        .run
+        .as_ref()
+        .map(|run| run.scoring)
+        .unwrap_or_default();
+    let modes: Vec<String> = scoring
+        .modes()
+        .iter()
+        .map(|(rule, mode)| format!("{rule} `{mode}`"))
+        .collect();
+    format!("Scoring modes: {}.\n\n", modes.join(" · "))
 }
 
 fn notes(input: &Input<'_>) -> Option<String> {
@@ -640,6 +670,9 @@ fn failures(input: &Input<'_>) -> Option<String> {
                 code(&check.subject),
                 neutralise(&check.detail)
             );
+        }
+        for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
+            let _ = writeln!(out, "- parser note: {}", neutralise(&noted.render()));
         }
         if let Some(answer) = &result.final_answer {
             let _ = writeln!(out, "- final answer: {}", neutralise(answer));

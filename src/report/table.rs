@@ -192,13 +192,15 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         .as_ref()
         .map(|run| run.scoring)
         .unwrap_or_default();
-    let defaults = match scoring.omitted_defaults {
-        crate::score::OmittedDefaults::Strict => "strict",
-        crate::score::OmittedDefaults::Schema => "schema",
-    };
+    let modes: Vec<String> = scoring
+        .modes()
+        .iter()
+        .map(|(rule, mode)| format!("{rule} {mode}"))
+        .collect();
     let _ = writeln!(
         out,
-        "scoring: omitted defaults {defaults}; per-argument comparators as each scenario names them"
+        "scoring: {}; per-argument comparators as each scenario names them",
+        modes.join("; ")
     );
     let summary = &report.summary;
     if summary.repeat > 1 {
@@ -271,6 +273,9 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         }
         for check in result.checks.iter().filter(|check| !check.passed) {
             let _ = writeln!(out, "    {}: {}", safe(&check.subject), safe(&check.detail));
+        }
+        for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
+            let _ = writeln!(out, "    parser note: {}", safe(&noted.render()));
         }
     }
     let word = match verdict.decision {

@@ -127,6 +127,56 @@ pub enum OmittedDefaults {
 pub struct ScoringOptions {
     /// See [`OmittedDefaults`].
     pub omitted_defaults: OmittedDefaults,
+    /// How number arguments are read (the harness applies it when a call arrives).
+    #[serde(default)]
+    pub numbers: crate::json::NumberMode,
+    /// What double-encoded object or array arguments count as (applied by the harness).
+    #[serde(default)]
+    pub double_encoded: crate::json::DoubleEncoded,
+    /// What counts as a loop.
+    #[serde(default)]
+    pub loops: LoopMode,
+}
+
+impl ScoringOptions {
+    /// Each rule and its mode, as reports list them: omitted defaults, numbers, double-encoded
+    /// arguments, loops.
+    pub fn modes(&self) -> [(&'static str, &'static str); 4] {
+        [
+            (
+                "omitted defaults",
+                match self.omitted_defaults {
+                    OmittedDefaults::Strict => "strict",
+                    OmittedDefaults::Schema => "schema",
+                },
+            ),
+            ("numbers", self.numbers.as_str()),
+            ("double-encoded arguments", self.double_encoded.as_str()),
+            ("loops", self.loops.as_str()),
+        ]
+    }
+}
+
+/// What counts as a loop (`scoring.loops` in `toolgate.yaml`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopMode {
+    /// The same tool with the same arguments (by value, keys in any order) more than once.
+    #[default]
+    ArgsOnly,
+    /// As `args_only`, and the repeats also got the same result (or error): polling a job
+    /// whose status changes between calls is not a loop.
+    ResultAware,
+}
+
+impl LoopMode {
+    /// The name in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoopMode::ArgsOnly => "args_only",
+            LoopMode::ResultAware => "result_aware",
+        }
+    }
 }
 
 /// Scores one run of `scenario`: the `trace` of calls (with the harness's schema findings),

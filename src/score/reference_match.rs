@@ -1,10 +1,11 @@
 //! Matching a trajectory against a reference trajectory as a whole, in the four modes of
 //! trajectory-match evaluators (LangChain agentevals' `trajectory_match_mode`: strict,
-//! unordered, superset, subset), with exact argument comparison.
+//! unordered, superset, subset), with exact ([`exact_call`]) or partial ([`partial_call`])
+//! argument comparison.
 //!
 //! Every mode is one optimal assignment ([`matching::pair`], the pairing the deterministic
 //! checks use) plus a call budget: the reference's calls are the expected calls, each with
-//! exactly the reference's arguments ([`exact_call`]). Only tool calls count: neither the
+//! the reference's arguments, exactly or as a subset of the call's. Only tool calls count: neither the
 //! messages that carried them nor the tool results are compared, and a trajectory is a flat
 //! list of calls, so two calls sent in one parallel step keep the order they were recorded in.
 
@@ -69,6 +70,17 @@ pub fn exact_call(tool: &str, arguments: Map<String, Value>) -> ExpectedCall {
     }
 }
 
+/// A reference call whose arguments are a subset of the call's: every reference argument
+/// must be present and match (numbers by value, nested objects partially too), and the call
+/// may send more (agentevals' superset `tool_args_match_mode`). "Fully matches" is then no
+/// longer an equivalence, so [`matches_reference`] decides by a maximum matching.
+pub fn partial_call(tool: &str, arguments: Map<String, Value>) -> ExpectedCall {
+    ExpectedCall {
+        args_exact: false,
+        ..exact_call(tool, arguments)
+    }
+}
+
 /// A recorded call at position `index` of a trajectory: `tool` called with `arguments`, a
 /// success without a result.
 pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
@@ -86,6 +98,7 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
         refused: false,
         unknown_tool: false,
         violations: Vec::new(),
+        notes: Vec::new(),
     }
 }
 
@@ -93,10 +106,13 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
 /// call order; either may be empty (an empty reference matches an empty trace in every mode,
 /// and any trace as a superset).
 ///
-/// Decided without the pairing search: with exact arguments, "this call fully matches that
-/// reference call" is an equivalence (same tool, equal arguments), so a greedy first-fit
-/// pairing is as large as the best one (`pairing_verdict`, test-only, is the search-based definition,
-/// kept for the tests that check the two agree).
+/// Decided without the pairing search. With exact arguments only, "this call fully matches
+/// that reference call" is an equivalence (same tool, equal arguments), so a greedy first-fit
+/// pairing is as large as the best one. With any partial reference call it is not (a
+/// reference `{a: 1}` fits both `{a: 1}` and `{a: 1, b: 2}`; first-fit can take the call a
+/// later reference needs), so the unordered modes use a maximum bipartite matching
+/// ([`max_matching`], Kuhn's augmenting paths) instead. `pairing_verdict`, test-only, is the
+/// search-based definition, kept for the tests that check both agree with it.
 pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[CallRecord]) -> bool {
     let budget = matches!(mode, MatchMode::Strict | MatchMode::Unordered);
     if budget && trace.len() != expected.len() {
@@ -112,6 +128,15 @@ pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[Ca
             .iter()
             .zip(trace)
             .all(|(want, call)| full(want, call)),
+        _ if expected.iter().any(|want| !want.args_exact) => {
+            let covered = max_matching(expected.len(), trace.len(), |i, j| {
+                full(&expected[i], &trace[j])
+            });
+            match mode {
+                MatchMode::Subset => covered == trace.len(),
+                _ => covered == expected.len(),
+            }
+        }
         MatchMode::Unordered | MatchMode::Superset => {
             let mut used = vec![false; trace.len()];
             expected
@@ -125,6 +150,41 @@ pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[Ca
                 .all(|call| take_first(&mut used, |i| full(&expected[i], call)))
         }
     }
+}
+
+/// The size of a maximum matching between `left` and `right` items, where `fits(i, j)` says
+/// whether left item `i` may pair with right item `j` (Kuhn's algorithm: one augmenting-path
+/// search per left item, O(left * left * right) calls of `fits` at most, each pair checked
+/// once).
+fn max_matching(left: usize, right: usize, fits: impl Fn(usize, usize) -> bool) -> usize {
+    let edges: Vec<Vec<usize>> = (0..left)
+        .map(|i| (0..right).filter(|&j| fits(i, j)).collect())
+        .collect();
+    let mut owner: Vec<Option<usize>> = vec![None; right];
+    let mut size = 0;
+    for i in 0..left {
+        let mut seen = vec![false; right];
+        if augment(i, &edges, &mut owner, &mut seen) {
+            size += 1;
+        }
+    }
+    size
+}
+
+/// Finds an augmenting path from left item `i`; on success the matching in `owner` (right
+/// item -> its left item) grows by one.
+fn augment(i: usize, edges: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+    for &j in &edges[i] {
+        if seen[j] {
+            continue;
+        }
+        seen[j] = true;
+        if owner[j].is_none_or(|other| augment(other, edges, owner, seen)) {
+            owner[j] = Some(i);
+            return true;
+        }
+    }
+    false
 }
 
 /// Marks the first unused index that `fits` as used; whether there was one.
@@ -349,5 +409,93 @@ mod tests {
                 .iter()
                 .all(|mode| matches_reference(*mode, &[], &[]))
         );
+    }
+
+    fn partial(calls: &[(&str, Value)]) -> Vec<ExpectedCall> {
+        calls
+            .iter()
+            .map(|(tool, arguments)| {
+                partial_call(tool, arguments.as_object().cloned().expect("an object"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn partial_reference_calls_accept_extra_arguments_but_not_changed_ones() {
+        let want = partial(&[("crm_get_contact", json!({"contact_id": "C-001"}))]);
+        let extra = trace(&[(
+            "crm_get_contact",
+            json!({"contact_id": "C-001", "include_activities": true}),
+        )]);
+        assert!(MatchMode::ALL.iter().all(|&mode| matches_reference(mode, &want, &extra)));
+        let changed = trace(&[("crm_get_contact", json!({"contact_id": "C-002"}))]);
+        assert!(!MatchMode::ALL.iter().any(|&mode| matches_reference(mode, &want, &changed)));
+        let missing = trace(&[("crm_get_contact", json!({}))]);
+        assert!(!matches_reference(MatchMode::Unordered, &want, &missing));
+    }
+
+    /// First-fit is only sound for exact equality: the loose reference `{q: "x"}` takes the
+    /// first call, `{q: "x", limit: 5}`, which the strict reference needed; the best pairing
+    /// gives each reference a call, in both list orders.
+    #[test]
+    fn partial_matching_pairs_by_maximum_matching_not_first_fit() {
+        let want = partial(&[
+            ("search", json!({"q": "x"})),
+            ("search", json!({"q": "x", "limit": 5})),
+        ]);
+        let mut calls = vec![
+            ("search", json!({"q": "x", "limit": 5.0})),
+            ("search", json!({"q": "x", "limit": 1})),
+        ];
+        for _ in 0..2 {
+            let got = trace(&calls);
+            assert_eq!(
+                MatchMode::ALL.map(|mode| matches_reference(mode, &want, &got)),
+                [calls[0].1["limit"] == 1, true, true, true],
+                "{calls:?}"
+            );
+            calls.reverse();
+        }
+        let mut reversed = want.clone();
+        reversed.reverse();
+        let got = trace(&calls);
+        assert!(matches_reference(MatchMode::Unordered, &reversed, &got));
+    }
+
+    /// As the exact-argument property test, with partial reference calls: the matching
+    /// verdict equals the pairing search's in every mode.
+    #[test]
+    fn the_partial_verdict_equals_the_pairing_searchs_everywhere() {
+        let calls = [
+            ("crm_get", json!({"id": 5})),
+            ("crm_get", json!({"id": 5.0, "x": 1})),
+            ("crm_get", json!({})),
+            ("erp_get", json!({"id": 5})),
+        ];
+        let mut sequences: Vec<Vec<usize>> = vec![vec![]];
+        let mut frontier = sequences.clone();
+        for _ in 0..3 {
+            frontier = frontier
+                .iter()
+                .flat_map(|seq| {
+                    (0..calls.len()).map(move |next| [seq.clone(), vec![next]].concat())
+                })
+                .collect();
+            sequences.extend(frontier.iter().cloned());
+        }
+        let pick = |seq: &[usize]| seq.iter().map(|&i| calls[i].clone()).collect::<Vec<_>>();
+        for reference in &sequences {
+            let want = partial(&pick(reference));
+            for actual in &sequences {
+                let got = trace(&pick(actual));
+                for mode in MatchMode::ALL {
+                    assert_eq!(
+                        matches_reference(mode, &want, &got),
+                        pairing_verdict(mode, &want, &got),
+                        "{mode:?}: reference {reference:?}, trajectory {actual:?}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -37,6 +37,7 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         refused: false,
         unknown_tool: false,
         violations: Vec::new(),
+        notes: Vec::new(),
     };
     crate::harness::ToolSet::builtin().annotate(&mut record);
     record
@@ -510,6 +511,7 @@ fn b02_omitted_schema_default_depends_on_the_stated_mode() {
         args,
         ScoringOptions {
             omitted_defaults: OmittedDefaults::Schema,
+            ..ScoringOptions::default()
         },
     );
     assert_eq!(lenient.outcome, Outcome::Pass);
@@ -830,4 +832,30 @@ fn b33_trace_2_passes_counting_per_turn_the_default() {
             )]
         );
     }
+}
+
+/// Issue #18: results written before the number, double-encoding and loop modes existed read
+/// with each mode's default, and the modes are written by name.
+#[test]
+fn scoring_options_without_the_modes_read_as_their_defaults() {
+    let old: ScoringOptions =
+        serde_json::from_value(json!({"omitted_defaults": "schema"})).expect("old results read");
+    assert_eq!(
+        old,
+        ScoringOptions {
+            omitted_defaults: OmittedDefaults::Schema,
+            ..ScoringOptions::default()
+        }
+    );
+    let all = ScoringOptions {
+        omitted_defaults: OmittedDefaults::Strict,
+        numbers: crate::json::NumberMode::Bfcl,
+        double_encoded: crate::json::DoubleEncoded::Lenient,
+        loops: crate::score::LoopMode::ResultAware,
+    };
+    assert_eq!(
+        serde_json::to_value(all).expect("serializes"),
+        json!({"omitted_defaults": "strict", "numbers": "bfcl",
+               "double_encoded": "lenient", "loops": "result_aware"})
+    );
 }

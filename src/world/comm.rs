@@ -181,7 +181,7 @@ fn create_event(world: &mut World, args: &Map<String, Value>) -> Result<Value, S
             let Some(other_start) = event["start"].as_str().and_then(dates::parse_timestamp) else {
                 continue;
             };
-            let other_end = other_start + event["duration_minutes"].as_i64().unwrap_or(30) * 60;
+            let other_end = other_start + super::whole(&event["duration_minutes"], 30) * 60;
             let busy = attendees.iter().find(|a| attends(event, a));
             if let Some(busy) = busy
                 && start < other_end

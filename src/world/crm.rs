@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{FROZEN_NOW, World, contains_ci, text};
+use super::{FROZEN_NOW, World, contains_ci, integer, text};
 
 pub(super) fn call(
     world: &mut World,
@@ -29,7 +29,7 @@ fn not_found(id: &str) -> String {
 fn search_contacts(world: &World, args: &Map<String, Value>) -> Value {
     let query = text(args, "query").unwrap_or_default();
     let company = text(args, "company");
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(10) as usize;
+    let limit = integer(args, "limit").unwrap_or(10).max(0) as usize;
     let matches: Vec<&Value> = world
         .collection("contacts")
         .iter()

@@ -200,8 +200,8 @@ fn report_summary(world: &World, report: &str, range: Option<(i64, i64)>) -> Val
             let low: Vec<&Value> = products
                 .iter()
                 .filter(|p| {
-                    p["on_hand"].as_i64().unwrap_or(0) - p["reserved"].as_i64().unwrap_or(0)
-                        <= p["reorder_point"].as_i64().unwrap_or(0)
+                    super::whole(&p["on_hand"], 0) - super::whole(&p["reserved"], 0)
+                        <= super::whole(&p["reorder_point"], 0)
                 })
                 .map(|p| &p["id"])
                 .collect();

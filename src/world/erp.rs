@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{FROZEN_NOW, World, contains_ci, dates, integer, round2, text};
+use super::{FROZEN_NOW, World, contains_ci, dates, integer, round2, text, whole};
 
 pub(super) fn call(
     world: &mut World,
@@ -33,7 +33,7 @@ fn unknown_sku(sku: &str) -> String {
 }
 
 fn available(product: &Value) -> i64 {
-    product["on_hand"].as_i64().unwrap_or(0) - product["reserved"].as_i64().unwrap_or(0)
+    whole(&product["on_hand"], 0) - whole(&product["reserved"], 0)
 }
 
 fn search_orders(world: &World, args: &Map<String, Value>) -> Result<Value, String> {
@@ -97,7 +97,7 @@ fn create_order(world: &mut World, args: &Map<String, Value>) -> Result<Value, S
     let mut wanted: Vec<(String, i64)> = Vec::new();
     for line in &requested {
         let sku = line["sku"].as_str().unwrap_or_default();
-        let quantity = line["quantity"].as_i64().unwrap_or(0);
+        let quantity = whole(&line["quantity"], 0);
         let product = world
             .find("inventory", sku)
             .ok_or_else(|| unknown_sku(sku))?;
@@ -120,7 +120,7 @@ fn create_order(world: &mut World, args: &Map<String, Value>) -> Result<Value, S
     }
     for (sku, quantity) in &wanted {
         if let Some(product) = world.find_mut("inventory", sku) {
-            product["reserved"] = json!(product["reserved"].as_i64().unwrap_or(0) + quantity);
+            product["reserved"] = json!(whole(&product["reserved"], 0) + quantity);
         }
     }
     let total: f64 = lines
@@ -165,8 +165,8 @@ fn cancel_order(world: &mut World, args: &Map<String, Value>) -> Result<Value, S
     for line in &lines {
         let sku = line["sku"].as_str().unwrap_or_default();
         if let Some(product) = world.find_mut("inventory", sku) {
-            let reserved = product["reserved"].as_i64().unwrap_or(0);
-            product["reserved"] = json!((reserved - line["quantity"].as_i64().unwrap_or(0)).max(0));
+            let reserved = whole(&product["reserved"], 0);
+            product["reserved"] = json!((reserved - whole(&line["quantity"], 0)).max(0));
         }
     }
     if let Some(order) = world.find_mut("orders", &id) {
@@ -201,7 +201,7 @@ fn check_inventory(world: &World, args: &Map<String, Value>) -> Result<Value, St
                 .is_none_or(|skus| skus.iter().any(|s| p["id"] == *s))
         })
         .filter(|p| text(args, "warehouse").is_none_or(|w| p["warehouse"] == w))
-        .filter(|p| !low_only || available(p) <= p["reorder_point"].as_i64().unwrap_or(0))
+        .filter(|p| !low_only || available(p) <= whole(&p["reorder_point"], 0))
         .map(|p| {
             let mut product = p.clone();
             product["available"] = json!(available(p));
@@ -251,7 +251,7 @@ fn create_purchase_order(world: &mut World, args: &Map<String, Value>) -> Result
             .as_f64()
             .or(product["unit_cost"].as_f64())
             .unwrap_or(0.0);
-        let quantity = line["quantity"].as_i64().unwrap_or(0);
+        let quantity = whole(&line["quantity"], 0);
         total += unit_cost * quantity as f64;
         lines.push(json!({"sku": sku, "quantity": quantity, "unit_cost": unit_cost}));
     }

@@ -126,9 +126,16 @@ fn number(args: &Map<String, Value>, name: &str) -> Option<f64> {
     args.get(name).and_then(Value::as_f64)
 }
 
-/// An integer argument, or `None` when absent.
+/// An integer argument, or `None` when absent or not a whole number. An integer-valued
+/// float (`3.0`) is the integer 3, as the input schema's `"type": "integer"` accepted it.
 fn integer(args: &Map<String, Value>, name: &str) -> Option<i64> {
-    args.get(name).and_then(Value::as_i64)
+    args.get(name).and_then(crate::json::as_integer)
+}
+
+/// A whole-number field of a record or argument object (`line["quantity"]`), read as
+/// [`integer`] reads arguments; `default` when absent or not a whole number.
+fn whole(value: &Value, default: i64) -> i64 {
+    crate::json::as_integer(value).unwrap_or(default)
 }
 
 /// A boolean argument, or `default` when absent.
@@ -163,5 +170,35 @@ mod tests {
         let world = World::new(&json!({"contacts": [{"id": "C-002"}, {"id": "C-010"}]}));
         assert_eq!(world.next_id("contacts", "C-"), "C-011");
         assert_eq!(world.next_id("activities", "A-"), "A-001");
+    }
+
+    /// Issue #18: the schema accepts `limit: 3.0` as an integer, so the tools must too (a
+    /// search with `limit: 3.0` returned all 5 records, `days: 3.0` was "needs `days`").
+    #[test]
+    fn integer_valued_floats_are_integers_in_every_tool() {
+        let contacts: Vec<Value> = (1..=5)
+            .map(|n| serde_json::json!({"id": format!("C-00{n}"), "name": format!("Jo {n}")}))
+            .collect();
+        let mut world = World::new(&serde_json::json!({"contacts": contacts}));
+        let args = |value: Value| value.as_object().cloned().expect("object");
+        let found = world
+            .call("crm_search_contacts", &args(serde_json::json!({"query": "jo", "limit": 3.0})))
+            .expect("search");
+        assert_eq!(found["contacts"].as_array().map(Vec::len), Some(3));
+        assert_eq!(found["total"], 5);
+        let date = world
+            .call(
+                "util_date_calc",
+                &args(serde_json::json!({"operation": "add_days", "date": "2026-01-15", "days": 3.0})),
+            )
+            .expect("date");
+        assert_eq!(date["date"], "2026-01-18");
+        assert_eq!(
+            world.call(
+                "util_date_calc",
+                &args(serde_json::json!({"operation": "add_days", "date": "2026-01-15", "days": 3.5})),
+            ),
+            Err("this operation needs `days`".to_string())
+        );
     }
 }

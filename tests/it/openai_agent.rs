@@ -9,7 +9,7 @@ use toolgate::harness::{ToolSet, WorldBackends};
 use toolgate::runner::{RunOptions, run_one};
 use toolgate::scenario::load_file;
 use toolgate::score::{CheckKind, Outcome};
-use toolgate::trace::CallOutcome;
+use toolgate::trace::{CallNote, CallOutcome};
 use wiremock::ResponseTemplate;
 
 use crate::support::{FakeProvider, answer, repo, tool_calls};
@@ -73,6 +73,10 @@ async fn a_model_that_recovers_from_malformed_arguments_passes_t2_007() {
         run.trace[1].invalid,
         Some(InvalidCallKind::UnparseableArguments)
     );
+    // The parser's note reaches the trace (issue #18), and only the call it concerns.
+    assert_eq!(run.trace[1].notes, vec![CallNote::PossiblyTruncated]);
+    assert_eq!(run.trace[0].notes, vec![]);
+    assert_eq!(run.trace[2].notes, vec![]);
     assert_eq!(
         run.trace[1].arguments,
         json!(r#"{"contact_id": "C-013", "type": "#)
@@ -167,4 +171,29 @@ async fn arguments_that_are_not_an_object_are_recorded_and_fail_the_checks() {
             "arguments are not a JSON object (\"\\\"John Smith\\\"\")"
         )
     );
+}
+
+/// Issue #18: two calls of one turn sharing an id are both executed, their results are paired
+/// by order, and the second is marked `duplicate_id` in the trace.
+#[tokio::test]
+async fn duplicate_call_ids_reach_the_trace_as_a_note() {
+    let (run, _) = run_t2_007(vec![
+        reply(tool_calls(&[
+            (
+                "c1",
+                "crm_create_contact",
+                r#"{"name": "John Smith", "company": "Acme"}"#,
+            ),
+            (
+                "c1",
+                "crm_log_activity",
+                r#"{"contact_id": "C-013", "type": "call", "subject": "Renewal pricing"}"#,
+            ),
+        ])),
+        reply(answer("Created John Smith (C-013) and logged the call.")),
+    ])
+    .await;
+    let notes: Vec<Vec<CallNote>> = run.trace.iter().map(|call| call.notes.clone()).collect();
+    assert_eq!(notes, vec![vec![], vec![CallNote::DuplicateId]]);
+    assert_eq!(run.trace[1].turn, run.trace[0].turn);
 }

@@ -100,12 +100,17 @@ pub struct JoinedStream {
 
 /// Joins the events of a streamed response (each SSE `data` payload, in order) (field case B15).
 ///
-/// Blocks are keyed by `index`, so interleaved blocks never mix. A `tool_use` block's arguments
+/// Blocks are keyed by `index`, so interleaved blocks never mix. A `content_block_start` on an
+/// index that already holds a block starts a new block there (placed right after the earlier
+/// one, which keeps what it had): two `tool_use` blocks sharing an index are two calls, never
+/// one dropped. Deltas go to the latest block started on their index. A `tool_use` block's arguments
 /// are its `input_json_delta` pieces joined; empty pieces are no-ops; with no delta the start
 /// event's `input` stands. Text, thinking and signature deltas are applied to their blocks.
 /// Events of unknown types (`ping`, future ones) are skipped. Errors on an `error` event.
 pub fn join_stream(events: &[Value]) -> Result<JoinedStream, ProviderError> {
-    let mut blocks: BTreeMap<u64, Block> = BTreeMap::new();
+    // Every block started, in start order, with its index; `open` maps an index to its latest.
+    let mut started: Vec<(u64, Block)> = Vec::new();
+    let mut open: BTreeMap<u64, usize> = BTreeMap::new();
     let mut stop_reason = None;
     let mut usage: Option<Usage> = None;
     for event in events {
@@ -119,18 +124,22 @@ pub fn join_stream(events: &[Value]) -> Result<JoinedStream, ProviderError> {
             }
             Some("content_block_start") => {
                 if let (Some(index), Some(block)) = (index, event.get("content_block")) {
-                    blocks.insert(
+                    open.insert(index, started.len());
+                    started.push((
                         index,
                         Block {
                             value: block.clone(),
                             joined_input: None,
                         },
-                    );
+                    ));
                 }
             }
             Some("content_block_delta") => {
                 let (Some(block), Some(delta)) = (
-                    index.and_then(|index| blocks.get_mut(&index)),
+                    index
+                        .and_then(|index| open.get(&index))
+                        .and_then(|&position| started.get_mut(position))
+                        .map(|(_, block)| block),
                     event.get("delta"),
                 ) else {
                     continue;
@@ -168,8 +177,10 @@ pub fn join_stream(events: &[Value]) -> Result<JoinedStream, ProviderError> {
             _ => {}
         }
     }
+    // A stable sort: blocks that shared an index stay in the order they were started.
+    started.sort_by_key(|(index, _)| *index);
     Ok(JoinedStream {
-        blocks: blocks.into_values().collect(),
+        blocks: started.into_iter().map(|(_, block)| block).collect(),
         stop_reason,
         usage,
     })
@@ -455,6 +466,33 @@ mod tests {
                     json!({"location": "Paris", "unit": "c"})
                 ),
                 valid("get_time", "toolu_2", json!({})),
+            ]
+        );
+    }
+
+    /// Issue #18: a second `tool_use` started on an occupied index is a second call, not a
+    /// replacement of the first.
+    #[test]
+    fn tool_use_blocks_sharing_an_index_are_both_kept() {
+        let events: Vec<Value> = serde_json::from_value(json!([
+          {"type": "content_block_start", "index": 0,
+           "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}},
+          {"type": "content_block_delta", "index": 0,
+           "delta": {"type": "input_json_delta", "partial_json": "{\"city\": \"Paris\"}"}},
+          {"type": "content_block_stop", "index": 0},
+          {"type": "content_block_start", "index": 0,
+           "content_block": {"type": "tool_use", "id": "toolu_2", "name": "get_time", "input": {}}},
+          {"type": "content_block_delta", "index": 0,
+           "delta": {"type": "input_json_delta", "partial_json": "{\"tz\": \"UTC\"}"}},
+          {"type": "content_block_stop", "index": 0},
+          {"type": "message_delta", "delta": {"stop_reason": "tool_use"}}]))
+        .expect("events");
+        let turn = parse_stream(join_stream(&events).expect("joins"));
+        assert_eq!(
+            turn.calls,
+            vec![
+                valid("get_weather", "toolu_1", json!({"city": "Paris"})),
+                valid("get_time", "toolu_2", json!({"tz": "UTC"})),
             ]
         );
     }

@@ -110,7 +110,14 @@ pub fn parse_response(
             _ => Vec::new(),
         },
     };
-    let calls = mark_duplicate_ids(calls);
+    let mut calls = mark_duplicate_ids(calls);
+    if !is_legacy_function_call
+        && let Some(function) = message.get("function_call").filter(|f| f.is_object())
+        && let Some(first) = calls.first_mut()
+        && !calls_agree(first, function)
+    {
+        first.notes.push(CallNote::FunctionCallDisagrees);
+    }
 
     Ok(ParsedTurn {
         content,
@@ -236,6 +243,21 @@ fn parse_arguments(arguments: Option<&Value>, cut_off: bool) -> (CallArguments, 
         ),
         Err(_) => (invalid(InvalidCallKind::UnparseableArguments), Vec::new()),
     }
+}
+
+/// Whether a legacy `function_call` sent beside `tool_calls` names the same call as the first
+/// entry: the same name and, compared by value, the same arguments.
+fn calls_agree(call: &ParsedCall, function: &Value) -> bool {
+    let legacy = parse_function(None, function, false);
+    let arguments = |call: &ParsedCall| match &call.arguments {
+        CallArguments::Valid(arguments) => Some(Value::Object(arguments.clone())),
+        CallArguments::Invalid { .. } => None,
+    };
+    legacy.name == call.name
+        && match (arguments(&legacy), arguments(call)) {
+            (Some(a), Some(b)) => crate::json::same_value(&a, &b),
+            _ => false,
+        }
 }
 
 /// Adds `DuplicateId` to every call whose id an earlier call of the turn already used.
@@ -693,5 +715,26 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Issue #18: a legacy `function_call` beside `tool_calls` that names another call is
+    /// noted on the call used; one that agrees (by value) is not.
+    #[test]
+    fn function_call_disagreeing_with_tool_calls_is_noted() {
+        let body = |function_call: Value| {
+            json!({"choices": [{"finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": null,
+                "tool_calls": [{"id": "call_1", "type": "function",
+                    "function": {"name": "get_weather", "arguments": "{\"city\": \"NYC\", \"days\": 3}"}}],
+                "function_call": function_call}}]})
+        };
+        let agrees = json!({"name": "get_weather", "arguments": "{\"days\": 3.0, \"city\": \"NYC\"}"});
+        let turn = parse_response(&body(agrees), None).expect("parses");
+        assert_eq!(turn.calls[0].notes, vec![]);
+        let disagrees = json!({"name": "get_time", "arguments": "{}"});
+        let turn = parse_response(&body(disagrees), None).expect("parses");
+        assert_eq!(turn.calls[0].name, "get_weather");
+        assert_eq!(turn.calls[0].notes, vec![CallNote::FunctionCallDisagrees]);
+        assert!(!turn.is_legacy_function_call);
     }
 }

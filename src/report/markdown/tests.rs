@@ -66,3 +66,81 @@ fn model_text_cannot_ping_or_inject_html() {
     assert!(!text.contains("@octocat") && !text.contains("@admin") && !text.contains("@team"));
     assert!(!text.contains("<script>") && !text.contains("<b>") && !text.contains("<issue>"));
 }
+
+/// Issue #18: the "first divergence" column shows where the run left the expected path (the
+/// metrics' first divergence), not the first failing check in check order.
+#[test]
+fn flipped_runs_show_their_first_divergence_not_their_first_failing_check() {
+    let (mut report, baseline, verdict) =
+        (sample::current(), sample::baseline(), sample::verdict());
+    let flipped = report
+        .scenarios
+        .iter_mut()
+        .find(|r| r.id == "T2-007")
+        .expect("the sample has T2-007");
+    flipped.metrics = Some(run_metrics(Some(
+        "call 2: expected `crm_log_activity`, got `comm_send_email`",
+    )));
+    let markdown = render(&input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT));
+    let row = markdown
+        .lines()
+        .find(|line| line.starts_with("| T2-007 | 2 | pass → **fail**"))
+        .expect("T2-007 flipped");
+    assert_eq!(
+        row,
+        "| T2-007 | 2 | pass → **fail** | 7/7 | call 2: expected \\`crm\\_log\\_activity\\`, got \\`comm\\_send\\_email\\` |"
+    );
+}
+
+/// Issue #18: parser notes reach the report, in the details of a run that did not pass.
+#[test]
+fn parser_notes_are_listed_in_the_details() {
+    use crate::score::metrics::NotedCall;
+    use crate::trace::CallNote;
+    let noted = NotedCall {
+        call: 1,
+        tool: "crm_log_activity".into(),
+        notes: vec![CallNote::DuplicateId, CallNote::PossiblyTruncated],
+    };
+    assert_eq!(
+        noted.render(),
+        "call 2 `crm_log_activity`: duplicate_id (duplicate call id: result paired by order \
+         (ambiguous)), possibly_truncated (unparseable (possibly truncated))"
+    );
+    let (mut report, baseline, verdict) =
+        (sample::current(), sample::baseline(), sample::verdict());
+    let failing = report
+        .scenarios
+        .iter_mut()
+        .find(|r| r.id == "T5-001")
+        .expect("the sample has T5-001");
+    let mut metrics = run_metrics(None);
+    metrics.parser_notes = vec![noted];
+    failing.metrics = Some(metrics);
+    let markdown = render(&input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT));
+    let line = markdown
+        .lines()
+        .find(|line| line.starts_with("- parser note:"))
+        .expect("a parser note line");
+    assert!(line.contains("duplicate\\_id"), "{line}");
+    assert!(line.contains("call 2"), "{line}");
+}
+
+fn run_metrics(first_divergence: Option<&str>) -> crate::score::metrics::RunMetrics {
+    use crate::score::metrics::{Percentiles, RunMetrics, TrajectoryMatch};
+    RunMetrics {
+        selection: Default::default(),
+        arguments: Default::default(),
+        trajectory: TrajectoryMatch::from_counts(1, 2, 2),
+        chain_efficiency: Some(1.0),
+        inefficient: false,
+        loops: Vec::new(),
+        provenance: Vec::new(),
+        recovery: Vec::new(),
+        first_divergence: first_divergence.map(str::to_owned),
+        call_latency_us: Percentiles::default(),
+        calls_executed: 2,
+        calls_refused: 0,
+        parser_notes: Vec::new(),
+    }
+}

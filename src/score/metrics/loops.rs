@@ -1,10 +1,12 @@
-//! Loops: the same tool with the same arguments more than once in a run.
+//! Loops: the same tool with the same arguments more than once in a run; in
+//! [`LoopMode::ResultAware`] also with the same outcome, so polling is not a loop.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::canonical;
+use crate::score::LoopMode;
 use crate::trace::CallRecord;
 
 /// A call repeated with identical arguments (compared as canonical JSON, so key order does
@@ -20,18 +22,28 @@ pub struct LoopFinding {
 }
 
 /// Repeats beyond what injected faults excuse: each call that failed by an injected fault
-/// allows one identical retry.
-pub(super) fn find(trace: &[CallRecord]) -> Vec<LoopFinding> {
-    let mut groups: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+/// allows one identical retry. In `result_aware` mode calls group by their outcome too (the
+/// result or error, compared as canonical JSON), so identical requests that saw different
+/// answers (a status poll) are not a loop.
+pub(super) fn find(trace: &[CallRecord], mode: LoopMode) -> Vec<LoopFinding> {
+    let mut groups: BTreeMap<(String, String, String), Vec<usize>> = BTreeMap::new();
     for call in trace {
+        let outcome = match mode {
+            LoopMode::ArgsOnly => String::new(),
+            LoopMode::ResultAware => canonical(&serde_json::json!({
+                "outcome": call.outcome,
+                "result": call.result,
+                "error": call.error,
+            })),
+        };
         groups
-            .entry((call.tool.clone(), canonical(&call.arguments)))
+            .entry((call.tool.clone(), canonical(&call.arguments), outcome))
             .or_default()
             .push(call.index);
     }
     groups
         .into_iter()
-        .filter_map(|((tool, arguments), calls)| {
+        .filter_map(|((tool, arguments, _), calls)| {
             let faulted = calls
                 .iter()
                 .filter(|&&i| trace.get(i).is_some_and(|c| c.fault.is_some()))

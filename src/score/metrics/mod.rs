@@ -14,7 +14,6 @@ mod selection;
 mod trajectory;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::scenario::Scenario;
 use crate::trace::CallRecord;
@@ -64,6 +63,48 @@ pub struct RunMetrics {
     /// unknown tool, arguments invalid against the schema); executed + refused = emitted.
     #[serde(default)]
     pub calls_refused: usize,
+    /// The calls the agent's parser noted something about (a duplicate id, possible
+    /// truncation, `function_call` disagreeing with `tool_calls`, a repair), in trace order;
+    /// absent in results written before these notes reached the report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parser_notes: Vec<NotedCall>,
+}
+
+/// One call with the parser's notes about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotedCall {
+    /// Position of the call in the trace (0-based).
+    pub call: usize,
+    /// The tool name as the agent sent it.
+    pub tool: String,
+    /// The notes, in the order the parser made them; never empty.
+    pub notes: Vec<crate::trace::CallNote>,
+}
+
+impl NotedCall {
+    /// The notes of every noted call of `trace`, in trace order.
+    pub fn of(trace: &[CallRecord]) -> Vec<NotedCall> {
+        trace
+            .iter()
+            .filter(|call| !call.notes.is_empty())
+            .map(|call| NotedCall {
+                call: call.index,
+                tool: call.tool.clone(),
+                notes: call.notes.clone(),
+            })
+            .collect()
+    }
+
+    /// One line for reports: "call 2 `crm_log_activity`: duplicate_id (duplicate call id:
+    /// result paired by order (ambiguous))", call numbers 1-based.
+    pub fn render(&self) -> String {
+        let notes: Vec<String> = self
+            .notes
+            .iter()
+            .map(|note| format!("{} ({})", note.as_str(), note.meaning()))
+            .collect();
+        format!("call {} `{}`: {}", self.call + 1, self.tool, notes.join(", "))
+    }
 }
 
 /// Two percentiles of a sample (nearest-rank method); zero for an empty sample.
@@ -127,34 +168,16 @@ pub fn measure(view: &RunView<'_>, checks: &[crate::score::Check]) -> RunMetrics
         trajectory: trajectory::measure(view),
         chain_efficiency,
         inefficient: chain_efficiency.is_some_and(|e| e < EFFICIENCY_FLOOR),
-        loops: loops::find(view.trace),
+        loops: loops::find(view.trace, view.options.loops),
         provenance: provenance::find(view),
         recovery: recovery::classify(view),
         first_divergence: first_divergence(view, checks),
         call_latency_us: Percentiles::of(&durations),
+        parser_notes: NotedCall::of(view.trace),
     }
 }
 
-/// Canonical JSON text of a value: object keys sorted at every level, so two argument
-/// objects that differ only in key order compare equal.
-pub fn canonical(value: &Value) -> String {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let inner: Vec<String> = keys
-                .into_iter()
-                .map(|key| format!("{}:{}", Value::String(key.clone()), canonical(&map[key])))
-                .collect();
-            format!("{{{}}}", inner.join(","))
-        }
-        Value::Array(items) => format!(
-            "[{}]",
-            items.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        other => other.to_string(),
-    }
-}
+pub use crate::json::canonical;
 
 #[cfg(test)]
 mod tests {
@@ -162,9 +185,9 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn canonical_json_ignores_key_order() {
+    fn canonical_json_ignores_key_order_and_number_spelling() {
         assert_eq!(
-            canonical(&json!({"b": 1, "a": {"d": 2, "c": 3}})),
+            canonical(&json!({"b": 1.0, "a": {"d": 2, "c": 3}})),
             r#"{"a":{"c":3,"d":2},"b":1}"#
         );
     }

@@ -20,6 +20,9 @@ pub enum RecoveryClass {
     TookAnotherRoute,
     /// Nothing worked afterwards, and the final answer says so.
     GaveUpHonestly,
+    /// Nothing worked afterwards and the run gave no final answer at all (none, or only
+    /// whitespace): there is no claim to count as [`RecoveryClass::ClaimedSuccess`].
+    NoFinalAnswer,
     /// The same call failed [`LOOP_ATTEMPTS`] or more times in a row.
     RetryLoop,
     /// Nothing worked afterwards, yet the final answer does not admit it: silent success
@@ -102,6 +105,8 @@ pub(super) fn classify(view: &RunView<'_>) -> Vec<Recovery> {
             }
         } else if later.iter().any(|c| c.is_success()) {
             RecoveryClass::TookAnotherRoute
+        } else if view.final_answer.is_none_or(|answer| answer.trim().is_empty()) {
+            RecoveryClass::NoFinalAnswer
         } else if view.final_answer.is_some_and(acknowledges_failure) {
             RecoveryClass::GaveUpHonestly
         } else {

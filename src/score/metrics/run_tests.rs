@@ -34,6 +34,7 @@ fn ok(index: usize, tool: &str, arguments: Value, result: Value) -> CallRecord {
         refused: false,
         unknown_tool: false,
         violations: Vec::new(),
+        notes: Vec::new(),
     }
 }
 
@@ -68,15 +69,19 @@ fn create() -> CallRecord {
 /// Scores and measures a hand-built `trace`, after the harness's schema findings are added to
 /// its records as the harness would have.
 fn measured(scenario: &Scenario, trace: &[CallRecord], answer: &str) -> RunMetrics {
+    measured_with(scenario, trace, Some(answer))
+}
+
+fn measured_with(scenario: &Scenario, trace: &[CallRecord], answer: Option<&str>) -> RunMetrics {
     let trace = &annotated(trace);
     let state = json!({"contacts": [], "activities": []});
     let options = score::ScoringOptions::default();
-    let score = score::score(scenario, trace, &state, Some(&state), Some(answer), options);
+    let score = score::score(scenario, trace, &state, Some(&state), answer, options);
     let view = RunView {
         scenario,
         trace,
         pairing: &score.pairing,
-        final_answer: Some(answer),
+        final_answer: answer,
         options,
     };
     measure(&view, &score.checks)
@@ -185,6 +190,15 @@ fn recovery_is_classified_from_what_follows_the_failure() {
         measured(&scenario, &abandoned, "Logging the call failed.").recovery[0].class,
         RecoveryClass::GaveUpHonestly
     );
+    // Issue #18: a run that gave no final answer claimed nothing.
+    assert_eq!(
+        measured_with(&scenario, &abandoned, None).recovery[0].class,
+        RecoveryClass::NoFinalAnswer
+    );
+    assert_eq!(
+        measured_with(&scenario, &abandoned, Some("  \n")).recovery[0].class,
+        RecoveryClass::NoFinalAnswer
+    );
 
     let looping: Vec<CallRecord> = std::iter::once(create())
         .chain((1..4).map(|i| failed(i, "crm_log_activity", log.clone(), None)))
@@ -199,6 +213,55 @@ fn recovery_is_classified_from_what_follows_the_failure() {
             calls: vec![1, 2, 3]
         }]
     );
+}
+
+/// Issue #18: loop keys compare numbers by value and objects regardless of key order, so
+/// `{"type": "call", "n": 1}` and `{"n": 1.0, "type": "call"}` are the same call twice.
+#[test]
+fn loops_compare_arguments_by_value_and_key_order() {
+    let scenario = t2_007();
+    let trace = [
+        create(),
+        ok(1, "crm_search_contacts", json!({"query": "Jo", "limit": 1}), json!({})),
+        ok(2, "crm_search_contacts", json!({"limit": 1.0, "query": "Jo"}), json!({})),
+    ];
+    assert_eq!(
+        measured(&scenario, &trace, "Done.").loops,
+        vec![LoopFinding {
+            tool: "crm_search_contacts".into(),
+            arguments: r#"{"limit":1,"query":"Jo"}"#.into(),
+            calls: vec![1, 2]
+        }]
+    );
+}
+
+/// Issue #18: in `result_aware` mode polling a status that changes is not a loop; the same
+/// answer twice still is. `args_only` counts both.
+#[test]
+fn result_aware_loops_excuse_polling_with_changing_results() {
+    let scenario = t2_007();
+    let poll = json!({"query": "status"});
+    let trace = |second: Value| {
+        annotated(&[
+            create(),
+            ok(1, "crm_search_contacts", poll.clone(), json!({"total": 0})),
+            ok(2, "crm_search_contacts", poll.clone(), second),
+        ])
+    };
+    let find = |trace: &[CallRecord], mode| loops::find(trace, mode);
+    let changing = trace(json!({"total": 1}));
+    assert_eq!(find(&changing, score::LoopMode::ResultAware), vec![]);
+    assert_eq!(find(&changing, score::LoopMode::ArgsOnly).len(), 1);
+    let same = trace(json!({"total": 0.0}));
+    assert_eq!(
+        find(&same, score::LoopMode::ResultAware),
+        vec![LoopFinding {
+            tool: "crm_search_contacts".into(),
+            arguments: r#"{"query":"status"}"#.into(),
+            calls: vec![1, 2]
+        }]
+    );
+    let _ = scenario;
 }
 
 #[test]
