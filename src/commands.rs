@@ -211,9 +211,12 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Re
     let settings = Settings::resolve(args, &file, &file_path)?;
     // Every input of the verdict is read before the run: a bad one costs no run.
     let inputs = gating::load_inputs(args, out)?;
-    gating::clear_outputs(&args.out, args.ci.results.is_some())?;
     let report = match &args.ci.results {
-        Some(path) => RunReport::load(path)?,
+        Some(path) => {
+            let report = RunReport::load(path)?;
+            gating::clear_outputs(&args.out, true)?;
+            report
+        }
         None => match run_for_gate(args, &settings, out)? {
             Some(report) => report,
             None => return Ok(Exit::Interrupted),
@@ -333,6 +336,10 @@ fn run_for_gate(
     }
     let mut report = RunReport::new(meta, &selected, &suite.runs);
     report.pins = Some(pins);
+    // The previous run's set goes only now, as this run's first file is written: a run
+    // killed before this point leaves the previous set whole, one killed after it leaves
+    // files of this run only.
+    gating::clear_outputs(&args.out, false)?;
     write_atomic(
         &args.out.join("results.json"),
         report::json::render_results(&report).as_bytes(),

@@ -54,10 +54,10 @@ pub(super) fn load_inputs(args: &GateArgs, out: &mut dyn Write) -> Result<JudgeI
     })
 }
 
-/// Removes the previous run's output set from `dir` before a new run writes its own, so the
-/// directory never holds a mixture of two runs (a new `results.json` beside an old
-/// `verdict.json` after an interrupted or failed run). With `keep_results` (judging an
-/// existing `--results` file) the run's own files stay and only the judged ones go.
+/// Removes the previous run's output set from `dir` just before a new run writes its first
+/// file, so the directory never holds a mixture of two runs (a new `results.json` beside an
+/// old `verdict.json` after an interrupted or failed judgement). With `keep_results` (judging
+/// an existing `--results` file) the run's own files stay and only the judged ones go.
 pub(super) fn clear_outputs(dir: &Path, keep_results: bool) -> Result<()> {
     let paths = OutputPaths::new(dir);
     let mut stale = vec![paths.markdown, paths.junit, paths.verdict];

@@ -288,7 +288,10 @@ mod tests {
         let answer = harness
             .call("update", args(json!({"changes": "{\"title\": \"x\"}"})))
             .await;
-        assert_eq!(answer, ToolAnswer::Success(json!({"changes": {"title": "x"}})));
+        assert_eq!(
+            answer,
+            ToolAnswer::Success(json!({"changes": {"title": "x"}}))
+        );
         harness.call("update", args(json!({"changes": {}}))).await;
         let trace = harness.trace();
         assert_eq!(

@@ -427,9 +427,17 @@ mod tests {
             "crm_get_contact",
             json!({"contact_id": "C-001", "include_activities": true}),
         )]);
-        assert!(MatchMode::ALL.iter().all(|&mode| matches_reference(mode, &want, &extra)));
+        assert!(
+            MatchMode::ALL
+                .iter()
+                .all(|&mode| matches_reference(mode, &want, &extra))
+        );
         let changed = trace(&[("crm_get_contact", json!({"contact_id": "C-002"}))]);
-        assert!(!MatchMode::ALL.iter().any(|&mode| matches_reference(mode, &want, &changed)));
+        assert!(
+            !MatchMode::ALL
+                .iter()
+                .any(|&mode| matches_reference(mode, &want, &changed))
+        );
         let missing = trace(&[("crm_get_contact", json!({}))]);
         assert!(!matches_reference(MatchMode::Unordered, &want, &missing));
     }

@@ -103,7 +103,12 @@ impl NotedCall {
             .iter()
             .map(|note| format!("{} ({})", note.as_str(), note.meaning()))
             .collect();
-        format!("call {} `{}`: {}", self.call + 1, self.tool, notes.join(", "))
+        format!(
+            "call {} `{}`: {}",
+            self.call + 1,
+            self.tool,
+            notes.join(", ")
+        )
     }
 }
 

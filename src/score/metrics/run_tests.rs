@@ -222,8 +222,18 @@ fn loops_compare_arguments_by_value_and_key_order() {
     let scenario = t2_007();
     let trace = [
         create(),
-        ok(1, "crm_search_contacts", json!({"query": "Jo", "limit": 1}), json!({})),
-        ok(2, "crm_search_contacts", json!({"limit": 1.0, "query": "Jo"}), json!({})),
+        ok(
+            1,
+            "crm_search_contacts",
+            json!({"query": "Jo", "limit": 1}),
+            json!({}),
+        ),
+        ok(
+            2,
+            "crm_search_contacts",
+            json!({"limit": 1.0, "query": "Jo"}),
+            json!({}),
+        ),
     ];
     assert_eq!(
         measured(&scenario, &trace, "Done.").loops,
