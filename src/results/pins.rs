@@ -110,6 +110,45 @@ fn set_hash<'a>(entries: impl Iterator<Item = (&'a String, &'a String)>) -> Stri
     sha256_hex(text.as_bytes())
 }
 
+/// `path` relative to `root`, `/`-separated (the path itself when it is not under `root`).
+fn relative_name(path: &Path, root: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// SHA-256 of a file's bytes, or for a directory over the sorted `relative-path sha256` lines
+/// of every file under it.
+fn hash_tree(path: &Path) -> Result<String> {
+    if !path.is_dir() {
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("failed to read seed `{}`", path.display()))?;
+        return Ok(sha256_hex(&bytes));
+    }
+    let mut files = BTreeMap::new();
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .with_context(|| format!("failed to read seed directory `{}`", dir.display()))?;
+        for entry in entries {
+            let entry = entry
+                .with_context(|| format!("failed to read seed directory `{}`", dir.display()))?;
+            let child = entry.path();
+            if child.is_dir() {
+                pending.push(child);
+            } else {
+                let bytes = std::fs::read(&child)
+                    .with_context(|| format!("failed to read seed `{}`", child.display()))?;
+                files.insert(relative_name(&child, path), sha256_hex(&bytes));
+            }
+        }
+    }
+    Ok(set_hash(files.iter()))
+}
+
 impl Pins {
     /// Pins a run of `scenarios` (loaded under `root`) against `catalog`.
     ///
@@ -126,12 +165,7 @@ impl Pins {
             let bytes = std::fs::read(&scenario.path).with_context(|| {
                 format!("failed to read scenario `{}`", scenario.path.display())
             })?;
-            let relative = scenario.path.strip_prefix(root).unwrap_or(&scenario.path);
-            let path = relative
-                .components()
-                .map(|part| part.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
+            let path = relative_name(&scenario.path, root);
             pinned.insert(
                 scenario.id.clone(),
                 ScenarioPin {
@@ -139,11 +173,19 @@ impl Pins {
                     sha256: sha256_hex(&bytes),
                 },
             );
-            if !fixtures.contains_key(&scenario.seed_state_name) {
-                let bytes = std::fs::read(&scenario.seed_state).with_context(|| {
-                    format!("failed to read fixture `{}`", scenario.seed_state.display())
+            if let Some(seed_state) = &scenario.seed_state
+                && !fixtures.contains_key(&scenario.seed_state_name)
+            {
+                let bytes = std::fs::read(seed_state).with_context(|| {
+                    format!("failed to read fixture `{}`", seed_state.display())
                 })?;
                 fixtures.insert(scenario.seed_state_name.clone(), sha256_hex(&bytes));
+            }
+            if let Some(seed_path) = &scenario.seed_path {
+                let name = relative_name(seed_path, root);
+                if !fixtures.contains_key(&name) {
+                    fixtures.insert(name, hash_tree(seed_path)?);
+                }
             }
         }
         let catalog_json =
