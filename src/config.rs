@@ -66,6 +66,9 @@ pub struct ConfigFile {
     pub request_timeout: Option<String>,
     /// Attempts per model request (429, 5xx and transport errors are retried).
     pub max_attempts: Option<u32>,
+    /// The user's own MCP servers the suite runs against, checked by
+    /// [`crate::suite::from_value`]; absent for the built-in world.
+    pub servers: Option<serde_json::Value>,
 }
 
 impl ConfigFile {
