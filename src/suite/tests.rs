@@ -42,8 +42,8 @@ fn reads_stdio_and_http_servers_with_variables_expanded() {
         })
     );
     assert_eq!(
-        api.secrets().redact("Bearer s3cret-token-value"),
-        "Bearer [REDACTED]"
+        api.secrets().redact("got s3cret-token-value"),
+        "got [redacted]"
     );
     let memory = &specs[0];
     assert!(memory.filter.admits("create_entities"));
