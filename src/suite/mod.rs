@@ -165,7 +165,11 @@ impl ServerSpec {
             Transport::Http { url, headers } => {
                 redactor.add_url_credentials(url);
                 for (_, value) in headers {
+                    // `Bearer TOKEN`: the token alone is as secret as the whole value.
                     redactor.add(value);
+                    for word in value.split_whitespace() {
+                        redactor.add(word);
+                    }
                 }
             }
         }
