@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::{Backend, ToolAnswer, ToolSet};
-use crate::scenario::Fault;
+use crate::scenario::{Fault, ForbiddenCall};
 use crate::trace::{CallOutcome, CallRecord, InvalidCallKind};
 
 /// The harness of one run: a backend, the faults to inject and the trace so far.
@@ -19,6 +19,8 @@ use crate::trace::{CallOutcome, CallRecord, InvalidCallKind};
 pub struct Harness {
     tools: Arc<ToolSet>,
     faults: Vec<Fault>,
+    /// Forbidden calls refused before they reach the backend (`block_forbidden`).
+    blocked: Vec<ForbiddenCall>,
     backend: tokio::sync::Mutex<Box<dyn Backend>>,
     state: Mutex<RunState>,
 }
@@ -45,6 +47,7 @@ impl Harness {
         Harness {
             tools: Arc::clone(backend.tools()),
             faults,
+            blocked: Vec::new(),
             backend: tokio::sync::Mutex::new(backend),
             state: Mutex::new(RunState {
                 trace: Vec::new(),
@@ -52,6 +55,62 @@ impl Harness {
                 turn: None,
             }),
         }
+    }
+
+    /// Refuses calls matching `forbidden` (the scenario's `forbidden_calls`, under
+    /// `block_forbidden: true`) before any fault or the backend: the agent gets a tool error,
+    /// and the trace records the call as refused.
+    pub fn blocking(mut self, forbidden: Vec<ForbiddenCall>) -> Harness {
+        self.blocked = forbidden;
+        self
+    }
+
+    /// The message a blocked forbidden call answers with.
+    pub fn blocked_message(tool: &str) -> String {
+        format!("`{tool}` refused: this call is forbidden in this scenario and was blocked by toolgate")
+    }
+
+    fn is_blocked(&self, tool: &str, arguments: &Map<String, Value>) -> bool {
+        let arguments = Value::Object(arguments.clone());
+        self.blocked.iter().any(|forbidden| {
+            forbidden.tool == tool
+                && crate::json::match_value(
+                    &Value::Object(forbidden.args_match.clone()),
+                    &arguments,
+                    "",
+                )
+                .is_ok()
+        })
+    }
+
+    /// Calls `tool` on the backend for toolgate itself (a final-state probe): arguments are
+    /// checked against the input schema, no fault is injected and nothing is traced.
+    /// `Err` is the tool error or protocol error text.
+    pub async fn probe(&self, tool: &str, arguments: Map<String, Value>) -> Result<Value, String> {
+        let mut backend = self.backend.lock().await;
+        match self.tools.check(tool, &arguments) {
+            None => return Err(format!("unknown tool `{tool}`")),
+            Some(check) => {
+                if let Some(refusal) = check.refusal {
+                    return Err(refusal);
+                }
+            }
+        }
+        match backend.call(tool, &arguments).await {
+            ToolAnswer::Success(value) => Ok(value),
+            ToolAnswer::Text(text) => Ok(Value::String(text)),
+            ToolAnswer::ToolError(message) | ToolAnswer::ProtocolError(message) => Err(message),
+        }
+    }
+
+    /// Why the backend broke during the run (see [`Backend::failure`]).
+    pub async fn failure(&self) -> Option<String> {
+        self.backend.lock().await.failure()
+    }
+
+    /// Stops what the backend started (see [`Backend::close`]).
+    pub async fn close(&self) {
+        self.backend.lock().await.close().await;
     }
 
     fn lock(&self) -> MutexGuard<'_, RunState> {
@@ -151,16 +210,24 @@ impl Harness {
             .find(|fault| fault.hits(tool, nth))
             .map(|fault| fault.error);
         let check = self.tools.check(tool, &arguments);
+        let blocked = self.is_blocked(tool, &arguments);
+        let fault = fault.filter(|_| !blocked);
         let refusal = check.as_ref().and_then(|check| check.refusal.clone());
-        let refused = fault.is_none() && refusal.is_some();
-        let answer = match (fault, refusal) {
-            (Some(kind), _) => ToolAnswer::ToolError(kind.message(tool)),
-            (None, Some(message)) => ToolAnswer::ToolError(message),
-            (None, None) => backend.call(tool, &arguments).await,
+        let refused = blocked || (fault.is_none() && refusal.is_some());
+        let answer = match (blocked, fault, refusal) {
+            (true, _, _) => ToolAnswer::ToolError(Harness::blocked_message(tool)),
+            (false, Some(kind), _) => ToolAnswer::ToolError(kind.message(tool)),
+            (false, None, Some(message)) => ToolAnswer::ToolError(message),
+            (false, None, None) => backend.call(tool, &arguments).await,
         };
         let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let (outcome, result, error) = match &answer {
             ToolAnswer::Success(value) => (CallOutcome::Success, Some(value.clone()), None),
+            ToolAnswer::Text(text) => (
+                CallOutcome::Success,
+                Some(Value::String(text.clone())),
+                None,
+            ),
             ToolAnswer::ToolError(message) => (CallOutcome::ToolError, None, Some(message.clone())),
             ToolAnswer::ProtocolError(message) => {
                 (CallOutcome::ProtocolError, None, Some(message.clone()))
