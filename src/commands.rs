@@ -1,6 +1,7 @@
 //! The subcommands: wiring between the CLI and the library.
 
 mod gating;
+mod suite;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,12 +13,12 @@ use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
     CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, JudgeArgs, LintArgs, LintFormat,
-    ServeArgs, SnapshotArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
+    ServeArgs, SnapshotArgs, ToolsArgs, ToolsFormat, ValidateArgs, VerifyArgs,
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
 use crate::fs::write_atomic;
-use crate::harness::{self, Harness, ToolSet, WorldBackend, WorldBackends};
+use crate::harness::{self, Harness, ToolSet, WorldBackend};
 use crate::judge::{Judge, JudgeConfig};
 use crate::lint::{self, LintOptions, Severity, Source, drift};
 use crate::provider::{Api, Endpoint, EndpointSources};
@@ -26,7 +27,7 @@ use crate::results::pins::{Pins, Subject};
 use crate::results::shard;
 use crate::results::{NotRun, RunMeta, RunReport};
 use crate::runner::{self, RunOptions};
-use crate::scenario::{self, Scenario, SmokeSet};
+use crate::scenario::{self, Scenario};
 use crate::score::ScoringOptions;
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
@@ -53,21 +54,38 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("failed to start the async runtime")
 }
 
-fn load_suite(args: &SuiteArgs) -> Result<(Vec<Scenario>, SmokeSet)> {
-    let catalog = Catalog::builtin();
-    let scenarios = scenario::load_dir(&args.root.join("scenarios"), &args.root, catalog)?;
-    let smoke = SmokeSet::load(&args.root.join("smoke-set.yaml"), &scenarios)?;
-    Ok((scenarios, smoke))
-}
-
-fn validate_command(args: &SuiteArgs, out: &mut dyn Write) -> Result<Exit> {
-    let (scenarios, smoke) = load_suite(args)?;
-    let selected = scenarios.iter().filter(|s| smoke.contains(s)).count();
+fn validate_command(args: &ValidateArgs, out: &mut dyn Write) -> Result<Exit> {
+    let (file, file_path) = suite::suite_config(&args.suite.root, None)?;
+    let loaded = suite::load(
+        &args.suite,
+        &file,
+        &file_path,
+        args.lock.as_deref(),
+        suite::CALL_TIMEOUT,
+    )?;
+    let selected = loaded
+        .scenarios
+        .iter()
+        .filter(|s| loaded.smoke.contains(s))
+        .count();
     writeln!(
         out,
         "{} scenarios valid; the smoke set selects {selected}",
-        scenarios.len()
+        loaded.scenarios.len()
     )?;
+    if !loaded.servers.is_empty() {
+        let source = if args.lock.is_some() {
+            "the lock file"
+        } else {
+            "their live tools/list"
+        };
+        writeln!(
+            out,
+            "checked against {} tools of {} servers ({source})",
+            loaded.catalog.tools().len(),
+            loaded.servers.len()
+        )?;
+    }
     Ok(Exit::Pass)
 }
 
@@ -221,7 +239,12 @@ fn run_for_gate(
     settings: &Settings,
     out: &mut dyn Write,
 ) -> Result<Option<RunReport>> {
-    let (scenarios, smoke) = load_suite(&args.suite)?;
+    let (file, file_path) = load_config(args)?;
+    let loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+    let (scenarios, smoke) = (loaded.scenarios, loaded.smoke);
+    let backends = loaded
+        .backends
+        .expect("a suite loaded without a lock file has backends");
     for id in &args.only {
         if !scenarios.iter().any(|s| &s.id == id) {
             bail!("--only: no scenario has id `{id}`");
@@ -246,10 +269,10 @@ fn run_for_gate(
         &subject(args, settings, &agent, endpoint.as_ref()),
         &selected,
         &args.suite.root,
-        Catalog::builtin(),
+        &loaded.catalog,
     )?;
     pins.shard = args.ci.shard;
-    let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
+    pins.servers = loaded.servers;
     let scoring = ScoringOptions {
         omitted_defaults: args.omitted_defaults,
     };
@@ -287,7 +310,7 @@ fn run_for_gate(
     let suite = runtime()?.block_on(runner::run_suite(
         &selected,
         &agent,
-        &WorldBackends::new(Arc::clone(&tools)),
+        backends.as_ref(),
         &options,
         stop,
         &on_done,
@@ -401,14 +424,21 @@ fn tools_command(args: &ToolsArgs, out: &mut dyn Write) -> Result<Exit> {
 /// Runs the whole suite with the reference agent; with `--mutants`, also the mutation check.
 /// Exit 0 when everything holds, 1 otherwise.
 fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
-    let (scenarios, _smoke) = load_suite(&args.suite)?;
-    let catalog = Catalog::builtin();
-    let tools = Arc::new(ToolSet::new(catalog)?);
-    let runs = runtime()?
+    let (file, file_path) = suite::suite_config(&args.suite.root, None)?;
+    let loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+    let scenarios = &loaded.scenarios;
+    let catalog = &loaded.catalog;
+    let tools = &loaded.tools;
+    let backends = loaded
+        .backends
+        .as_deref()
+        .expect("a suite loaded without a lock file has backends");
+    let rt = runtime()?;
+    let runs = rt
         .block_on(runner::run_suite(
-            &scenarios,
+            scenarios,
             &Agent::Reference,
-            &WorldBackends::new(Arc::clone(&tools)),
+            backends,
             &RunOptions::default(),
             std::future::pending(),
             &|_| {},
@@ -436,7 +466,13 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
     }
     let mut holds = failing.is_empty();
     if args.mutants {
-        let report = crate::verify::analyse_suite(&scenarios, &runs, &tools, catalog)?;
+        let report = if loaded.servers.is_empty() {
+            crate::verify::analyse_suite(scenarios, &runs, tools, catalog)?
+        } else {
+            rt.block_on(crate::verify::analyse_suite_on(
+                scenarios, &runs, catalog, backends,
+            ))
+        };
         write!(
             out,
             "{}",
@@ -468,6 +504,22 @@ fn catalog_source(args: &CatalogArgs) -> Source {
 }
 
 fn load_catalog(args: &CatalogArgs) -> Result<lint::LoadedCatalog> {
+    if let Some(root) = &args.suite {
+        let (file, file_path) = suite::suite_config(root, None)?;
+        let Some(specs) = suite::server_specs(&file, &file_path)? else {
+            bail!("`{}` has no `servers:`", file_path.display());
+        };
+        let root = std::path::absolute(root)
+            .with_context(|| format!("failed to resolve the suite root `{}`", root.display()))?;
+        let discovery = runtime()?.block_on(harness::discover(&specs, &root))?;
+        return Ok(lint::LoadedCatalog::from_servers(
+            discovery
+                .servers
+                .into_iter()
+                .map(|server| (server.name, server.tools))
+                .collect(),
+        ));
+    }
     runtime()?.block_on(lint::sources::load(&catalog_source(args)))
 }
 

@@ -204,7 +204,7 @@ async fn play_and_score(
 }
 
 /// Runs every final-state probe of `scenario` on the harness's backend, in file order.
-async fn probe(scenario: &Scenario, harness: &Harness) -> Vec<ProbeResult> {
+pub async fn probe(scenario: &Scenario, harness: &Harness) -> Vec<ProbeResult> {
     let mut results = Vec::new();
     for probe in &scenario.final_state_probes {
         results.push(harness.probe(&probe.tool, probe.arguments.clone()).await);

@@ -13,6 +13,8 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
+use crate::lint::LoadedCatalog;
+use crate::lint::drift::{self, Lock, LockedTool};
 use crate::fs::sha256_hex;
 use crate::scenario::Scenario;
 
@@ -47,6 +49,41 @@ pub struct Pins {
     /// The shard of the suite this run covered; `None` for a whole run (or a merge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// Per server of a suite of the user's own servers (`servers:` name): its command, version
+    /// and listed tools. Empty (and left out of the file) for the built-in world.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub servers: BTreeMap<String, ServerPin>,
+}
+
+/// One of the user's servers as a run saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerPin {
+    /// The program and arguments, or the URL (never `env` or header values).
+    pub command: String,
+    /// `serverInfo` `name version` from `initialize`, when the server sent one.
+    pub version: Option<String>,
+    /// SHA-256 of the tools the suite uses, as compact JSON in listing order.
+    pub tools_sha256: String,
+    /// Those tools as listed, so that a moved ruler can say how the catalog changed.
+    pub tools: Vec<serde_json::Value>,
+}
+
+impl ServerPin {
+    /// The pin of a server started as `command`, reporting `version`, listing `tools`.
+    pub fn new(
+        command: String,
+        version: Option<String>,
+        tools: &[serde_json::Value],
+    ) -> ServerPin {
+        let json = serde_json::to_string(tools).expect("tool definitions are JSON");
+        ServerPin {
+            command,
+            version,
+            tools_sha256: sha256_hex(json.as_bytes()),
+            tools: tools.to_vec(),
+        }
+    }
 }
 
 /// One scenario's file and hash.
@@ -205,6 +242,7 @@ impl Pins {
             scenarios: pinned,
             fixtures,
             shard: None,
+            servers: BTreeMap::new(),
         })
     }
 
@@ -246,6 +284,7 @@ impl Pins {
         if self.catalog_sha256 != baseline.catalog_sha256 {
             changes.push("the tool catalog changed".to_string());
         }
+        changes.extend(self.server_changes(baseline));
         if self.judge_model != baseline.judge_model {
             changes.push(format!(
                 "judge model `{}` -> `{}`",
@@ -258,6 +297,47 @@ impl Pins {
                 "harness version `{}` -> `{}`",
                 baseline.harness_version, self.harness_version
             ));
+        }
+        changes
+    }
+
+    /// How each server both runs used moved: its listed tools, with the drift classes of
+    /// `toolgate drift` (breaking, non-breaking, description changes), and its version.
+    fn server_changes(&self, baseline: &Pins) -> Vec<String> {
+        let mut changes = Vec::new();
+        for (name, pin) in &self.servers {
+            let Some(before) = baseline.servers.get(name) else {
+                continue;
+            };
+            if pin.tools_sha256 != before.tools_sha256 {
+                let lock = Lock {
+                    schema_version: Lock::SCHEMA_VERSION,
+                    tools: before
+                        .tools
+                        .iter()
+                        .filter_map(|definition| {
+                            Some(LockedTool {
+                                server: name.clone(),
+                                name: definition["name"].as_str()?.to_string(),
+                                definition: definition.clone(),
+                            })
+                        })
+                        .collect(),
+                };
+                let live = LoadedCatalog::from_tools(name, pin.tools.clone());
+                let report = drift::compare(&lock, &live);
+                changes.push(format!(
+                    "the tools of server `{name}` changed ({})",
+                    report.summary()
+                ));
+            }
+            if pin.version != before.version {
+                changes.push(format!(
+                    "server `{name}` version `{}` -> `{}`",
+                    or_none(&before.version),
+                    or_none(&pin.version)
+                ));
+            }
         }
         changes
     }
@@ -312,6 +392,7 @@ pub(crate) mod tests {
             scenario_set_sha256: String::new(),
             catalog_sha256: "c".repeat(64),
             fixture_sha256: String::new(),
+            servers: BTreeMap::new(),
             scenarios: [
                 ("T1-001", "scenarios/tier1/T1-001.json", "a"),
                 ("T5-001", "scenarios/tier5/T5-001.json", "b"),
