@@ -421,6 +421,45 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_changed_server_catalog_moves_the_ruler_with_its_drift_classes() {
+        let tool = |name: &str, required: &[&str], description: &str| {
+            serde_json::json!({"name": name, "description": description, "inputSchema": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": required,
+            }})
+        };
+        let pin = |tools: Vec<serde_json::Value>, version: &str| {
+            ServerPin::new("node server.js".into(), Some(version.into()), &tools)
+        };
+        let mut baseline = pins();
+        baseline.servers.insert(
+            "memory".into(),
+            pin(vec![tool("search", &["query"], "Search.")], "memory 1.0"),
+        );
+        let mut current = pins();
+        current.servers.insert(
+            "memory".into(),
+            pin(
+                vec![
+                    tool("search", &["query", "limit"], "Search nodes."),
+                    tool("open", &[], "Open."),
+                ],
+                "memory 1.1",
+            ),
+        );
+        assert_eq!(
+            current.ruler_changes(&baseline),
+            vec![
+                "the tools of server `memory` changed (1 breaking, 1 non-breaking, 1 description changes)",
+                "server `memory` version `memory 1.0` -> `memory 1.1`",
+            ]
+        );
+        let same = baseline.clone();
+        assert_eq!(baseline.ruler_changes(&same), Vec::<String>::new());
+    }
+
+    #[test]
     fn ruler_changes_name_changed_scenarios_catalog_judge_and_harness() {
         let baseline = pins();
         let mut current = pins();

@@ -3,7 +3,7 @@
 
 Usage: broken_server.py MODE
   exit      writes to stderr and exits before answering anything
-  garbage   answers `initialize` with a line that is not JSON-RPC
+  garbage   answers `initialize` with a line that is not JSON-RPC, then exits
   no-tools  initializes, then lists no tools
   die       initializes, lists one tool `echo`, and exits on the first tools/call
 """
@@ -36,7 +36,7 @@ for line in sys.stdin:
             sys.stdout.flush()
             sys.stderr.write("oops: printed a banner on stdout\n")
             sys.stderr.flush()
-            continue
+            sys.exit(1)
         send({"jsonrpc": "2.0", "id": request["id"], "result": {
             "protocolVersion": request["params"]["protocolVersion"],
             "capabilities": {"tools": {}},
