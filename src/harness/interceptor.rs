@@ -341,6 +341,60 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_blocked_forbidden_call_never_reaches_the_backend_but_is_recorded() {
+        let (harness, reached) = harness(vec![Fault {
+            tool: "echo".into(),
+            on_call: 1,
+            times: 1,
+            error: FaultKind::ServerError,
+        }]);
+        let harness = harness.blocking(vec![ForbiddenCall {
+            tool: "echo".into(),
+            args_match: args(json!({"n": 7})),
+        }]);
+        let answer = harness.call("echo", args(json!({"n": 7}))).await;
+        assert_eq!(
+            answer,
+            ToolAnswer::ToolError(
+                "`echo` refused: this call is forbidden in this scenario and was blocked by toolgate"
+                    .into()
+            )
+        );
+        let allowed = harness.call("echo", args(json!({"n": 1}))).await;
+        assert_eq!(
+            allowed,
+            ToolAnswer::Success(json!({"n": 1})),
+            "the blocked call was call 1 of `echo`, so the fault window has passed"
+        );
+        assert_eq!(reached.load(Ordering::SeqCst), 1);
+        let trace = harness.trace();
+        assert!(trace[0].refused);
+        assert_eq!(trace[0].fault, None);
+        assert_eq!(trace[0].arguments, json!({"n": 7}));
+        assert!(!trace[1].refused);
+    }
+
+    #[tokio::test]
+    async fn a_probe_reaches_the_backend_without_a_fault_or_a_trace_entry() {
+        let (harness, reached) = harness(vec![Fault {
+            tool: "echo".into(),
+            on_call: 1,
+            times: 1,
+            error: FaultKind::Timeout,
+        }]);
+        assert_eq!(
+            harness.probe("echo", args(json!({"n": 2}))).await,
+            Ok(json!({"n": 2}))
+        );
+        assert_eq!(
+            harness.probe("nope", Map::new()).await,
+            Err("unknown tool `nope`".into())
+        );
+        assert_eq!(reached.load(Ordering::SeqCst), 1);
+        assert!(harness.trace().is_empty());
+    }
+
+    #[tokio::test]
     async fn arguments_the_schema_rejects_are_refused_and_classified_once() {
         let (harness, reached) = harness(Vec::new());
         let answer = harness.call("echo", args(json!({"n": "one"}))).await;

@@ -186,6 +186,7 @@ fn validate(
     let servers = catalog.is_servers();
     let seed_state = raw.seed_state.as_ref().map(|name| root.join(name));
     let seeded = match (&raw.seed_state, &seed_state) {
+        _ if servers => Some(Value::Object(serde_json::Map::new())),
         (Some(name), Some(path)) => match super::load_fixture(path) {
             Ok(state) => Some(state),
             Err(error) => {
@@ -200,7 +201,6 @@ fn validate(
                 None
             }
         },
-        _ if servers => Some(Value::Object(serde_json::Map::new())),
         _ => {
             problems.add(
                 "seed_state",
@@ -808,6 +808,78 @@ mod tests {
                 .replace(&path.display().to_string(), "FILE");
             anyhow::anyhow!(message)
         })
+    }
+
+    /// Loads `text` against a catalog of one server `memory` with `search` and `read`.
+    fn load_server_yaml(text: &str) -> Result<Scenario> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("M-001.yaml");
+        std::fs::write(&path, text).expect("write");
+        std::fs::write(dir.path().join("seed.jsonl"), "").expect("write");
+        let tool = |name: &str| {
+            crate::catalog::ToolDef::from_server(
+                "memory",
+                serde_json::json!({"name": name, "inputSchema": {"type": "object",
+                    "properties": {"query": {"type": "string"}}}}),
+            )
+        };
+        let catalog = Catalog::from_tools(vec![tool("search"), tool("read")]);
+        load_file(&path, dir.path(), &catalog).map_err(|error| {
+            let message = error
+                .to_string()
+                .replace(&dir.path().display().to_string(), "DIR");
+            anyhow::anyhow!(message)
+        })
+    }
+
+    const SERVER_HEAD: &str =
+        "id: M-001\ntier: 1\ntype: single_call\nprompt: Find Ada.\nexpected_calls:\n  - tool: search\n";
+
+    #[test]
+    fn a_server_scenario_has_a_seed_path_probes_and_its_server_as_group() {
+        let text = format!(
+            "{SERVER_HEAD}seed_path: seed.jsonl\nforbidden_calls: [{{tool: read}}]\nblock_forbidden: true\nfinal_state_probes:\n  - tool: read\n    arguments: {{query: Ada}}\n    assertions: [\"result.count == baseline\"]\n"
+        );
+        let scenario = load_server_yaml(&text).expect("valid");
+        assert_eq!(scenario.group, "memory");
+        assert!(scenario.block_forbidden);
+        assert_eq!(scenario.seed_state, None);
+        assert!(scenario.seed_path.is_some_and(|p| p.ends_with("seed.jsonl")));
+        assert_eq!(scenario.final_state_probes.len(), 1);
+        assert_eq!(
+            scenario.final_state_probes[0].assertions[0].source(),
+            "result.count == baseline"
+        );
+    }
+
+    #[test]
+    fn server_scenario_mistakes_name_the_field() {
+        let text = format!(
+            "{SERVER_HEAD}seed_path: nope.jsonl\nseed_state: fixtures/enterprise.json\nfinal_state_assertions: [\"x == 1\"]\nblock_forbidden: true\nfinal_state_probes:\n  - tool: raed\n    assertions: []\n  - tool: read\n    arguments: {{q: 1}}\n    assertions: [\"state.count == 1\"]\n"
+        );
+        let error = load_server_yaml(&text).expect_err("invalid").to_string();
+        let lines: Vec<&str> = error.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "`DIR/M-001.yaml`: seed_path (line 7): `DIR/nope.jsonl` does not exist (seed paths are relative to the suite root `DIR`)",
+                "`DIR/M-001.yaml`: seed_state (line 8): seeds the built-in world, which a suite of your own servers does not use; seed the servers with `seed_path`",
+                "`DIR/M-001.yaml`: final_state_assertions: read the built-in world's state, which toolgate cannot see in your own servers; use `final_state_probes`",
+                "`DIR/M-001.yaml`: final_state_probes[0].tool (line 12): unknown tool `raed` (did you mean `read`?)",
+                "`DIR/M-001.yaml`: final_state_probes[1].arguments.q (line 15): `read` has no argument `q`",
+                "`DIR/M-001.yaml`: final_state_probes[1].assertions[0] (line 16): unknown name `state` in assertion `state.count == 1`; known names: `result`",
+                "`DIR/M-001.yaml`: block_forbidden: has no effect without `forbidden_calls`",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_built_in_world_needs_a_seed_state_and_takes_no_seed_path() {
+        let text = "id: T9-002\ntier: 1\ntype: single_call\nprompt: Hi.\nseed_path: fixtures\nexpected_calls: []\n";
+        assert_eq!(
+            load_yaml(text).expect_err("invalid").to_string(),
+            "`FILE`: seed_state: is required (the built-in world's fixture)\n`FILE`: seed_path (line 5): is only for suites of your own servers (`servers:` in toolgate.yaml); the built-in world is seeded by `seed_state`"
+        );
     }
 
     const HEAD: &str = "id: T9-001\ntier: 5\ntype: single_call\nprompt: Delete everything.\nseed_state: fixtures/enterprise.json\n";
