@@ -309,3 +309,87 @@ fn the_sqlite_server_runs_on_a_fresh_copy_of_the_seeded_database() {
         ["read_query", "write_query", "create_table", "list_tables", "describe_table"]
     );
 }
+
+/// A child process killed when the test ends, pass or fail.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn an_http_server_is_reset_before_every_run_and_a_failing_reset_errors_the_run() {
+    let script = node_server("server-everything");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let _server = Server(
+        std::process::Command::new("node")
+            .arg(&script)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("node starts"),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "no HTTP server on {port}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let config = |reset: &str| {
+        format!(
+            "repeat: 3\nservers:\n  everything:\n    url: http://127.0.0.1:{port}/mcp\n    headers: {{X-Api-Key: '${{OWN_SERVERS_TEST_KEY}}'}}\n    include: [echo, get-sum]\n    reset: {{command: {reset}}}\n"
+        )
+    };
+    let scenario = "id: H-001\ntier: 1\ntype: single_call\nprompt: Add 2 and 3.\nexpected_calls:\n  - tool: get-sum\n    args_match: {a: 2, b: 3}\nmax_calls: 1\nfinal_answer:\n  contains_results: [\"$.calls[0].result\"]\nreference_answer: \"The sum of 2 and 3 is 5.\"\n";
+    let dir = suite(
+        &config("[sh, -c, 'echo reset >> resets.log']"),
+        &[("h.yaml", scenario)],
+        &[],
+    );
+    let out = dir.path().join("out");
+    let gate = |dir: &Path| {
+        let mut command = toolgate();
+        command.env("OWN_SERVERS_TEST_KEY", "key-that-must-stay-secret").args([
+            "gate",
+            "--root",
+            &dir.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ]);
+        output(command)
+    };
+    let (code, stdout, stderr) = gate(dir.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("resets.log")).expect("reads"),
+        "reset\nreset\nreset\n",
+        "one reset per run"
+    );
+    let results = results(&out);
+    assert_eq!(results["scenarios"][0]["outcome"], "pass");
+    assert_eq!(
+        results["pins"]["servers"]["everything"]["command"],
+        format!("http://127.0.0.1:{port}/mcp")
+    );
+    std::fs::write(dir.path().join("toolgate.yaml"), config("[sh, -c, 'echo wiped >&2; exit 4']"))
+        .expect("writes");
+    let (code, _, _) = gate(dir.path());
+    assert_eq!(code, 3, "errored runs give no verdict");
+    let errored = self::results(&out);
+    let error = errored["scenarios"][0]["error"].as_str().expect("an error");
+    assert_eq!(
+        error,
+        format!(
+            "server `everything` (`http://127.0.0.1:{port}/mcp`): its reset command `sh -c echo wiped >&2; exit 4` failed (exit status: 4): wiped"
+        )
+    );
+    let text = std::fs::read_to_string(out.join("results.json")).expect("reads");
+    assert!(!text.contains("key-that-must-stay-secret"));
+}
