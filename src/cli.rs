@@ -416,8 +416,15 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Fixture file with the seeded state (a JSON object of collections).
-    #[arg(long, value_name = "FILE")]
-    pub fixture: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "suite", conflicts_with = "suite")]
+    pub fixture: Option<PathBuf>,
+    /// Serve the tools of a suite's own servers (`servers:` in DIR/toolgate.yaml) instead,
+    /// started as a run of `--scenario` starts them: its seed, faults and blocked calls.
+    #[arg(long, value_name = "DIR", requires = "scenario")]
+    pub suite: Option<PathBuf>,
+    /// With `--suite`: the scenario whose run to serve.
+    #[arg(long, value_name = "ID", requires = "suite")]
+    pub scenario: Option<String>,
     /// Write the trace of every call here (JSON Lines) when the client disconnects.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,

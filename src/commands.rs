@@ -389,17 +389,47 @@ fn subject(
 }
 
 fn serve_command(args: &ServeArgs) -> Result<Exit> {
-    let seeded = scenario::load_fixture(&args.fixture)?;
-    let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
-    let backend = WorldBackend::new(tools, &seeded);
-    let harness = Arc::new(Harness::new(Box::new(backend), Vec::new()));
     // One thread: a stdio server answers one client, and a message handed between worker
     // threads waits for a wake-up on every hop.
-    tokio::runtime::Builder::new_current_thread()
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .context("failed to start the async runtime")?
-        .block_on(harness::server::serve_stdio(harness.clone()))?;
+        .context("failed to start the async runtime")?;
+    let harness = match (&args.fixture, &args.suite, &args.scenario) {
+        (_, Some(root), Some(id)) => {
+            let suite_args = crate::cli::SuiteArgs { root: root.clone() };
+            let (file, file_path) = suite::suite_config(root, None)?;
+            let loaded = suite::load(&suite_args, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+            if loaded.servers.is_empty() {
+                bail!("`{}` has no `servers:`", file_path.display());
+            }
+            let Some(scenario) = loaded.scenarios.iter().find(|s| &s.id == id) else {
+                bail!("--scenario: no scenario has id `{id}`");
+            };
+            let backends = loaded
+                .backends
+                .as_deref()
+                .expect("a suite loaded without a lock file has backends");
+            let backend = rt
+                .block_on(backends.start(scenario, 0))
+                .map_err(anyhow::Error::msg)?;
+            let mut harness = Harness::new(backend, scenario.faults.clone());
+            if scenario.block_forbidden {
+                harness = harness.blocking(scenario.forbidden_calls.clone());
+            }
+            Arc::new(harness)
+        }
+        (Some(fixture), _, _) => {
+            let seeded = scenario::load_fixture(fixture)?;
+            let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
+            let backend = WorldBackend::new(tools, &seeded);
+            Arc::new(Harness::new(Box::new(backend), Vec::new()))
+        }
+        _ => bail!("give `--fixture`, or `--suite` with `--scenario`"),
+    };
+    let served = rt.block_on(harness::server::serve_stdio(harness.clone()));
+    rt.block_on(harness.close());
+    served?;
     if let Some(path) = &args.trace {
         let mut text = String::new();
         for call in harness.trace() {
