@@ -416,7 +416,12 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Fixture file with the seeded state (a JSON object of collections).
-    #[arg(long, value_name = "FILE", required_unless_present = "suite", conflicts_with = "suite")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "suite",
+        conflicts_with = "suite"
+    )]
     pub fixture: Option<PathBuf>,
     /// Serve the tools of a suite's own servers (`servers:` in DIR/toolgate.yaml) instead,
     /// started as a run of `--scenario` starts them: its seed, faults and blocked calls.

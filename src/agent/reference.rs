@@ -98,7 +98,9 @@ fn merge(into: &mut Map<String, Value>, name: &str, value: &Value) {
         }
         // Arrays of the same length merge element by element, as `args_match` matches them:
         // `[{name}]` over `[{observations}]` sends `[{name, observations}]`.
-        (Some(Value::Array(existing)), Value::Array(overlay)) if existing.len() == overlay.len() => {
+        (Some(Value::Array(existing)), Value::Array(overlay))
+            if existing.len() == overlay.len() =>
+        {
             for (element, inner) in existing.iter_mut().zip(overlay) {
                 match (element, inner) {
                     (Value::Object(element), Value::Object(inner)) => {
@@ -138,6 +140,10 @@ mod tests {
             json!({"entities": [{"observations": ["o"], "name": "Ada", "entityType": "person"}], "keep": 1})
         );
         merge(&mut arguments, "entities", &json!([1, 2]));
-        assert_eq!(arguments["entities"], json!([1, 2]), "other lengths replace");
+        assert_eq!(
+            arguments["entities"],
+            json!([1, 2]),
+            "other lengths replace"
+        );
     }
 }

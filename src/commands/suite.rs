@@ -80,7 +80,12 @@ pub(super) fn load(
                 let catalog = Catalog::builtin().clone();
                 let tools = ToolSet::builtin();
                 let backends = Box::new(WorldBackends::new(Arc::clone(&tools)));
-                (catalog, tools, Some(backends as Box<dyn BackendFactory>), BTreeMap::new())
+                (
+                    catalog,
+                    tools,
+                    Some(backends as Box<dyn BackendFactory>),
+                    BTreeMap::new(),
+                )
             }
             Some(specs) => {
                 let (discovery, live) = match lock {
@@ -150,7 +155,10 @@ fn server_pins(specs: &[ServerSpec], discovery: &Discovery) -> BTreeMap<String, 
                 .find(|spec| spec.name == server.name)
                 .map(ServerSpec::label)
                 .unwrap_or_else(|| server.label.clone());
-            (server.name.clone(), ServerPin::new(command, server.version.clone(), &server.tools))
+            (
+                server.name.clone(),
+                ServerPin::new(command, server.version.clone(), &server.tools),
+            )
         })
         .collect()
 }

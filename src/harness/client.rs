@@ -270,14 +270,18 @@ impl McpClient {
     /// entry's `headers`; values are never put in errors).
     ///
     /// Errors: a header name or value HTTP does not allow, or the connection.
-    pub async fn connect_http_with(url: &str, headers: &[(String, String)]) -> anyhow::Result<Self> {
+    pub async fn connect_http_with(
+        url: &str,
+        headers: &[(String, String)],
+    ) -> anyhow::Result<Self> {
         crate::tls::install_crypto_provider();
         let mut default_headers = reqwest::header::HeaderMap::new();
         for (name, value) in headers {
             let header = reqwest::header::HeaderName::from_bytes(name.as_bytes())
                 .with_context(|| format!("`{name}` is not an HTTP header name"))?;
-            let value = reqwest::header::HeaderValue::from_str(value)
-                .map_err(|_| anyhow::anyhow!("the value of header `{name}` is not valid in HTTP"))?;
+            let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                anyhow::anyhow!("the value of header `{name}` is not valid in HTTP")
+            })?;
             default_headers.insert(header, value);
         }
         let http = reqwest::Client::builder()
@@ -433,7 +437,10 @@ impl McpClient {
 pub fn kill_group(pgid: i32) {
     // Only groups toolgate created itself (`process_group(0)` on a child it spawned) are
     // passed here, so the id cannot name someone else's group while the child is unreaped.
-    let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), nix::sys::signal::Signal::SIGKILL);
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
 }
 
 /// Runs the `initialize` handshake at `2025-11-25` over `transport`.

@@ -67,7 +67,9 @@ impl Harness {
 
     /// The message a blocked forbidden call answers with.
     pub fn blocked_message(tool: &str) -> String {
-        format!("`{tool}` refused: this call is forbidden in this scenario and was blocked by toolgate")
+        format!(
+            "`{tool}` refused: this call is forbidden in this scenario and was blocked by toolgate"
+        )
     }
 
     fn is_blocked(&self, tool: &str, arguments: &Map<String, Value>) -> bool {

@@ -111,11 +111,7 @@ pub async fn discover(specs: &[ServerSpec], root: &Path) -> Result<Discovery> {
         running.close().await;
         let listed = listed.map_err(anyhow::Error::msg)?;
         if listed.tools.is_empty() {
-            bail!(
-                "server `{}` (`{}`) lists no tools",
-                spec.name,
-                spec.label()
-            );
+            bail!("server `{}` (`{}`) lists no tools", spec.name, spec.label());
         }
         let mut tools = Vec::new();
         for definition in listed.tools {
@@ -171,7 +167,10 @@ impl ServerBackends {
         let mut routes = HashMap::new();
         for server in &discovery.servers {
             let Some(index) = specs.iter().position(|spec| spec.name == server.name) else {
-                bail!("the catalog names server `{}`, which `servers:` does not", server.name);
+                bail!(
+                    "the catalog names server `{}`, which `servers:` does not",
+                    server.name
+                );
             };
             for definition in &server.tools {
                 routes.insert(
@@ -264,7 +263,10 @@ impl ServerBackend {
                     .output()
                     .await
                     .map_err(|error| {
-                        running.fail(&format!("failed to run its reset command `{}`: {error}", command[0]))
+                        running.fail(&format!(
+                            "failed to run its reset command `{}`: {error}",
+                            command[0]
+                        ))
                     })?;
                 if !output.status.success() {
                     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -284,13 +286,13 @@ impl ServerBackend {
                 match reply {
                     Ok(reply) if !reply.is_error => {}
                     Ok(reply) => {
-                        return Err(running.fail(&format!(
-                            "its reset tool `{name}` failed: {}",
-                            reply.text
-                        )));
+                        return Err(running
+                            .fail(&format!("its reset tool `{name}` failed: {}", reply.text)));
                     }
                     Err(failure) => {
-                        return Err(running.fail(&format!("its reset tool `{name}` failed: {failure}")));
+                        return Err(
+                            running.fail(&format!("its reset tool `{name}` failed: {failure}"))
+                        );
                     }
                 }
             }
@@ -399,8 +401,10 @@ impl Running {
             .as_ref()
             .map(McpClient::stderr_tail)
             .unwrap_or_default();
-        self.redactor
-            .redact(&with_stderr(&format!("server `{}` (`{}`): {what}", self.name, self.label), &tail))
+        self.redactor.redact(&with_stderr(
+            &format!("server `{}` (`{}`): {what}", self.name, self.label),
+            &tail,
+        ))
     }
 
     /// The message for a server whose connection broke mid-run: waits briefly for its last
@@ -574,10 +578,8 @@ mod tests {
     #[test]
     fn duplicate_tool_names_across_servers_are_an_error() {
         let tool = json!({"name": "search", "inputSchema": {"type": "object"}});
-        let discovery = Discovery::from_listing([
-            ("a".to_string(), tool.clone()),
-            ("b".to_string(), tool),
-        ]);
+        let discovery =
+            Discovery::from_listing([("a".to_string(), tool.clone()), ("b".to_string(), tool)]);
         assert_eq!(
             discovery.catalog().expect_err("a duplicate").to_string(),
             "tool `search` is listed by both server `a` and server `b`; scenarios could not tell them apart (leave one out with `exclude:`)"

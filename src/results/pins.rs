@@ -13,9 +13,9 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
+use crate::fs::sha256_hex;
 use crate::lint::LoadedCatalog;
 use crate::lint::drift::{self, Lock, LockedTool};
-use crate::fs::sha256_hex;
 use crate::scenario::Scenario;
 
 /// The harness version recorded in pins: the harness is built into toolgate.
@@ -71,11 +71,7 @@ pub struct ServerPin {
 
 impl ServerPin {
     /// The pin of a server started as `command`, reporting `version`, listing `tools`.
-    pub fn new(
-        command: String,
-        version: Option<String>,
-        tools: &[serde_json::Value],
-    ) -> ServerPin {
+    pub fn new(command: String, version: Option<String>, tools: &[serde_json::Value]) -> ServerPin {
         let json = serde_json::to_string(tools).expect("tool definitions are JSON");
         ServerPin {
             command,

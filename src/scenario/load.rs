@@ -486,11 +486,7 @@ fn validate_probe(
     for (i, source) in probe.assertions.iter().enumerate() {
         match Assertion::parse(source, &roots) {
             Ok(assertion) => assertions.push(assertion),
-            Err(error) => problems.add(
-                &format!("{field}.assertions[{i}]"),
-                Some(source),
-                error,
-            ),
+            Err(error) => problems.add(&format!("{field}.assertions[{i}]"), Some(source), error),
         }
     }
     Some(Probe {
@@ -832,8 +828,7 @@ mod tests {
         })
     }
 
-    const SERVER_HEAD: &str =
-        "id: M-001\ntier: 1\ntype: single_call\nprompt: Find Ada.\nexpected_calls:\n  - tool: search\n";
+    const SERVER_HEAD: &str = "id: M-001\ntier: 1\ntype: single_call\nprompt: Find Ada.\nexpected_calls:\n  - tool: search\n";
 
     #[test]
     fn a_server_scenario_has_a_seed_path_probes_and_its_server_as_group() {
@@ -844,7 +839,11 @@ mod tests {
         assert_eq!(scenario.group, "memory");
         assert!(scenario.block_forbidden);
         assert_eq!(scenario.seed_state, None);
-        assert!(scenario.seed_path.is_some_and(|p| p.ends_with("seed.jsonl")));
+        assert!(
+            scenario
+                .seed_path
+                .is_some_and(|p| p.ends_with("seed.jsonl"))
+        );
         assert_eq!(scenario.final_state_probes.len(), 1);
         assert_eq!(
             scenario.final_state_probes[0].assertions[0].source(),

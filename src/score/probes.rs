@@ -12,7 +12,11 @@ pub type ProbeResult = Result<Value, String>;
 /// One check per assertion of each probe of `scenario`, in file order. `before[i]` and
 /// `after[i]` are probe `i`'s results before and after the run; a probe that failed (either
 /// time) fails all its assertions, saying why. Missing entries count as failed probes.
-pub fn probe_checks(scenario: &Scenario, before: &[ProbeResult], after: &[ProbeResult]) -> Vec<Check> {
+pub fn probe_checks(
+    scenario: &Scenario,
+    before: &[ProbeResult],
+    after: &[ProbeResult],
+) -> Vec<Check> {
     let mut checks = Vec::new();
     let missing: ProbeResult = Err("the probe did not run".to_string());
     for (i, probe) in scenario.final_state_probes.iter().enumerate() {

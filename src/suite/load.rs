@@ -29,9 +29,8 @@ pub fn from_value(
         );
     };
     if object.contains_key("from") {
-        let from: FromFile = typed(value).map_err(|error| {
-            anyhow::anyhow!("{}{error}", at("servers").trim_end_matches(':'))
-        })?;
+        let from: FromFile = typed(value)
+            .map_err(|error| anyhow::anyhow!("{}{error}", at("servers").trim_end_matches(':')))?;
         let base = config_path.parent().unwrap_or(Path::new("."));
         return load_mcp_json(&base.join(&from.from), env);
     }
@@ -41,8 +40,9 @@ pub fn from_value(
 /// Reads the `mcpServers` of an MCP client config file (`.mcp.json`). Errors as
 /// [`from_value`], naming this file and `mcpServers.NAME.field`.
 pub fn load_mcp_json(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<ServerSpec>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| anyhow::anyhow!("failed to read MCP config `{}`: {error}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        anyhow::anyhow!("failed to read MCP config `{}`: {error}", path.display())
+    })?;
     let deserializer = &mut serde_json::Deserializer::from_str(&text);
     let config: McpJson = serde_path_to_error::deserialize(deserializer).map_err(|error| {
         let field = error.path().to_string();
@@ -64,8 +64,7 @@ fn servers(
     for (name, entry) in object {
         let field = format!("{section}.{name}");
         let at = |sub: &str| format!("`{}`: {field}{sub}", path.display());
-        let raw: ServerFile =
-            typed(entry).map_err(|error| anyhow::anyhow!("{}{error}", at("")))?;
+        let raw: ServerFile = typed(entry).map_err(|error| anyhow::anyhow!("{}{error}", at("")))?;
         specs.push(server(name, raw, &at, env)?);
     }
     Ok(specs)
@@ -91,7 +90,9 @@ fn server(
     at: &dyn Fn(&str) -> String,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ServerSpec> {
-    let expand = |text: &str, sub: &str| expand_vars(text, env).map_err(|e| anyhow::anyhow!("{}: {e}", at(sub)));
+    let expand = |text: &str, sub: &str| {
+        expand_vars(text, env).map_err(|e| anyhow::anyhow!("{}: {e}", at(sub)))
+    };
     let transport = match (raw.command, raw.url) {
         (Some(_), Some(_)) => bail!("{}: has both `command` and `url`; keep one", at("")),
         (None, None) => bail!(
@@ -100,7 +101,10 @@ fn server(
         ),
         (Some(command), None) => {
             if let Some(kind) = raw.kind.as_deref().filter(|kind| *kind != "stdio") {
-                bail!("{}: `{kind}` does not go with `command` (use `stdio`)", at(".type"));
+                bail!(
+                    "{}: `{kind}` does not go with `command` (use `stdio`)",
+                    at(".type")
+                );
             }
             if !raw.headers.is_empty() {
                 bail!("{}: is for HTTP servers (`url`)", at(".headers"));
@@ -194,10 +198,7 @@ fn parse_reset(reset: ResetFile, at: &dyn Fn(&str) -> String) -> Result<Reset> {
     }
 }
 
-fn glob_set(
-    patterns: &[String],
-    at: &dyn Fn(usize) -> String,
-) -> Result<Option<globset::GlobSet>> {
+fn glob_set(patterns: &[String], at: &dyn Fn(usize) -> String) -> Result<Option<globset::GlobSet>> {
     if patterns.is_empty() {
         return Ok(None);
     }
@@ -207,9 +208,11 @@ fn glob_set(
             .map_err(|error| anyhow::anyhow!("{}: `{pattern}` is not a glob: {error}", at(i)))?;
         builder.add(glob);
     }
-    Ok(Some(builder.build().map_err(|error| {
-        anyhow::anyhow!("{}: {error}", at(0))
-    })?))
+    Ok(Some(
+        builder
+            .build()
+            .map_err(|error| anyhow::anyhow!("{}: {error}", at(0)))?,
+    ))
 }
 
 /// `text` with every `${VAR}` replaced by the variable's value; `$$` is a literal `$`.

@@ -62,7 +62,10 @@ fn reads_stdio_and_http_servers_with_variables_expanded() {
         launch.env,
         [
             ("HOME_DIR".to_string(), "/home/u".to_string()),
-            ("MEMORY_FILE_PATH".to_string(), "/tmp/run1/m.jsonl".to_string())
+            (
+                "MEMORY_FILE_PATH".to_string(),
+                "/tmp/run1/m.jsonl".to_string()
+            )
         ]
     );
     assert_eq!(launch.cwd, PathBuf::from("/suite"));
@@ -107,7 +110,10 @@ fn bad_servers_are_errors_naming_the_field() {
         error("m:\n  url: http://x\n  reset: {}\n"),
         "`suite/toolgate.yaml`: servers.m.reset: needs exactly one of `command` (a program and its arguments) or `tool`"
     );
-    assert_eq!(error("{}\n"), "`suite/toolgate.yaml`: servers: names no server");
+    assert_eq!(
+        error("{}\n"),
+        "`suite/toolgate.yaml`: servers: names no server"
+    );
 }
 
 #[test]

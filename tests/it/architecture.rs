@@ -27,7 +27,10 @@ const ALLOWED: [(&str, &[&str]); 23] = [
     ("scenario", &["catalog"]),
     ("world", &[]),
     ("suite", &[]),
-    ("harness", &["scenario", "trace", "world", "catalog", "suite"]),
+    (
+        "harness",
+        &["scenario", "trace", "world", "catalog", "suite"],
+    ),
     ("score", &["scenario", "trace", "catalog"]),
     ("agent", &["scenario", "trace", "provider"]),
     ("judge", &["scenario", "trace", "provider"]),

@@ -76,7 +76,8 @@ const READ_GRAPH: &str = "id: M-001\ntier: 1\ntype: single_call\nprompt: Show th
 fn the_example_suite_passes_with_the_reference_agent_and_kills_every_mutant() {
     install_peers();
     let root = repo().join("examples/own-servers");
-    let (code, stdout, stderr) = run(&["verify", "--root", &root.display().to_string(), "--mutants"]);
+    let (code, stdout, stderr) =
+        run(&["verify", "--root", &root.display().to_string(), "--mutants"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
         stdout.starts_with("14 of 14 scenarios pass with the reference agent\n"),
@@ -104,7 +105,9 @@ fn validate_checks_tool_names_and_arguments_against_the_live_catalog() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("expected_calls[1].args_match.nmes (line 8): `open_nodes` has no argument `nmes`"),
+        stderr.contains(
+            "expected_calls[1].args_match.nmes (line 8): `open_nodes` has no argument `nmes`"
+        ),
         "{stderr}"
     );
 }
@@ -116,7 +119,10 @@ fn validate_runs_offline_against_a_snapshot_of_the_suite_servers() {
     let lock = dir.path().join("toolgate.lock.json").display().to_string();
     let (code, stdout, stderr) = run(&["snapshot", "--suite", &root, "--lock", &lock]);
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout, format!("locked 9 tools from 1 servers in `{lock}`\n"));
+    assert_eq!(
+        stdout,
+        format!("locked 9 tools from 1 servers in `{lock}`\n")
+    );
     let (code, stdout, _) = run(&["validate", "--root", &root]);
     assert_eq!(code, 0);
     assert_eq!(
@@ -154,15 +160,25 @@ fn broken_config(mode: &str) -> String {
 fn a_server_that_does_not_start_initialize_or_list_tools_is_a_loud_error() {
     let echo = "id: B-001\ntier: 1\ntype: single_call\nprompt: Echo hi.\nexpected_calls:\n  - tool: echo\n    args_match: {text: hi}\n";
     for (mode, expected) in [
-        ("exit", "its stderr ends with:\nfatal: database password rejected"),
-        ("garbage", "its stderr ends with:\noops: printed a banner on stdout"),
+        (
+            "exit",
+            "its stderr ends with:\nfatal: database password rejected",
+        ),
+        (
+            "garbage",
+            "its stderr ends with:\noops: printed a banner on stdout",
+        ),
         ("no-tools", "server `broken` (`python3 "),
     ] {
         let dir = suite(&broken_config(mode), &[("b.yaml", echo)], &[]);
-        let (code, stdout, stderr) = run(&["validate", "--root", &dir.path().display().to_string()]);
+        let (code, stdout, stderr) =
+            run(&["validate", "--root", &dir.path().display().to_string()]);
         assert_eq!(code, 2, "{mode}: {stdout}{stderr}");
         assert!(stderr.contains(expected), "{mode}: {stderr}");
-        assert!(!stderr.contains("hunter2"), "{mode}: a secret leaked: {stderr}");
+        assert!(
+            !stderr.contains("hunter2"),
+            "{mode}: a secret leaked: {stderr}"
+        );
     }
     let dir = suite(&broken_config("no-tools"), &[("b.yaml", echo)], &[]);
     let (_, _, stderr) = run(&["validate", "--root", &dir.path().display().to_string()]);
@@ -181,7 +197,10 @@ fn a_server_that_dies_mid_run_errors_the_run_with_its_stderr_tail() {
         "--out",
         &out.display().to_string(),
     ]);
-    assert_eq!(code, 3, "an errored run is no verdict, never a pass: {stdout}{stderr}");
+    assert_eq!(
+        code, 3,
+        "an errored run is no verdict, never a pass: {stdout}{stderr}"
+    );
     assert!(
         stdout.contains("1 of 1 runs errored: no verdict"),
         "{stdout}"
@@ -190,10 +209,7 @@ fn a_server_that_dies_mid_run_errors_the_run_with_its_stderr_tail() {
     let run = &results["scenarios"][0];
     assert_eq!(run["outcome"], "errored");
     let error = run["error"].as_str().expect("an error");
-    assert!(
-        error.starts_with("server `broken` (`python3 "),
-        "{error}"
-    );
+    assert!(error.starts_with("server `broken` (`python3 "), "{error}");
     assert!(error.contains("died during the run"), "{error}");
     assert!(
         error.ends_with("its stderr ends with:\nsegfault in echo handler (simulated)"),
@@ -253,7 +269,11 @@ fn the_filesystem_server_gets_a_fresh_seeded_directory_per_repetition_and_is_sto
         .iter()
         .filter_map(|tool| tool["name"].as_str())
         .collect();
-    assert_eq!(tools, ["read_text_file", "write_file", "list_directory"], "after `include`");
+    assert_eq!(
+        tools,
+        ["read_text_file", "write_file", "list_directory"],
+        "after `include`"
+    );
 }
 
 #[test]
@@ -273,7 +293,9 @@ fn the_sqlite_server_runs_on_a_fresh_copy_of_the_seeded_database() {
     let seed = std::fs::read(&db).expect("reads");
     let config = format!(
         "repeat: 2\nservers:\n  shop:\n    command: '{}'\n    args: [--db-path, '{{seed}}']\n    exclude: [append_insight]\n",
-        repo().join("target/peers/venv-sqlite/bin/mcp-server-sqlite").display()
+        repo()
+            .join("target/peers/venv-sqlite/bin/mcp-server-sqlite")
+            .display()
     );
     let scenario = "id: S-001\ntier: 1\ntype: single_call\nprompt: Add a customer named Zoe.\nseed_path: shop.db\nexpected_calls:\n  - tool: write_query\n    reference_args: {query: \"INSERT INTO customers (name) VALUES ('Zoe')\"}\nmax_calls: 1\nforbidden_calls:\n  - tool: write_query\n    args_match: {query: DELETE FROM customers}\nblock_forbidden: true\nfinal_state_probes:\n  - tool: read_query\n    arguments: {query: SELECT count(*) AS n FROM customers}\n    assertions:\n      - \"result != baseline\"\n      - \"result == \\\"[{'n': 4}]\\\"\"\n";
     let root = suite(&config, &[("s.yaml", scenario)], &[]);
@@ -306,7 +328,13 @@ fn the_sqlite_server_runs_on_a_fresh_copy_of_the_seeded_database() {
         .collect();
     assert_eq!(
         tools,
-        ["read_query", "write_query", "create_table", "list_tables", "describe_table"]
+        [
+            "read_query",
+            "write_query",
+            "create_table",
+            "list_tables",
+            "describe_table"
+        ]
     );
 }
 
@@ -339,7 +367,10 @@ fn an_http_server_is_reset_before_every_run_and_a_failing_reset_errors_the_run()
     );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "no HTTP server on {port}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no HTTP server on {port}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let config = |reset: &str| {
@@ -356,13 +387,15 @@ fn an_http_server_is_reset_before_every_run_and_a_failing_reset_errors_the_run()
     let out = dir.path().join("out");
     let gate = |dir: &Path| {
         let mut command = toolgate();
-        command.env("OWN_SERVERS_TEST_KEY", "key-that-must-stay-secret").args([
-            "gate",
-            "--root",
-            &dir.display().to_string(),
-            "--out",
-            &out.display().to_string(),
-        ]);
+        command
+            .env("OWN_SERVERS_TEST_KEY", "key-that-must-stay-secret")
+            .args([
+                "gate",
+                "--root",
+                &dir.display().to_string(),
+                "--out",
+                &out.display().to_string(),
+            ]);
         output(command)
     };
     let (code, stdout, stderr) = gate(dir.path());
@@ -378,8 +411,11 @@ fn an_http_server_is_reset_before_every_run_and_a_failing_reset_errors_the_run()
         results["pins"]["servers"]["everything"]["command"],
         format!("http://127.0.0.1:{port}/mcp")
     );
-    std::fs::write(dir.path().join("toolgate.yaml"), config("[sh, -c, 'echo wiped >&2; exit 4']"))
-        .expect("writes");
+    std::fs::write(
+        dir.path().join("toolgate.yaml"),
+        config("[sh, -c, 'echo wiped >&2; exit 4']"),
+    )
+    .expect("writes");
     let (code, _, _) = gate(dir.path());
     assert_eq!(code, 3, "errored runs give no verdict");
     let errored = self::results(&out);
