@@ -672,7 +672,22 @@ fn drift_command(args: &DriftArgs, out: &mut dyn Write) -> Result<Exit> {
     }
     let mut report = drift::compare(&lock, &catalog);
     if let Some(root) = &args.scenarios {
-        let scenarios = scenario::load_dir(&root.join("scenarios"), root, Catalog::builtin())?;
+        // A suite of the user's servers names their tools; the built-in suite the built-in ones.
+        let servers = Catalog::from_tools(
+            catalog
+                .tools
+                .iter()
+                .map(|tool| {
+                    crate::catalog::ToolDef::from_server(&tool.server, tool.definition.clone())
+                })
+                .collect(),
+        );
+        let suite_catalog = if args.catalog.suite.is_some() {
+            &servers
+        } else {
+            Catalog::builtin()
+        };
+        let scenarios = scenario::load_dir(&root.join("scenarios"), root, suite_catalog)?;
         let uses: Vec<(String, Vec<String>)> = scenarios
             .iter()
             .map(|scenario| {
