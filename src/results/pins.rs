@@ -216,8 +216,8 @@ impl Pins {
             }
             if let Some(seed_path) = &scenario.seed_path {
                 let name = relative_name(seed_path, root);
-                if !fixtures.contains_key(&name) {
-                    fixtures.insert(name, hash_tree(seed_path)?);
+                if let std::collections::btree_map::Entry::Vacant(entry) = fixtures.entry(name) {
+                    entry.insert(hash_tree(seed_path)?);
                 }
             }
         }
