@@ -45,8 +45,10 @@ pub enum Command {
     /// 2 error, 3 no verdict, 6 inconclusive with --on-inconclusive distinct, 130
     /// interrupted).
     Gate(Box<GateArgs>),
-    /// Load and validate every scenario and the smoke set, run nothing.
-    Validate(SuiteArgs),
+    /// Load and validate every scenario and the smoke set, run nothing. With `servers:` in
+    /// the suite's `toolgate.yaml`, tool names and arguments are checked against the servers'
+    /// live tools/list, or against `--lock` offline.
+    Validate(ValidateArgs),
     /// Serve the harness's tools over MCP on stdin/stdout, backed by a fixture.
     Serve(ServeArgs),
     /// List the built-in tool catalog: name, category, title and annotations.
@@ -110,6 +112,10 @@ pub struct CatalogArgs {
     /// An `mcpServers` JSON config (as MCP clients use); every server in it is listed.
     #[arg(long, value_name = "FILE", group = "source")]
     pub config: Option<PathBuf>,
+    /// The servers of a suite's `toolgate.yaml` (`servers:`, as `gate` starts them), after
+    /// their `include`/`exclude` globs.
+    #[arg(long = "suite", value_name = "DIR", group = "source")]
+    pub suite: Option<PathBuf>,
     /// Only this server of `--config` (repeatable).
     #[arg(long = "server", value_name = "NAME", requires = "config")]
     pub servers: Vec<String>,
@@ -229,6 +235,16 @@ pub struct SuiteArgs {
     /// `seed_state` paths name (relative to this root).
     #[arg(long, default_value = ".", env = "TOOLGATE_ROOT")]
     pub root: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Validate against this lock file (written by `toolgate snapshot --suite DIR`) instead of
+    /// starting the suite's servers.
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -419,8 +435,20 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Fixture file with the seeded state (a JSON object of collections).
-    #[arg(long, value_name = "FILE")]
-    pub fixture: PathBuf,
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "suite",
+        conflicts_with = "suite"
+    )]
+    pub fixture: Option<PathBuf>,
+    /// Serve the tools of a suite's own servers (`servers:` in DIR/toolgate.yaml) instead,
+    /// started as a run of `--scenario` starts them: its seed, faults and blocked calls.
+    #[arg(long, value_name = "DIR", requires = "scenario")]
+    pub suite: Option<PathBuf>,
+    /// With `--suite`: the scenario whose run to serve.
+    #[arg(long, value_name = "ID", requires = "suite")]
+    pub scenario: Option<String>,
     /// Write the trace of every call here (JSON Lines) when the client disconnects.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,

@@ -1,6 +1,7 @@
 //! The subcommands: wiring between the CLI and the library.
 
 mod gating;
+mod suite;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,12 +13,12 @@ use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
     CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, JudgeArgs, LintArgs, LintFormat,
-    ServeArgs, SnapshotArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
+    ServeArgs, SnapshotArgs, ToolsArgs, ToolsFormat, ValidateArgs, VerifyArgs,
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
 use crate::fs::write_atomic;
-use crate::harness::{self, Harness, ToolSet, WorldBackend, WorldBackends};
+use crate::harness::{self, Harness, ToolSet, WorldBackend};
 use crate::judge::{Judge, JudgeConfig};
 use crate::lint::{self, LintOptions, Severity, Source, drift};
 use crate::provider::{Api, Endpoint, EndpointSources};
@@ -26,7 +27,7 @@ use crate::results::pins::{Pins, Subject};
 use crate::results::shard;
 use crate::results::{NotRun, RunMeta, RunReport};
 use crate::runner::{self, RunOptions};
-use crate::scenario::{self, Scenario, SmokeSet};
+use crate::scenario::{self, Scenario};
 use crate::score::ScoringOptions;
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
@@ -53,21 +54,38 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("failed to start the async runtime")
 }
 
-fn load_suite(args: &SuiteArgs) -> Result<(Vec<Scenario>, SmokeSet)> {
-    let catalog = Catalog::builtin();
-    let scenarios = scenario::load_dir(&args.root.join("scenarios"), &args.root, catalog)?;
-    let smoke = SmokeSet::load(&args.root.join("smoke-set.yaml"), &scenarios)?;
-    Ok((scenarios, smoke))
-}
-
-fn validate_command(args: &SuiteArgs, out: &mut dyn Write) -> Result<Exit> {
-    let (scenarios, smoke) = load_suite(args)?;
-    let selected = scenarios.iter().filter(|s| smoke.contains(s)).count();
+fn validate_command(args: &ValidateArgs, out: &mut dyn Write) -> Result<Exit> {
+    let (file, file_path) = suite::suite_config(&args.suite.root, None)?;
+    let loaded = suite::load(
+        &args.suite,
+        &file,
+        &file_path,
+        args.lock.as_deref(),
+        suite::CALL_TIMEOUT,
+    )?;
+    let selected = loaded
+        .scenarios
+        .iter()
+        .filter(|s| loaded.smoke.contains(s))
+        .count();
     writeln!(
         out,
         "{} scenarios valid; the smoke set selects {selected}",
-        scenarios.len()
+        loaded.scenarios.len()
     )?;
+    if !loaded.servers.is_empty() {
+        let source = if args.lock.is_some() {
+            "the lock file"
+        } else {
+            "their live tools/list"
+        };
+        writeln!(
+            out,
+            "checked against {} tools of {} servers ({source})",
+            loaded.catalog.tools().len(),
+            loaded.servers.len()
+        )?;
+    }
     Ok(Exit::Pass)
 }
 
@@ -237,7 +255,12 @@ fn run_for_gate(
     settings: &Settings,
     out: &mut dyn Write,
 ) -> Result<Option<RunReport>> {
-    let (scenarios, smoke) = load_suite(&args.suite)?;
+    let (file, file_path) = load_config(args)?;
+    let loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+    let (scenarios, smoke) = (loaded.scenarios, loaded.smoke);
+    let backends = loaded
+        .backends
+        .expect("a suite loaded without a lock file has backends");
     for id in &args.only {
         if !scenarios.iter().any(|s| &s.id == id) {
             bail!("--only: no scenario has id `{id}`");
@@ -262,18 +285,16 @@ fn run_for_gate(
         &subject(args, settings, &agent, endpoint.as_ref()),
         &selected,
         &args.suite.root,
-        Catalog::builtin(),
+        &loaded.catalog,
     )?;
     pins.shard = args.ci.shard;
+    pins.servers = loaded.servers;
     let scoring = ScoringOptions {
         omitted_defaults: args.omitted_defaults,
         numbers: settings.scoring.numbers.unwrap_or_default(),
         double_encoded: settings.scoring.double_encoded.unwrap_or_default(),
         loops: settings.scoring.loops.unwrap_or_default(),
     };
-    let tools = Arc::new(
-        ToolSet::new(Catalog::builtin())?.with_modes(scoring.numbers, scoring.double_encoded),
-    );
     let judge = build_judge(args)?.map(Arc::new);
     let options = RunOptions {
         concurrency: settings.concurrency,
@@ -308,7 +329,7 @@ fn run_for_gate(
     let suite = runtime()?.block_on(runner::run_suite(
         &selected,
         &agent,
-        &WorldBackends::new(Arc::clone(&tools)),
+        backends.as_ref(),
         &options,
         stop,
         &on_done,
@@ -391,17 +412,47 @@ fn subject(
 }
 
 fn serve_command(args: &ServeArgs) -> Result<Exit> {
-    let seeded = scenario::load_fixture(&args.fixture)?;
-    let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
-    let backend = WorldBackend::new(tools, &seeded);
-    let harness = Arc::new(Harness::new(Box::new(backend), Vec::new()));
     // One thread: a stdio server answers one client, and a message handed between worker
     // threads waits for a wake-up on every hop.
-    tokio::runtime::Builder::new_current_thread()
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .context("failed to start the async runtime")?
-        .block_on(harness::server::serve_stdio(harness.clone()))?;
+        .context("failed to start the async runtime")?;
+    let harness = match (&args.fixture, &args.suite, &args.scenario) {
+        (_, Some(root), Some(id)) => {
+            let suite_args = crate::cli::SuiteArgs { root: root.clone() };
+            let (file, file_path) = suite::suite_config(root, None)?;
+            let loaded = suite::load(&suite_args, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+            if loaded.servers.is_empty() {
+                bail!("`{}` has no `servers:`", file_path.display());
+            }
+            let Some(scenario) = loaded.scenarios.iter().find(|s| &s.id == id) else {
+                bail!("--scenario: no scenario has id `{id}`");
+            };
+            let backends = loaded
+                .backends
+                .as_deref()
+                .expect("a suite loaded without a lock file has backends");
+            let backend = rt
+                .block_on(backends.start(scenario, 0))
+                .map_err(anyhow::Error::msg)?;
+            let mut harness = Harness::new(backend, scenario.faults.clone());
+            if scenario.block_forbidden {
+                harness = harness.blocking(scenario.forbidden_calls.clone());
+            }
+            Arc::new(harness)
+        }
+        (Some(fixture), _, _) => {
+            let seeded = scenario::load_fixture(fixture)?;
+            let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
+            let backend = WorldBackend::new(tools, &seeded);
+            Arc::new(Harness::new(Box::new(backend), Vec::new()))
+        }
+        _ => bail!("give `--fixture`, or `--suite` with `--scenario`"),
+    };
+    let served = rt.block_on(harness::server::serve_stdio(harness.clone()));
+    rt.block_on(harness.close());
+    served?;
     if let Some(path) = &args.trace {
         let mut text = String::new();
         for call in harness.trace() {
@@ -426,14 +477,21 @@ fn tools_command(args: &ToolsArgs, out: &mut dyn Write) -> Result<Exit> {
 /// Runs the whole suite with the reference agent; with `--mutants`, also the mutation check.
 /// Exit 0 when everything holds, 1 otherwise.
 fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
-    let (scenarios, _smoke) = load_suite(&args.suite)?;
-    let catalog = Catalog::builtin();
-    let tools = Arc::new(ToolSet::new(catalog)?);
-    let runs = runtime()?
+    let (file, file_path) = suite::suite_config(&args.suite.root, None)?;
+    let loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+    let scenarios = &loaded.scenarios;
+    let catalog = &loaded.catalog;
+    let tools = &loaded.tools;
+    let backends = loaded
+        .backends
+        .as_deref()
+        .expect("a suite loaded without a lock file has backends");
+    let rt = runtime()?;
+    let runs = rt
         .block_on(runner::run_suite(
-            &scenarios,
+            scenarios,
             &Agent::Reference,
-            &WorldBackends::new(Arc::clone(&tools)),
+            backends,
             &RunOptions::default(),
             std::future::pending(),
             &|_| {},
@@ -461,7 +519,13 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
     }
     let mut holds = failing.is_empty();
     if args.mutants {
-        let report = crate::verify::analyse_suite(&scenarios, &runs, &tools, catalog)?;
+        let report = if loaded.servers.is_empty() {
+            crate::verify::analyse_suite(scenarios, &runs, tools, catalog)?
+        } else {
+            rt.block_on(crate::verify::analyse_suite_on(
+                scenarios, &runs, catalog, backends,
+            ))
+        };
         write!(
             out,
             "{}",
@@ -493,6 +557,22 @@ fn catalog_source(args: &CatalogArgs) -> Source {
 }
 
 fn load_catalog(args: &CatalogArgs) -> Result<lint::LoadedCatalog> {
+    if let Some(root) = &args.suite {
+        let (file, file_path) = suite::suite_config(root, None)?;
+        let Some(specs) = suite::server_specs(&file, &file_path)? else {
+            bail!("`{}` has no `servers:`", file_path.display());
+        };
+        let root = std::path::absolute(root)
+            .with_context(|| format!("failed to resolve the suite root `{}`", root.display()))?;
+        let discovery = runtime()?.block_on(harness::discover(&specs, &root))?;
+        return Ok(lint::LoadedCatalog::from_servers(
+            discovery
+                .servers
+                .into_iter()
+                .map(|server| (server.name, server.tools))
+                .collect(),
+        ));
+    }
     runtime()?.block_on(lint::sources::load(&catalog_source(args)))
 }
 
@@ -615,7 +695,22 @@ fn drift_command(args: &DriftArgs, out: &mut dyn Write) -> Result<Exit> {
     }
     let mut report = drift::compare(&lock, &catalog);
     if let Some(root) = &args.scenarios {
-        let scenarios = scenario::load_dir(&root.join("scenarios"), root, Catalog::builtin())?;
+        // A suite of the user's servers names their tools; the built-in suite the built-in ones.
+        let servers = Catalog::from_tools(
+            catalog
+                .tools
+                .iter()
+                .map(|tool| {
+                    crate::catalog::ToolDef::from_server(&tool.server, tool.definition.clone())
+                })
+                .collect(),
+        );
+        let suite_catalog = if args.catalog.suite.is_some() {
+            &servers
+        } else {
+            Catalog::builtin()
+        };
+        let scenarios = scenario::load_dir(&root.join("scenarios"), root, suite_catalog)?;
         let uses: Vec<(String, Vec<String>)> = scenarios
             .iter()
             .map(|scenario| {

@@ -68,6 +68,9 @@ pub struct ConfigFile {
     pub max_attempts: Option<u32>,
     /// The scoring modes; each is shown in the results and the reports.
     pub scoring: Option<ScoringFile>,
+    /// The user's own MCP servers the suite runs against, checked by
+    /// [`crate::suite::from_value`]; absent for the built-in world.
+    pub servers: Option<serde_json::Value>,
 }
 
 /// The `scoring:` section of `toolgate.yaml`. Every key is optional; unknown keys are errors.

@@ -12,7 +12,9 @@
 //! - [`harness`]: a fresh [`harness::Harness`] per run serves the catalog over MCP (rmcp lives
 //!   here), injects faults, checks arguments and records the trace, in front of a
 //!   [`harness::Backend`]: today the built-in [`world`]; the seam for the user's own servers,
-//!   mocks and recorded cassettes. [`runner`] drives each run with an [`agent`].
+//!   mocks and recorded cassettes. [`runner`] drives each run with an [`agent`]. [`suite`]
+//!   reads the user's own servers (`servers:` in `toolgate.yaml`), which the harness's
+//!   [`harness::ServerBackends`] starts fresh for every run.
 //! - [`trace`]: the call records every later stage reads, and the `trace.jsonl` line type.
 //! - [`score`]: deterministic checks, trajectory metrics, assertion evaluation (reads
 //!   scenarios and traces only).
@@ -51,6 +53,7 @@ pub mod results;
 pub mod runner;
 pub mod scenario;
 pub mod score;
+pub mod suite;
 pub mod tls;
 pub mod trace;
 pub mod verify;

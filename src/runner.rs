@@ -19,6 +19,7 @@ use crate::harness::{BackendFactory, Harness};
 use crate::judge::{Judge, JudgeVerdict};
 use crate::scenario::Scenario;
 use crate::score::metrics::{self, RunMetrics, RunView};
+use crate::score::probes::{ProbeResult, probe_checks};
 use crate::score::{self, Outcome, RunScore, ScoringOptions};
 use crate::trace::CallRecord;
 
@@ -141,33 +142,95 @@ pub async fn run_one(
         judge_error: None,
         duration: started.elapsed(),
     };
-    let seeded = scenario.seeded.as_ref();
     let backend = match backends.start(scenario, repeat).await {
         Ok(backend) => backend,
         Err(error) => return errored(error, Vec::new()),
     };
-    let harness = Arc::new(Harness::new(backend, scenario.faults.clone()));
-    let played = tokio::time::timeout(
+    let mut harness = Harness::new(backend, scenario.faults.clone());
+    if scenario.block_forbidden {
+        harness = harness.blocking(scenario.forbidden_calls.clone());
+    }
+    let harness = Arc::new(harness);
+    let run = tokio::time::timeout(
         options.run_timeout,
-        play(agent, scenario, repeat, &harness, options),
+        play_and_score(index, repeat, scenario, agent, &harness, options, started),
     )
     .await;
+    // Whatever happened, the backend's servers stop here (dropping would kill them too).
+    harness.close().await;
+    match run {
+        Ok(Ok(run)) => run,
+        Ok(Err(error)) => errored(error, harness.trace()),
+        Err(_) => errored(
+            format!(
+                "run timed out after {}",
+                humantime::format_duration(options.run_timeout)
+            ),
+            harness.trace(),
+        ),
+    }
+}
+
+/// Probes the fresh backend, lets the agent play, probes again and scores the run. `Err` is
+/// why the run errored (the agent failed, or the backend broke).
+async fn play_and_score(
+    index: usize,
+    repeat: u32,
+    scenario: &Scenario,
+    agent: &Agent,
+    harness: &Arc<Harness>,
+    options: &RunOptions,
+    started: Instant,
+) -> Result<ScenarioRun, String> {
+    let seeded = scenario.seeded.as_ref();
+    let baseline = probe(scenario, harness).await;
+    if let Some(failure) = harness.failure().await {
+        return Err(failure);
+    }
+    let outcome = play(agent, scenario, repeat, harness, options).await?;
+    if let Some(failure) = harness.failure().await {
+        return Err(failure);
+    }
+    let after = probe(scenario, harness).await;
+    if let Some(failure) = harness.failure().await {
+        return Err(failure);
+    }
     let trace = harness.trace();
-    let outcome = match played {
-        Err(_) => {
-            return errored(
-                format!(
-                    "run timed out after {}",
-                    humantime::format_duration(options.run_timeout)
-                ),
-                trace,
-            );
-        }
-        Ok(Err(error)) => return errored(error, trace),
-        Ok(Ok(outcome)) => outcome,
-    };
+    Ok(score_run(
+        index, repeat, scenario, options, started, seeded, harness, trace, outcome, &baseline,
+        &after,
+    )
+    .await)
+}
+
+/// Runs every final-state probe of `scenario` on the harness's backend, in file order.
+pub async fn probe(scenario: &Scenario, harness: &Harness) -> Vec<ProbeResult> {
+    let mut results = Vec::new();
+    for probe in &scenario.final_state_probes {
+        results.push(harness.probe(&probe.tool, probe.arguments.clone()).await);
+    }
+    results
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of one finished run, passed once from one caller"
+)]
+async fn score_run(
+    index: usize,
+    repeat: u32,
+    scenario: &Scenario,
+    options: &RunOptions,
+    started: Instant,
+    seeded: &Value,
+    harness: &Harness,
+    trace: Vec<CallRecord>,
+    outcome: AgentOutcome,
+    baseline: &[ProbeResult],
+    after: &[ProbeResult],
+) -> ScenarioRun {
     let final_state = harness.state().await;
-    let score = score::score(
+    let mut score = score::score(
         scenario,
         &trace,
         seeded,
@@ -175,6 +238,7 @@ pub async fn run_one(
         outcome.final_answer.as_deref(),
         options.scoring,
     );
+    score.add_checks(probe_checks(scenario, baseline, after));
     let view = RunView {
         scenario,
         trace: &trace,

@@ -97,8 +97,54 @@ fn merge(into: &mut Map<String, Value>, name: &str, value: &Value) {
                 merge(existing, key, inner);
             }
         }
+        // Arrays of the same length merge element by element, as `args_match` matches them:
+        // `[{name}]` over `[{observations}]` sends `[{name, observations}]`.
+        (Some(Value::Array(existing)), Value::Array(overlay))
+            if existing.len() == overlay.len() =>
+        {
+            for (element, inner) in existing.iter_mut().zip(overlay) {
+                match (element, inner) {
+                    (Value::Object(element), Value::Object(inner)) => {
+                        for (key, value) in inner {
+                            merge(element, key, value);
+                        }
+                    }
+                    (element, inner) => *element = inner.clone(),
+                }
+            }
+        }
         _ => {
             into.insert(name.to_string(), value.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn args_match_merges_into_reference_args_element_by_element() {
+        let mut arguments = json!({"entities": [{"observations": ["o"]}], "keep": 1})
+            .as_object()
+            .cloned()
+            .expect("an object");
+        merge(
+            &mut arguments,
+            "entities",
+            &json!([{"name": "Ada", "entityType": "person"}]),
+        );
+        assert_eq!(
+            Value::Object(arguments.clone()),
+            json!({"entities": [{"observations": ["o"], "name": "Ada", "entityType": "person"}], "keep": 1})
+        );
+        merge(&mut arguments, "entities", &json!([1, 2]));
+        assert_eq!(
+            arguments["entities"],
+            json!([1, 2]),
+            "other lengths replace"
+        );
     }
 }

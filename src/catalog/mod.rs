@@ -109,18 +109,40 @@ pub const LOOK_ALIKES: &[(&str, &str)] = &[
     ("data_delete_scheduled_report", "crm_delete_contact"),
 ];
 
-/// One tool: its category and its MCP definition.
+/// One tool: its category or server, and its MCP definition.
 #[derive(Debug, Clone)]
 pub struct ToolDef {
-    /// Unique name, `[a-z0-9_]`, at most 64 characters.
+    /// Unique name within the catalog (built-in tools: `[a-z0-9_]`, at most 64 characters).
     pub name: String,
-    /// Its business area.
-    pub category: Category,
+    /// Its business area; `None` for a tool of the user's own servers.
+    pub category: Option<Category>,
+    /// The `servers:` name of the server that lists it; `None` for a built-in tool.
+    pub server: Option<String>,
     /// The MCP tool object (`name`, `title`, `description`, `inputSchema`, `annotations`).
     pub definition: Value,
 }
 
 impl ToolDef {
+    /// A tool of the user's server `server`, from its MCP definition (`name` must be a string;
+    /// a missing name becomes `""`).
+    pub fn from_server(server: &str, definition: Value) -> ToolDef {
+        ToolDef {
+            name: definition["name"].as_str().unwrap_or_default().to_string(),
+            category: None,
+            server: Some(server.to_string()),
+            definition,
+        }
+    }
+
+    /// The name metrics group the tool under: its category (`crm`), else its server's name.
+    pub fn group(&self) -> &str {
+        match (&self.category, &self.server) {
+            (Some(category), _) => category.as_str(),
+            (None, Some(server)) => server,
+            (None, None) => "none",
+        }
+    }
+
     /// The tool's JSON Schema for arguments.
     pub fn input_schema(&self) -> &Value {
         &self.definition["inputSchema"]
@@ -153,13 +175,26 @@ impl Catalog {
                     .expect("catalog files are valid JSON, checked by the catalog tests");
                 tools.extend(definitions.into_iter().map(|definition| ToolDef {
                     name: definition["name"].as_str().unwrap_or_default().to_string(),
-                    category,
+                    category: Some(category),
+                    server: None,
                     definition,
                 }));
             }
-            let definitions = tools.iter().map(|tool| tool.definition.clone()).collect();
-            Catalog { tools, definitions }
+            Catalog::from_tools(tools)
         })
+    }
+
+    /// A catalog of `tools`, kept in the order given (names are expected to be unique: the
+    /// first of two equal names wins in [`Catalog::tool`]).
+    pub fn from_tools(tools: Vec<ToolDef>) -> Catalog {
+        let definitions = tools.iter().map(|tool| tool.definition.clone()).collect();
+        Catalog { tools, definitions }
+    }
+
+    /// Whether this is a catalog of the user's own servers (some tool has a server), whose
+    /// state toolgate cannot see: scenarios then need no `seed_state`.
+    pub fn is_servers(&self) -> bool {
+        self.tools.iter().any(|tool| tool.server.is_some())
     }
 
     /// All tools in catalog order.
@@ -244,7 +279,7 @@ mod tests {
             catalog
                 .tools()
                 .iter()
-                .filter(|tool| tool.category == category)
+                .filter(|tool| tool.category == Some(category))
                 .count()
         };
         let counts: Vec<usize> = Category::ALL.into_iter().map(count).collect();
@@ -256,7 +291,7 @@ mod tests {
         for tool in catalog.tools() {
             assert_eq!(
                 Category::of_tool(&tool.name),
-                Some(tool.category),
+                tool.category,
                 "{}",
                 tool.name
             );

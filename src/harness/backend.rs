@@ -19,6 +19,9 @@ use crate::world::World;
 pub enum ToolAnswer {
     /// The tool ran; the structured result (any JSON value).
     Success(Value),
+    /// The tool ran; its result is plain text that is not JSON (a server's text content),
+    /// served to the agent as text and traced as a JSON string.
+    Text(String),
     /// A tool-level failure (an MCP result with `isError: true`); the text the agent sees.
     ToolError(String),
     /// A JSON-RPC error instead of a result (a server fault, an unknown tool upstream).
@@ -45,6 +48,18 @@ pub trait Backend: Send {
     /// The backend's whole state after the run, as `final_state_assertions` read it; `None`
     /// when toolgate cannot see the state (a real server: probe it with tool calls instead).
     fn state(&self) -> Option<Value>;
+
+    /// Why the backend broke during the run (a server that died), with what it last said;
+    /// the run is then `errored`, never scored. `None` while it works (the default).
+    fn failure(&self) -> Option<String> {
+        None
+    }
+
+    /// Ends the run: stops whatever the backend started (server processes). Called once,
+    /// after the final-state probes; the default does nothing.
+    fn close(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// Makes the fresh backend of each scenario run, and names the catalog they all serve.

@@ -50,6 +50,11 @@ impl ChildTransport {
         Ok((Self { child, transport }, stderr))
     }
 
+    /// The child's process id while it runs.
+    pub(super) fn pid(&self) -> Option<u32> {
+        self.child.as_ref().and_then(Child::id)
+    }
+
     /// Closes the child's stdin and waits for it to exit; then `SIGTERM`, then kill.
     async fn shut_down(&mut self) -> io::Result<()> {
         self.transport.close().await?;

@@ -53,6 +53,9 @@ pub struct McpClient {
     server_task: Option<JoinHandle<anyhow::Result<()>>>,
     /// tools/list answers as the server wrote them (child and HTTP servers; empty in process).
     tap: ListingTap,
+    /// A child server's stderr, kept for [`McpClient::stderr_tail`] (child servers started by
+    /// [`McpClient::connect_child`] only).
+    stderr: Option<StderrTail>,
 }
 
 /// How long one tools/list page may take.
@@ -171,6 +174,7 @@ impl McpClient {
             service,
             server_task: Some(server_task),
             tap: ListingTap::default(),
+            stderr: None,
         })
     }
 
@@ -217,14 +221,100 @@ impl McpClient {
             service,
             server_task: None,
             tap,
+            stderr: None,
         })
+    }
+
+    /// Spawns `command` (already given its arguments, environment and working directory) as a
+    /// child MCP server in its own process group, and connects to it; `label` names it in
+    /// errors. Returns the client and the process group id (the child's pid), which the
+    /// caller kills when the run ends so that no grandchild (`npx` starts `node`) survives.
+    ///
+    /// As [`McpClient::connect_command_with`], a failed handshake's error ends with the last
+    /// 4 KiB of the child's stderr; after a successful one the stderr stays readable through
+    /// [`McpClient::stderr_tail`].
+    pub async fn connect_child(
+        mut command: tokio::process::Command,
+        label: &str,
+    ) -> anyhow::Result<(Self, Option<i32>)> {
+        command.process_group(0);
+        let tap = ListingTap::default();
+        let (transport, stderr) = ChildTransport::spawn(command, tap.clone())
+            .with_context(|| format!("failed to start MCP server `{label}`"))?;
+        let pgid = transport.pid().and_then(|pid| i32::try_from(pid).ok());
+        let mut stderr_tail = StderrTail::drain(stderr);
+        let service = match handshake(transport).await {
+            Ok(service) => service,
+            Err(error) => {
+                let mut message = format!("failed to initialize MCP server `{label}`");
+                let tail = stderr_tail.settle().await;
+                if !tail.trim().is_empty() {
+                    message.push_str("; its stderr ends with:\n");
+                    message.push_str(tail.trim_end());
+                }
+                if let Some(pgid) = pgid {
+                    kill_group(pgid);
+                }
+                return Err(error.context(message));
+            }
+        };
+        Ok((
+            Self {
+                service,
+                server_task: None,
+                tap,
+                stderr: Some(stderr_tail),
+            },
+            pgid,
+        ))
+    }
+
+    /// The last 4 KiB of a child server's stderr so far (`""` for other servers).
+    pub fn stderr_tail(&self) -> String {
+        self.stderr
+            .as_ref()
+            .map(StderrTail::snapshot)
+            .unwrap_or_default()
+    }
+
+    /// The server's `serverInfo` from `initialize`, as `name version`.
+    pub fn server_version(&self) -> Option<String> {
+        let info = self.service.peer_info()?;
+        let server = info.server_info.as_ref()?;
+        Some(format!("{} {}", server.name, server.version))
+    }
+
+    /// Whether the session has ended (the server closed the connection or exited).
+    pub fn is_closed(&self) -> bool {
+        self.service.is_closed()
     }
 
     /// Connects to a streamable HTTP MCP server at `url` (e.g. `http://127.0.0.1:3001/mcp`).
     pub async fn connect_http(url: &str) -> anyhow::Result<Self> {
+        Self::connect_http_with(url, &[]).await
+    }
+
+    /// As [`McpClient::connect_http`], sending `headers` with every request (an `mcpServers`
+    /// entry's `headers`; values are never put in errors).
+    ///
+    /// Errors: a header name or value HTTP does not allow, or the connection.
+    pub async fn connect_http_with(
+        url: &str,
+        headers: &[(String, String)],
+    ) -> anyhow::Result<Self> {
         crate::tls::install_crypto_provider();
+        let mut default_headers = reqwest::header::HeaderMap::new();
+        for (name, value) in headers {
+            let header = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                .with_context(|| format!("`{name}` is not an HTTP header name"))?;
+            let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                anyhow::anyhow!("the value of header `{name}` is not valid in HTTP")
+            })?;
+            default_headers.insert(header, value);
+        }
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(0)
+            .default_headers(default_headers)
             .build()
             .context("failed to set up the HTTP client (are CA certificates installed?)")?;
         let tap = ListingTap::default();
@@ -242,6 +332,7 @@ impl McpClient {
             service,
             server_task: None,
             tap,
+            stderr: None,
         })
     }
 
@@ -388,6 +479,16 @@ impl McpClient {
     }
 }
 
+/// Kills the process group `pgid` (`SIGKILL`); a group that is already gone is fine.
+pub fn kill_group(pgid: i32) {
+    // Only groups toolgate created itself (`process_group(0)` on a child it spawned) are
+    // passed here, so the id cannot name someone else's group while the child is unreaped.
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
 /// Runs the `initialize` handshake at `2025-11-25` over `transport`.
 async fn handshake<T, E, A>(
     transport: T,
@@ -464,6 +565,15 @@ impl StderrTail {
             })
         });
         Self { buffer, drain }
+    }
+
+    /// The tail so far, without waiting.
+    fn snapshot(&self) -> String {
+        let buffer = self
+            .buffer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        String::from_utf8_lossy(&buffer).into_owned()
     }
 
     /// The tail so far, after waiting briefly for the child to close its stderr (a server that
@@ -808,6 +918,7 @@ pub(crate) mod scripted {
             service,
             server_task: None,
             tap,
+            stderr: None,
         };
         (client, requests)
     }

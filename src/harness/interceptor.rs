@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::{Backend, ToolAnswer, ToolSet};
-use crate::scenario::Fault;
+use crate::scenario::{Fault, ForbiddenCall};
 use crate::trace::{CallNote, CallOutcome, CallRecord, InvalidCallKind};
 
 /// The harness of one run: a backend, the faults to inject and the trace so far.
@@ -19,6 +19,8 @@ use crate::trace::{CallNote, CallOutcome, CallRecord, InvalidCallKind};
 pub struct Harness {
     tools: Arc<ToolSet>,
     faults: Vec<Fault>,
+    /// Forbidden calls refused before they reach the backend (`block_forbidden`).
+    blocked: Vec<ForbiddenCall>,
     backend: tokio::sync::Mutex<Box<dyn Backend>>,
     state: Mutex<RunState>,
 }
@@ -47,6 +49,7 @@ impl Harness {
         Harness {
             tools: Arc::clone(backend.tools()),
             faults,
+            blocked: Vec::new(),
             backend: tokio::sync::Mutex::new(backend),
             state: Mutex::new(RunState {
                 trace: Vec::new(),
@@ -55,6 +58,64 @@ impl Harness {
                 pending_notes: Vec::new(),
             }),
         }
+    }
+
+    /// Refuses calls matching `forbidden` (the scenario's `forbidden_calls`, under
+    /// `block_forbidden: true`) before any fault or the backend: the agent gets a tool error,
+    /// and the trace records the call as refused.
+    pub fn blocking(mut self, forbidden: Vec<ForbiddenCall>) -> Harness {
+        self.blocked = forbidden;
+        self
+    }
+
+    /// The message a blocked forbidden call answers with.
+    pub fn blocked_message(tool: &str) -> String {
+        format!(
+            "`{tool}` refused: this call is forbidden in this scenario and was blocked by toolgate"
+        )
+    }
+
+    fn is_blocked(&self, tool: &str, arguments: &Map<String, Value>) -> bool {
+        let arguments = Value::Object(arguments.clone());
+        self.blocked.iter().any(|forbidden| {
+            forbidden.tool == tool
+                && crate::json::match_value(
+                    &Value::Object(forbidden.args_match.clone()),
+                    &arguments,
+                    "",
+                )
+                .is_ok()
+        })
+    }
+
+    /// Calls `tool` on the backend for toolgate itself (a final-state probe): arguments are
+    /// checked against the input schema, no fault is injected and nothing is traced.
+    /// `Err` is the tool error or protocol error text.
+    pub async fn probe(&self, tool: &str, arguments: Map<String, Value>) -> Result<Value, String> {
+        let mut backend = self.backend.lock().await;
+        match self.tools.check(tool, &arguments) {
+            None => return Err(format!("unknown tool `{tool}`")),
+            Some(check) => {
+                if let Some(refusal) = check.refusal {
+                    return Err(refusal);
+                }
+            }
+        }
+        match backend.call(tool, &arguments).await {
+            ToolAnswer::Success(value) => Ok(value),
+            ToolAnswer::Text(text) => Ok(Value::String(text)),
+            ToolAnswer::ToolError(message) | ToolAnswer::ProtocolError(message) => Err(message),
+        }
+    }
+
+    /// Why the backend broke during the run (see [`Backend::failure`]).
+    pub async fn failure(&self) -> Option<String> {
+        self.backend.lock().await.failure()
+    }
+
+    /// Stops what the backend started (see [`Backend::close`]).
+    pub async fn close(&self) {
+        self.backend.lock().await.close().await;
     }
 
     fn lock(&self) -> MutexGuard<'_, RunState> {
@@ -165,16 +226,24 @@ impl Harness {
             .find(|fault| fault.hits(tool, nth))
             .map(|fault| fault.error);
         let check = self.tools.check(tool, &arguments);
+        let blocked = self.is_blocked(tool, &arguments);
+        let fault = fault.filter(|_| !blocked);
         let refusal = check.as_ref().and_then(|check| check.refusal.clone());
-        let refused = fault.is_none() && refusal.is_some();
-        let answer = match (fault, refusal) {
-            (Some(kind), _) => ToolAnswer::ToolError(kind.message(tool)),
-            (None, Some(message)) => ToolAnswer::ToolError(message),
-            (None, None) => backend.call(tool, &arguments).await,
+        let refused = blocked || (fault.is_none() && refusal.is_some());
+        let answer = match (blocked, fault, refusal) {
+            (true, _, _) => ToolAnswer::ToolError(Harness::blocked_message(tool)),
+            (false, Some(kind), _) => ToolAnswer::ToolError(kind.message(tool)),
+            (false, None, Some(message)) => ToolAnswer::ToolError(message),
+            (false, None, None) => backend.call(tool, &arguments).await,
         };
         let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let (outcome, result, error) = match &answer {
             ToolAnswer::Success(value) => (CallOutcome::Success, Some(value.clone()), None),
+            ToolAnswer::Text(text) => (
+                CallOutcome::Success,
+                Some(Value::String(text.clone())),
+                None,
+            ),
             ToolAnswer::ToolError(message) => (CallOutcome::ToolError, None, Some(message.clone())),
             ToolAnswer::ProtocolError(message) => {
                 (CallOutcome::ProtocolError, None, Some(message.clone()))
@@ -324,6 +393,60 @@ mod tests {
         assert_eq!(trace[0].fault, Some(FaultKind::RateLimit));
         assert!(!trace[0].refused);
         assert_eq!(trace[1].outcome, CallOutcome::Success);
+    }
+
+    #[tokio::test]
+    async fn a_blocked_forbidden_call_never_reaches_the_backend_but_is_recorded() {
+        let (harness, reached) = harness(vec![Fault {
+            tool: "echo".into(),
+            on_call: 1,
+            times: 1,
+            error: FaultKind::ServerError,
+        }]);
+        let harness = harness.blocking(vec![ForbiddenCall {
+            tool: "echo".into(),
+            args_match: args(json!({"n": 7})),
+        }]);
+        let answer = harness.call("echo", args(json!({"n": 7}))).await;
+        assert_eq!(
+            answer,
+            ToolAnswer::ToolError(
+                "`echo` refused: this call is forbidden in this scenario and was blocked by toolgate"
+                    .into()
+            )
+        );
+        let allowed = harness.call("echo", args(json!({"n": 1}))).await;
+        assert_eq!(
+            allowed,
+            ToolAnswer::Success(json!({"n": 1})),
+            "the blocked call was call 1 of `echo`, so the fault window has passed"
+        );
+        assert_eq!(reached.load(Ordering::SeqCst), 1);
+        let trace = harness.trace();
+        assert!(trace[0].refused);
+        assert_eq!(trace[0].fault, None);
+        assert_eq!(trace[0].arguments, json!({"n": 7}));
+        assert!(!trace[1].refused);
+    }
+
+    #[tokio::test]
+    async fn a_probe_reaches_the_backend_without_a_fault_or_a_trace_entry() {
+        let (harness, reached) = harness(vec![Fault {
+            tool: "echo".into(),
+            on_call: 1,
+            times: 1,
+            error: FaultKind::Timeout,
+        }]);
+        assert_eq!(
+            harness.probe("echo", args(json!({"n": 2}))).await,
+            Ok(json!({"n": 2}))
+        );
+        assert_eq!(
+            harness.probe("nope", Map::new()).await,
+            Err("unknown tool `nope`".into())
+        );
+        assert_eq!(reached.load(Ordering::SeqCst), 1);
+        assert!(harness.trace().is_empty());
     }
 
     #[tokio::test]

@@ -12,9 +12,11 @@ pub mod http;
 mod interceptor;
 mod line_transport;
 pub mod server;
+pub mod servers;
 mod toolset;
 mod wire_tap;
 
 pub use backend::{Backend, BackendFactory, ToolAnswer, WorldBackend, WorldBackends};
 pub use interceptor::Harness;
+pub use servers::{Discovery, ServerBackends, discover};
 pub use toolset::{SchemaCheck, ToolSet, check_arguments, nullable_type};

@@ -102,6 +102,7 @@ impl ServerHandler for McpServer {
         }
         let result = match self.harness.call(&request.name, arguments).await {
             ToolAnswer::Success(value) => CallToolResult::structured(structured_content(value)),
+            ToolAnswer::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             ToolAnswer::ToolError(message) => {
                 CallToolResult::error(vec![ContentBlock::text(message)])
             }

@@ -67,6 +67,15 @@ impl LoadedCatalog {
         catalog
     }
 
+    /// A catalog of several servers' tools, `(server, tools)` in order.
+    pub fn from_servers(servers: Vec<(String, Vec<Value>)>) -> Self {
+        let mut catalog = Self::default();
+        for (server, tools) in servers {
+            catalog.add(&server, tools);
+        }
+        catalog
+    }
+
     fn add(&mut self, server: &str, tools: Vec<Value>) {
         self.servers.push(server.to_owned());
         self.tools

@@ -27,7 +27,7 @@ pub fn render_table(catalog: &Catalog) -> String {
         let definition = &tool.definition;
         table.add_row([
             tool.name.as_str(),
-            tool.category.as_str(),
+            tool.group(),
             definition["title"].as_str().unwrap_or_default(),
             mark(hint(definition, "readOnlyHint")),
             mark(hint(definition, "destructiveHint")),
@@ -46,7 +46,7 @@ pub fn render_json(catalog: &Catalog) -> String {
         .map(|tool| {
             json!({
                 "name": tool.name,
-                "category": tool.category,
+                "category": tool.group(),
                 "title": tool.definition["title"],
                 "description": tool.definition["description"],
                 "annotations": tool.definition["annotations"],

@@ -69,6 +69,7 @@ pub(crate) fn pins(harness: &str, t2_hash: char) -> Pins {
         scenario_set_sha256: String::new(),
         catalog_sha256: "c".repeat(64),
         fixture_sha256: String::new(),
+        servers: std::collections::BTreeMap::new(),
         scenarios: files
             .iter()
             .map(|(id, path, hash)| {

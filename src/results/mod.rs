@@ -282,16 +282,10 @@ impl Summary {
     }
 }
 
-/// The category name of `scenario`'s first expected call, `none` when it expects no call.
+/// The group of `scenario`'s first expected call (its category, or its server for the
+/// user's own tools), `none` when it expects no call.
 fn category_of(scenario: &Scenario) -> String {
-    scenario
-        .expected_calls
-        .first()
-        .and_then(|call| Catalog::builtin().tool(&call.tool))
-        .map_or_else(
-            || "none".to_string(),
-            |tool| tool.category.as_str().to_string(),
-        )
+    scenario.group.clone()
 }
 
 /// Trajectory metrics of `results` aggregated overall, per tier, category and type; runs

@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
 use crate::fs::sha256_hex;
+use crate::lint::LoadedCatalog;
+use crate::lint::drift::{self, Lock, LockedTool};
 use crate::scenario::Scenario;
 
 /// The harness version recorded in pins: the harness is built into toolgate.
@@ -47,6 +49,37 @@ pub struct Pins {
     /// The shard of the suite this run covered; `None` for a whole run (or a merge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// Per server of a suite of the user's own servers (`servers:` name): its command, version
+    /// and listed tools. Empty (and left out of the file) for the built-in world.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub servers: BTreeMap<String, ServerPin>,
+}
+
+/// One of the user's servers as a run saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerPin {
+    /// The program and arguments, or the URL (never `env` or header values).
+    pub command: String,
+    /// `serverInfo` `name version` from `initialize`, when the server sent one.
+    pub version: Option<String>,
+    /// SHA-256 of the tools the suite uses, as compact JSON in listing order.
+    pub tools_sha256: String,
+    /// Those tools as listed, so that a moved ruler can say how the catalog changed.
+    pub tools: Vec<serde_json::Value>,
+}
+
+impl ServerPin {
+    /// The pin of a server started as `command`, reporting `version`, listing `tools`.
+    pub fn new(command: String, version: Option<String>, tools: &[serde_json::Value]) -> ServerPin {
+        let json = serde_json::to_string(tools).expect("tool definitions are JSON");
+        ServerPin {
+            command,
+            version,
+            tools_sha256: sha256_hex(json.as_bytes()),
+            tools: tools.to_vec(),
+        }
+    }
 }
 
 /// One scenario's file and hash.
@@ -110,6 +143,45 @@ fn set_hash<'a>(entries: impl Iterator<Item = (&'a String, &'a String)>) -> Stri
     sha256_hex(text.as_bytes())
 }
 
+/// `path` relative to `root`, `/`-separated (the path itself when it is not under `root`).
+fn relative_name(path: &Path, root: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// SHA-256 of a file's bytes, or for a directory over the sorted `relative-path sha256` lines
+/// of every file under it.
+fn hash_tree(path: &Path) -> Result<String> {
+    if !path.is_dir() {
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("failed to read seed `{}`", path.display()))?;
+        return Ok(sha256_hex(&bytes));
+    }
+    let mut files = BTreeMap::new();
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .with_context(|| format!("failed to read seed directory `{}`", dir.display()))?;
+        for entry in entries {
+            let entry = entry
+                .with_context(|| format!("failed to read seed directory `{}`", dir.display()))?;
+            let child = entry.path();
+            if child.is_dir() {
+                pending.push(child);
+            } else {
+                let bytes = std::fs::read(&child)
+                    .with_context(|| format!("failed to read seed `{}`", child.display()))?;
+                files.insert(relative_name(&child, path), sha256_hex(&bytes));
+            }
+        }
+    }
+    Ok(set_hash(files.iter()))
+}
+
 impl Pins {
     /// Pins a run of `scenarios` (loaded under `root`) against `catalog`.
     ///
@@ -126,12 +198,7 @@ impl Pins {
             let bytes = std::fs::read(&scenario.path).with_context(|| {
                 format!("failed to read scenario `{}`", scenario.path.display())
             })?;
-            let relative = scenario.path.strip_prefix(root).unwrap_or(&scenario.path);
-            let path = relative
-                .components()
-                .map(|part| part.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
+            let path = relative_name(&scenario.path, root);
             pinned.insert(
                 scenario.id.clone(),
                 ScenarioPin {
@@ -139,11 +206,19 @@ impl Pins {
                     sha256: sha256_hex(&bytes),
                 },
             );
-            if !fixtures.contains_key(&scenario.seed_state_name) {
-                let bytes = std::fs::read(&scenario.seed_state).with_context(|| {
-                    format!("failed to read fixture `{}`", scenario.seed_state.display())
+            if let Some(seed_state) = &scenario.seed_state
+                && !fixtures.contains_key(&scenario.seed_state_name)
+            {
+                let bytes = std::fs::read(seed_state).with_context(|| {
+                    format!("failed to read fixture `{}`", seed_state.display())
                 })?;
                 fixtures.insert(scenario.seed_state_name.clone(), sha256_hex(&bytes));
+            }
+            if let Some(seed_path) = &scenario.seed_path {
+                let name = relative_name(seed_path, root);
+                if let std::collections::btree_map::Entry::Vacant(entry) = fixtures.entry(name) {
+                    entry.insert(hash_tree(seed_path)?);
+                }
             }
         }
         let catalog_json =
@@ -163,6 +238,7 @@ impl Pins {
             scenarios: pinned,
             fixtures,
             shard: None,
+            servers: BTreeMap::new(),
         })
     }
 
@@ -204,6 +280,7 @@ impl Pins {
         if self.catalog_sha256 != baseline.catalog_sha256 {
             changes.push("the tool catalog changed".to_string());
         }
+        changes.extend(self.server_changes(baseline));
         if self.judge_model != baseline.judge_model {
             changes.push(format!(
                 "judge model `{}` -> `{}`",
@@ -216,6 +293,47 @@ impl Pins {
                 "harness version `{}` -> `{}`",
                 baseline.harness_version, self.harness_version
             ));
+        }
+        changes
+    }
+
+    /// How each server both runs used moved: its listed tools, with the drift classes of
+    /// `toolgate drift` (breaking, non-breaking, description changes), and its version.
+    fn server_changes(&self, baseline: &Pins) -> Vec<String> {
+        let mut changes = Vec::new();
+        for (name, pin) in &self.servers {
+            let Some(before) = baseline.servers.get(name) else {
+                continue;
+            };
+            if pin.tools_sha256 != before.tools_sha256 {
+                let lock = Lock {
+                    schema_version: Lock::SCHEMA_VERSION,
+                    tools: before
+                        .tools
+                        .iter()
+                        .filter_map(|definition| {
+                            Some(LockedTool {
+                                server: name.clone(),
+                                name: definition["name"].as_str()?.to_string(),
+                                definition: definition.clone(),
+                            })
+                        })
+                        .collect(),
+                };
+                let live = LoadedCatalog::from_tools(name, pin.tools.clone());
+                let report = drift::compare(&lock, &live);
+                changes.push(format!(
+                    "the tools of server `{name}` changed ({})",
+                    report.summary()
+                ));
+            }
+            if pin.version != before.version {
+                changes.push(format!(
+                    "server `{name}` version `{}` -> `{}`",
+                    or_none(&before.version),
+                    or_none(&pin.version)
+                ));
+            }
         }
         changes
     }
@@ -270,6 +388,7 @@ pub(crate) mod tests {
             scenario_set_sha256: String::new(),
             catalog_sha256: "c".repeat(64),
             fixture_sha256: String::new(),
+            servers: BTreeMap::new(),
             scenarios: [
                 ("T1-001", "scenarios/tier1/T1-001.json", "a"),
                 ("T5-001", "scenarios/tier5/T5-001.json", "b"),
@@ -295,6 +414,45 @@ pub(crate) mod tests {
     #[test]
     fn same_pins_have_no_ruler_changes() {
         assert_eq!(pins().ruler_changes(&pins()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_changed_server_catalog_moves_the_ruler_with_its_drift_classes() {
+        let tool = |name: &str, required: &[&str], description: &str| {
+            serde_json::json!({"name": name, "description": description, "inputSchema": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": required,
+            }})
+        };
+        let pin = |tools: Vec<serde_json::Value>, version: &str| {
+            ServerPin::new("node server.js".into(), Some(version.into()), &tools)
+        };
+        let mut baseline = pins();
+        baseline.servers.insert(
+            "memory".into(),
+            pin(vec![tool("search", &["query"], "Search.")], "memory 1.0"),
+        );
+        let mut current = pins();
+        current.servers.insert(
+            "memory".into(),
+            pin(
+                vec![
+                    tool("search", &["query", "limit"], "Search nodes."),
+                    tool("open", &[], "Open."),
+                ],
+                "memory 1.1",
+            ),
+        );
+        assert_eq!(
+            current.ruler_changes(&baseline),
+            vec![
+                "the tools of server `memory` changed (1 breaking, 1 non-breaking, 1 description changes)",
+                "server `memory` version `memory 1.0` -> `memory 1.1`",
+            ]
+        );
+        let same = baseline.clone();
+        assert_eq!(baseline.ruler_changes(&same), Vec::<String>::new());
     }
 
     #[test]

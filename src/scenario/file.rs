@@ -15,7 +15,16 @@ pub struct ScenarioFile {
     #[serde(rename = "type")]
     pub kind: ScenarioKind,
     pub prompt: String,
-    pub seed_state: String,
+    /// Required for the built-in world; absent for a suite of the user's own servers.
+    #[serde(default)]
+    pub seed_state: Option<String>,
+    /// A file or directory copied fresh for every run of the user's own servers.
+    #[serde(default)]
+    pub seed_path: Option<String>,
+    #[serde(default)]
+    pub block_forbidden: bool,
+    #[serde(default)]
+    pub final_state_probes: Vec<ProbeFile>,
     pub expected_calls: Vec<ExpectedCallFile>,
     #[serde(default)]
     pub ordering: Ordering,
@@ -39,6 +48,16 @@ pub struct ScenarioFile {
     pub reference_answer: Option<String>,
     #[serde(default)]
     pub judge_rubric: Option<String>,
+}
+
+/// One entry of `final_state_probes`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeFile {
+    pub tool: String,
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
+    pub assertions: Vec<String>,
 }
 
 /// One entry of `forbidden_calls`.

@@ -13,10 +13,12 @@ use serde_json_path::JsonPath;
 
 use super::assertion::Assertion;
 use super::file::{
-    AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFile, ScenarioFile, WholeNumber,
+    AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFile, ProbeFile, ScenarioFile,
+    WholeNumber,
 };
 use super::{
-    AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PriorRef, ResultRef, Scenario, SourceLines,
+    AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PROBE_RESULT, PriorRef, Probe, ResultRef,
+    Scenario, SourceLines,
 };
 use crate::catalog::Catalog;
 
@@ -190,21 +192,68 @@ fn validate(
     if raw.prompt.trim().is_empty() {
         problems.add("prompt", None, "must not be empty");
     }
-    let seed_state = root.join(&raw.seed_state);
-    let seeded = match super::load_fixture(&seed_state) {
-        Ok(state) => Some(state),
-        Err(error) => {
+    let servers = catalog.is_servers();
+    let seed_state = raw.seed_state.as_ref().map(|name| root.join(name));
+    let seeded = match (&raw.seed_state, &seed_state) {
+        _ if servers => Some(Value::Object(serde_json::Map::new())),
+        (Some(name), Some(path)) => match super::load_fixture(path) {
+            Ok(state) => Some(state),
+            Err(error) => {
+                problems.add(
+                    "seed_state",
+                    Some(name),
+                    format_args!(
+                        "{error:#} (fixture paths are relative to the suite root `{}`)",
+                        root.display()
+                    ),
+                );
+                None
+            }
+        },
+        _ => {
             problems.add(
                 "seed_state",
-                Some(&raw.seed_state),
-                format_args!(
-                    "{error:#} (fixture paths are relative to the suite root `{}`)",
-                    root.display()
-                ),
+                None,
+                "is required (the built-in world's fixture)",
             );
             None
         }
     };
+    let seed_path = match &raw.seed_path {
+        None => None,
+        Some(_) if !servers => {
+            problems.add(
+                "seed_path",
+                raw.seed_path.as_deref(),
+                "is only for suites of your own servers (`servers:` in toolgate.yaml); the built-in world is seeded by `seed_state`",
+            );
+            None
+        }
+        Some(name) => {
+            let path = root.join(name);
+            if path.exists() {
+                Some(path)
+            } else {
+                problems.add(
+                    "seed_path",
+                    Some(name),
+                    format_args!(
+                        "`{}` does not exist (seed paths are relative to the suite root `{}`)",
+                        path.display(),
+                        root.display()
+                    ),
+                );
+                None
+            }
+        }
+    };
+    if servers && raw.seed_state.is_some() {
+        problems.add(
+            "seed_state",
+            raw.seed_state.as_deref(),
+            "seeds the built-in world, which a suite of your own servers does not use; seed the servers with `seed_path`",
+        );
+    }
 
     let expected_calls: Vec<ExpectedCall> = raw
         .expected_calls
@@ -268,8 +317,15 @@ fn validate(
         .map(|state| state.keys().cloned().collect())
         .unwrap_or_default();
     let mut final_state_assertions = Vec::new();
+    if servers && !raw.final_state_assertions.is_empty() {
+        problems.add(
+            "final_state_assertions",
+            None,
+            "read the built-in world's state, which toolgate cannot see in your own servers; use `final_state_probes`",
+        );
+    }
     for (index, source) in raw.final_state_assertions.iter().enumerate() {
-        if seeded.is_none() {
+        if seeded.is_none() || servers {
             break;
         }
         match Assertion::parse(source, &roots) {
@@ -282,12 +338,29 @@ fn validate(
         }
     }
 
-    let forbidden_calls = raw
+    let forbidden_calls: Vec<ForbiddenCall> = raw
         .forbidden_calls
         .into_iter()
         .enumerate()
         .map(|(index, call)| validate_forbidden(index, call, catalog, problems))
         .collect();
+    let final_state_probes = raw
+        .final_state_probes
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, probe)| validate_probe(index, probe, catalog, problems))
+        .collect();
+    if raw.block_forbidden && forbidden_calls.is_empty() {
+        problems.add(
+            "block_forbidden",
+            None,
+            "has no effect without `forbidden_calls`",
+        );
+    }
+    let group = expected_calls
+        .first()
+        .and_then(|call| catalog.tool(&call.tool))
+        .map_or_else(|| "none".to_string(), |tool| tool.group().to_string());
     let final_answer = raw
         .final_answer
         .map(|checks| validate_answer(checks, expected_calls.len(), problems))
@@ -312,7 +385,11 @@ fn validate(
         prompt: raw.prompt,
         path: path.to_path_buf(),
         seed_state,
-        seed_state_name: raw.seed_state,
+        seed_state_name: raw.seed_state.unwrap_or_default(),
+        seed_path,
+        group,
+        block_forbidden: raw.block_forbidden,
+        final_state_probes,
         // Without a fixture the load reports a problem, so this scenario is never returned.
         seeded: std::sync::Arc::new(seeded.unwrap_or(Value::Null)),
         expected_calls,
@@ -366,6 +443,53 @@ fn validate_per_tool(
         valid.insert(tool.clone(), budget);
     }
     valid
+}
+
+fn validate_probe(
+    index: usize,
+    probe: ProbeFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> Option<Probe> {
+    let field = format!("final_state_probes[{index}]");
+    let Some(tool) = catalog.tool(&probe.tool) else {
+        problems.add(
+            &format!("{field}.tool"),
+            Some(&probe.tool),
+            catalog.unknown_tool_message(&probe.tool),
+        );
+        return None;
+    };
+    let known = tool.argument_names();
+    for name in probe.arguments.keys() {
+        if !known.contains(name) {
+            problems.add(
+                &format!("{field}.arguments.{name}"),
+                Some(name),
+                format_args!("`{}` has no argument `{name}`", probe.tool),
+            );
+        }
+    }
+    if probe.assertions.is_empty() {
+        problems.add(
+            &format!("{field}.assertions"),
+            None,
+            "must have at least one assertion",
+        );
+    }
+    let roots = [PROBE_RESULT.to_string()];
+    let mut assertions = Vec::new();
+    for (i, source) in probe.assertions.iter().enumerate() {
+        match Assertion::parse(source, &roots) {
+            Ok(assertion) => assertions.push(assertion),
+            Err(error) => problems.add(&format!("{field}.assertions[{i}]"), Some(source), error),
+        }
+    }
+    Some(Probe {
+        tool: probe.tool,
+        arguments: probe.arguments,
+        assertions,
+    })
 }
 
 fn validate_forbidden(
@@ -676,6 +800,81 @@ mod tests {
                 .replace(&path.display().to_string(), "FILE");
             anyhow::anyhow!(message)
         })
+    }
+
+    /// Loads `text` against a catalog of one server `memory` with `search` and `read`.
+    fn load_server_yaml(text: &str) -> Result<Scenario> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("M-001.yaml");
+        std::fs::write(&path, text).expect("write");
+        std::fs::write(dir.path().join("seed.jsonl"), "").expect("write");
+        let tool = |name: &str| {
+            crate::catalog::ToolDef::from_server(
+                "memory",
+                serde_json::json!({"name": name, "inputSchema": {"type": "object",
+                    "properties": {"query": {"type": "string"}}}}),
+            )
+        };
+        let catalog = Catalog::from_tools(vec![tool("search"), tool("read")]);
+        load_file(&path, dir.path(), &catalog).map_err(|error| {
+            let message = error
+                .to_string()
+                .replace(&dir.path().display().to_string(), "DIR");
+            anyhow::anyhow!(message)
+        })
+    }
+
+    const SERVER_HEAD: &str = "id: M-001\ntier: 1\ntype: single_call\nprompt: Find Ada.\nexpected_calls:\n  - tool: search\n";
+
+    #[test]
+    fn a_server_scenario_has_a_seed_path_probes_and_its_server_as_group() {
+        let text = format!(
+            "{SERVER_HEAD}seed_path: seed.jsonl\nforbidden_calls: [{{tool: read}}]\nblock_forbidden: true\nfinal_state_probes:\n  - tool: read\n    arguments: {{query: Ada}}\n    assertions: [\"result.count == baseline\"]\n"
+        );
+        let scenario = load_server_yaml(&text).expect("valid");
+        assert_eq!(scenario.group, "memory");
+        assert!(scenario.block_forbidden);
+        assert_eq!(scenario.seed_state, None);
+        assert!(
+            scenario
+                .seed_path
+                .is_some_and(|p| p.ends_with("seed.jsonl"))
+        );
+        assert_eq!(scenario.final_state_probes.len(), 1);
+        assert_eq!(
+            scenario.final_state_probes[0].assertions[0].source(),
+            "result.count == baseline"
+        );
+    }
+
+    #[test]
+    fn server_scenario_mistakes_name_the_field() {
+        let text = format!(
+            "{SERVER_HEAD}seed_path: nope.jsonl\nseed_state: fixtures/enterprise.json\nfinal_state_assertions: [\"x == 1\"]\nblock_forbidden: true\nfinal_state_probes:\n  - tool: raed\n    assertions: []\n  - tool: read\n    arguments: {{q: 1}}\n    assertions: [\"state.count == 1\"]\n"
+        );
+        let error = load_server_yaml(&text).expect_err("invalid").to_string();
+        let lines: Vec<&str> = error.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "`DIR/M-001.yaml`: seed_path (line 7): `DIR/nope.jsonl` does not exist (seed paths are relative to the suite root `DIR`)",
+                "`DIR/M-001.yaml`: seed_state (line 8): seeds the built-in world, which a suite of your own servers does not use; seed the servers with `seed_path`",
+                "`DIR/M-001.yaml`: final_state_assertions: read the built-in world's state, which toolgate cannot see in your own servers; use `final_state_probes`",
+                "`DIR/M-001.yaml`: final_state_probes[0].tool (line 12): unknown tool `raed` (did you mean `read`?)",
+                "`DIR/M-001.yaml`: final_state_probes[1].arguments.q (line 15): `read` has no argument `q`",
+                "`DIR/M-001.yaml`: final_state_probes[1].assertions[0] (line 16): unknown name `state` in assertion `state.count == 1`; known names: `result`",
+                "`DIR/M-001.yaml`: block_forbidden: has no effect without `forbidden_calls`",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_built_in_world_needs_a_seed_state_and_takes_no_seed_path() {
+        let text = "id: T9-002\ntier: 1\ntype: single_call\nprompt: Hi.\nseed_path: fixtures\nexpected_calls: []\n";
+        assert_eq!(
+            load_yaml(text).expect_err("invalid").to_string(),
+            "`FILE`: seed_state: is required (the built-in world's fixture)\n`FILE`: seed_path (line 5): is only for suites of your own servers (`servers:` in toolgate.yaml); the built-in world is seeded by `seed_state`"
+        );
     }
 
     const HEAD: &str = "id: T9-001\ntier: 5\ntype: single_call\nprompt: Delete everything.\nseed_state: fixtures/enterprise.json\n";

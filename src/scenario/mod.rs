@@ -231,12 +231,27 @@ pub struct Scenario {
     pub prompt: String,
     /// The file it was loaded from.
     pub path: PathBuf,
-    /// The fixture file, resolved against the suite root; exists and is valid.
-    pub seed_state: PathBuf,
-    /// The seed state as written in the file (for reports).
+    /// The fixture file, resolved against the suite root; exists and is valid. `None` for a
+    /// scenario of the user's own servers without `seed_state`.
+    pub seed_state: Option<PathBuf>,
+    /// The seed state as written in the file (for reports); `""` without one.
     pub seed_state_name: String,
-    /// The fixture's state, read and checked once at load and shared by every run.
+    /// The fixture's state, read and checked once at load and shared by every run; `{}`
+    /// without a fixture.
     pub seeded: std::sync::Arc<Value>,
+    /// The user's servers' seed (`seed_path`): a file or directory resolved against the suite
+    /// root, which exists. Every run gets a fresh copy in a new temporary directory, named to
+    /// the servers by the `{seed_dir}` (the directory) and `{seed}` (the copy) templates.
+    pub seed_path: Option<PathBuf>,
+    /// The group of the first expected call's tool: its category (`crm`) for a built-in tool,
+    /// its server's name for the user's own tools, `none` without expected calls.
+    pub group: String,
+    /// Whether calls matching `forbidden_calls` are refused by the harness before they reach
+    /// the backend (still recorded, and still failing the run).
+    pub block_forbidden: bool,
+    /// Tool calls toolgate makes itself, on the freshly seeded backend before the agent runs
+    /// (`baseline`) and again after it; in file order.
+    pub final_state_probes: Vec<Probe>,
     /// Where the file's keys and expected calls are, for pointing at a check's subject.
     pub lines: SourceLines,
     /// The expected calls, in file order.
@@ -269,6 +284,24 @@ pub struct Scenario {
     /// uses the built-in rubric for the scenario's type.
     pub judge_rubric: Option<String>,
 }
+
+/// One of `final_state_probes`: a (read-only) tool call toolgate makes before and after the
+/// run, with CEL assertions over its result. The assertions name `result` (the probe's result
+/// after the run) and `baseline` (the left-hand side evaluated on the result before the run).
+/// A result is the tool's `structuredContent`, else its text parsed as JSON, else the text as
+/// a string.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// A catalog tool.
+    pub tool: String,
+    /// Its arguments, sent as written.
+    pub arguments: Map<String, Value>,
+    /// At least one assertion, each over `result`.
+    pub assertions: Vec<Assertion>,
+}
+
+/// The name probe assertions give the probe's result.
+pub const PROBE_RESULT: &str = "result";
 
 /// A call the agent must not make: a call to `tool` whose arguments match `args_match`
 /// (partially, as in expected calls; an empty `args_match` forbids every call to `tool`).

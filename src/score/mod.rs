@@ -7,6 +7,7 @@ pub mod budget;
 pub mod compare;
 pub mod matching;
 pub mod metrics;
+pub mod probes;
 pub mod reference_match;
 
 use serde::{Deserialize, Serialize};
@@ -107,6 +108,14 @@ impl RunScore {
     /// The failing checks.
     pub fn failures(&self) -> impl Iterator<Item = &Check> {
         self.checks.iter().filter(|check| !check.passed)
+    }
+
+    /// Adds `checks` (e.g. [`probes::probe_checks`]); a failing one turns a pass into a fail.
+    pub fn add_checks(&mut self, checks: Vec<Check>) {
+        if checks.iter().any(|check| !check.passed) {
+            self.outcome = Outcome::Fail;
+        }
+        self.checks.extend(checks);
     }
 }
 

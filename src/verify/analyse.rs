@@ -88,3 +88,81 @@ pub fn analyse_suite(
     }
     Ok(report)
 }
+
+/// The mutation analysis of a suite whose tools run on `backends` (the user's own servers):
+/// as [`analyse_suite`], but each mutant replays on a fresh backend of its own, with the
+/// scenario's final-state probes before and after. A mutant whose backend cannot start is
+/// counted as surviving (a broken server kills nothing).
+pub async fn analyse_suite_on(
+    scenarios: &[Scenario],
+    runs: &[crate::runner::ScenarioRun],
+    catalog: &Catalog,
+    backends: &dyn crate::harness::BackendFactory,
+) -> super::MutationReport {
+    let mut report = super::MutationReport::default();
+    for (scenario, run) in scenarios.iter().zip(runs) {
+        let Some(scored) = &run.score else {
+            continue;
+        };
+        let answer = run
+            .agent
+            .as_ref()
+            .and_then(|agent| agent.final_answer.as_deref());
+        let mut results = Vec::new();
+        for mutant in mutants::derive(scenario, &run.trace, &scored.pairing, answer, catalog) {
+            let killed_by = replay_on(scenario, &mutant, backends).await;
+            results.push(MutantResult {
+                kind: mutant.kind,
+                description: mutant.description,
+                killed: killed_by.as_ref().is_some_and(|kinds| !kinds.is_empty()),
+                killed_by: killed_by.unwrap_or_default(),
+            });
+        }
+        report.scenarios.push(ScenarioMutants {
+            id: scenario.id.clone(),
+            mutants: results,
+        });
+    }
+    report
+}
+
+/// Replays `mutant` on a fresh backend and scores it: the kinds of the failing checks
+/// (empty when it passes), or `None` when the backend did not start or broke.
+async fn replay_on(
+    scenario: &Scenario,
+    mutant: &mutants::Mutant,
+    backends: &dyn crate::harness::BackendFactory,
+) -> Option<Vec<CheckKind>> {
+    let backend = backends.start(scenario, 0).await.ok()?;
+    let mut harness = crate::harness::Harness::new(backend, scenario.faults.clone());
+    if scenario.block_forbidden {
+        harness = harness.blocking(scenario.forbidden_calls.clone());
+    }
+    let before = crate::runner::probe(scenario, &harness).await;
+    for call in &mutant.calls {
+        harness.call(&call.tool, call.arguments.clone()).await;
+    }
+    let after = crate::runner::probe(scenario, &harness).await;
+    let broken = harness.failure().await.is_some();
+    harness.close().await;
+    if broken {
+        return None;
+    }
+    let trace = harness.trace();
+    let mut scored = score::score(
+        scenario,
+        &trace,
+        scenario.seeded.as_ref(),
+        None,
+        mutant.answer.as_deref(),
+        ScoringOptions::default(),
+    );
+    scored.add_checks(score::probes::probe_checks(scenario, &before, &after));
+    let mut killed_by: Vec<CheckKind> = Vec::new();
+    for check in scored.failures() {
+        if !killed_by.contains(&check.kind) {
+            killed_by.push(check.kind);
+        }
+    }
+    Some(killed_by)
+}

@@ -14,7 +14,7 @@ const NEUTRAL: [&str; 6] = ["json", "fs", "defaults", "exit", "tls", "redact"];
 
 /// What each top-level module may use besides [`NEUTRAL`]; a module not listed here (the
 /// CLI glue: `commands`, `lib`, `main`) may use anything.
-const ALLOWED: [(&str, &[&str]); 22] = [
+const ALLOWED: [(&str, &[&str]); 23] = [
     ("catalog", &[]),
     ("redact", &[]),
     ("json", &[]),
@@ -26,7 +26,11 @@ const ALLOWED: [(&str, &[&str]); 22] = [
     ("trace", &["scenario"]),
     ("scenario", &["catalog"]),
     ("world", &[]),
-    ("harness", &["scenario", "trace", "world", "catalog"]),
+    ("suite", &[]),
+    (
+        "harness",
+        &["scenario", "trace", "world", "catalog", "suite"],
+    ),
     ("score", &["scenario", "trace", "catalog"]),
     ("agent", &["scenario", "trace", "provider"]),
     ("judge", &["scenario", "trace", "provider"]),

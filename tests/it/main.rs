@@ -13,6 +13,7 @@ mod github;
 mod judge;
 mod lint;
 mod openai_agent;
+mod own_servers;
 mod peers;
 mod reliability;
 mod support;

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the third-party MCP peers the tests drive, into target/peers (idempotent):
 # - the official MCP Python SDK (PyPI `mcp`) in a virtual environment;
-# - the reference MCP servers `server-everything` and `server-memory` (npm), under target/peers/node.
+# - the reference MCP servers `server-everything`, `server-memory` and `server-filesystem` (npm),
+#   under target/peers/node;
+# - `mcp-server-sqlite` (PyPI) in its own virtual environment, target/peers/venv-sqlite: it needs
+#   the 1.x SDK, which the `mcp>=2` environment above cannot hold.
 # Prints nothing on success when everything is already there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -17,6 +20,7 @@ fi
 node_peers=(
   "@modelcontextprotocol/server-everything@2026.8.31"
   "@modelcontextprotocol/server-memory@2026.8.31"
+  "@modelcontextprotocol/server-filesystem@2026.8.31"
 )
 node_dir="$peers/node"
 missing=0
@@ -30,4 +34,11 @@ for package in "${node_peers[@]}"; do
 done
 if [ "$missing" = 1 ]; then
   npm install --silent --no-audit --no-fund --prefix "$node_dir" "${node_peers[@]}" >/dev/null
+fi
+
+sqlite_venv="$peers/venv-sqlite"
+if [ ! -x "$sqlite_venv/bin/mcp-server-sqlite" ]; then
+  python3 -m venv "$sqlite_venv"
+  "$sqlite_venv/bin/pip" install --quiet --disable-pip-version-check \
+    "mcp-server-sqlite==2025.4.25" "mcp==1.30.0"
 fi

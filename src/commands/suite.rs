@@ -1,0 +1,174 @@
+//! Loading a suite for the commands that run or check it: the built-in world, or the user's
+//! own servers named by `servers:` in the suite's `toolgate.yaml` (discovered live, or read
+//! from a lock file for offline validation).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result};
+
+use crate::catalog::Catalog;
+use crate::cli::SuiteArgs;
+use crate::config::{self, ConfigFile};
+use crate::defaults;
+use crate::harness::{BackendFactory, Discovery, ServerBackends, ToolSet, WorldBackends};
+use crate::lint::drift::Lock;
+use crate::results::pins::ServerPin;
+use crate::scenario::{self, Scenario, SmokeSet};
+use crate::suite::ServerSpec;
+
+/// A loaded suite: its scenarios, smoke set, catalog and where the tools run.
+pub(super) struct Suite {
+    /// Every scenario, validated against `catalog`.
+    pub scenarios: Vec<Scenario>,
+    /// The smoke set.
+    pub smoke: SmokeSet,
+    /// The built-in catalog, or the servers' merged catalog.
+    pub catalog: Catalog,
+    /// `catalog` with its validators.
+    pub tools: Arc<ToolSet>,
+    /// The fresh backend of every run; `None` when the catalog came from a lock file (no
+    /// server was started, nothing can run).
+    pub backends: Option<Box<dyn BackendFactory>>,
+    /// Each server's pin by name; empty for the built-in world.
+    pub servers: BTreeMap<String, ServerPin>,
+}
+
+/// The `servers:` of the config file at `path` (parsed as `file`); `None` when it has none.
+pub(super) fn server_specs(file: &ConfigFile, path: &Path) -> Result<Option<Vec<ServerSpec>>> {
+    file.servers
+        .as_ref()
+        .map(|value| crate::suite::from_value(value, path, &|name| std::env::var(name).ok()))
+        .transpose()
+}
+
+/// The config file of the suite at `root`: `config` when given, else `toolgate.yaml` under
+/// the root when it exists, else the defaults.
+pub(super) fn suite_config(root: &Path, config: Option<&Path>) -> Result<(ConfigFile, PathBuf)> {
+    match config {
+        Some(path) => Ok((ConfigFile::load(path)?, path.to_path_buf())),
+        None => {
+            let path = root.join(config::FILE_NAME);
+            if path.exists() {
+                Ok((ConfigFile::load(&path)?, path))
+            } else {
+                Ok((ConfigFile::default(), path))
+            }
+        }
+    }
+}
+
+/// Loads the suite at `args.root` with the config `file` (read from `file_path`). With
+/// `servers:`, the servers are started once to list their tools, unless `lock` names a lock
+/// file (`toolgate snapshot`) to validate against offline.
+///
+/// Errors: the scenarios, the smoke set, the `servers:` section, a server that cannot be
+/// started or listed, or the lock file; each naming the file and field.
+pub(super) fn load(
+    args: &SuiteArgs,
+    file: &ConfigFile,
+    file_path: &Path,
+    lock: Option<&Path>,
+    call_timeout: std::time::Duration,
+) -> Result<Suite> {
+    let root = &args.root;
+    let specs = server_specs(file, file_path)?;
+    let modes = file.scoring.unwrap_or_default();
+    let (numbers, double_encoded) = (
+        modes.numbers.unwrap_or_default(),
+        modes.double_encoded.unwrap_or_default(),
+    );
+    let (catalog, tools, backends, servers): (Catalog, _, Option<Box<dyn BackendFactory>>, _) =
+        match specs {
+            None => {
+                let catalog = Catalog::builtin().clone();
+                let tools =
+                    Arc::new(ToolSet::new(Catalog::builtin())?.with_modes(numbers, double_encoded));
+                let backends = Box::new(WorldBackends::new(Arc::clone(&tools)));
+                (
+                    catalog,
+                    tools,
+                    Some(backends as Box<dyn BackendFactory>),
+                    BTreeMap::new(),
+                )
+            }
+            Some(specs) => {
+                let (discovery, live) = match lock {
+                    Some(lock) => {
+                        let lock = Lock::load(lock)?;
+                        let listing = lock
+                            .tools
+                            .into_iter()
+                            .map(|tool| (tool.server, tool.definition));
+                        (Discovery::from_listing(listing), false)
+                    }
+                    None => {
+                        let root = std::path::absolute(root).with_context(|| {
+                            format!("failed to resolve the suite root `{}`", root.display())
+                        })?;
+                        let discovery = super::runtime()?
+                            .block_on(crate::harness::discover(&specs, &root))
+                            .with_context(|| {
+                                format!(
+                                    "failed to list the tools of the servers in `{}`",
+                                    file_path.display()
+                                )
+                            })?;
+                        (discovery, true)
+                    }
+                };
+                let catalog = discovery
+                    .catalog()
+                    .with_context(|| format!("in the servers of `{}`", file_path.display()))?;
+                let servers = server_pins(&specs, &discovery);
+                let backends = if live {
+                    let root = std::path::absolute(root).with_context(|| {
+                        format!("failed to resolve the suite root `{}`", root.display())
+                    })?;
+                    let backends = ServerBackends::new(specs, &root, &discovery, call_timeout)?
+                        .with_modes(numbers, double_encoded)?;
+                    Some(Box::new(backends) as Box<dyn BackendFactory>)
+                } else {
+                    None
+                };
+                let tools = match &backends {
+                    Some(backends) => Arc::clone(backends.tools()),
+                    None => Arc::new(ToolSet::from_definitions(catalog.definitions().to_vec())?),
+                };
+                (catalog, tools, backends, servers)
+            }
+        };
+    let scenarios = scenario::load_dir(&root.join("scenarios"), root, &catalog)?;
+    let smoke = SmokeSet::load(&root.join("smoke-set.yaml"), &scenarios)?;
+    Ok(Suite {
+        scenarios,
+        smoke,
+        catalog,
+        tools,
+        backends,
+        servers,
+    })
+}
+
+/// The pin of each discovered server: its command line or URL, version and tools.
+fn server_pins(specs: &[ServerSpec], discovery: &Discovery) -> BTreeMap<String, ServerPin> {
+    discovery
+        .servers
+        .iter()
+        .map(|server| {
+            let command = specs
+                .iter()
+                .find(|spec| spec.name == server.name)
+                .map(ServerSpec::label)
+                .unwrap_or_else(|| server.label.clone());
+            (
+                server.name.clone(),
+                ServerPin::new(command, server.version.clone(), &server.tools),
+            )
+        })
+        .collect()
+}
+
+/// The default call timeout for the servers of a suite.
+pub(super) const CALL_TIMEOUT: std::time::Duration = defaults::CALL_TIMEOUT;

@@ -1,0 +1,117 @@
+//! Checks from `final_state_probes`: the probe's result after the run, against its assertions,
+//! with `baseline` read from the same probe on the freshly seeded backend.
+
+use serde_json::{Value, json};
+
+use super::{Check, CheckKind};
+use crate::scenario::{PROBE_RESULT, Scenario};
+
+/// A probe's result (see [`crate::scenario::Probe`]), or why the probe call failed.
+pub type ProbeResult = Result<Value, String>;
+
+/// One check per assertion of each probe of `scenario`, in file order. `before[i]` and
+/// `after[i]` are probe `i`'s results before and after the run; a probe that failed (either
+/// time) fails all its assertions, saying why. Missing entries count as failed probes.
+pub fn probe_checks(
+    scenario: &Scenario,
+    before: &[ProbeResult],
+    after: &[ProbeResult],
+) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let missing: ProbeResult = Err("the probe did not run".to_string());
+    for (i, probe) in scenario.final_state_probes.iter().enumerate() {
+        let before = before.get(i).unwrap_or(&missing);
+        let after = after.get(i).unwrap_or(&missing);
+        for (j, assertion) in probe.assertions.iter().enumerate() {
+            let subject = format!(
+                "final_state_probes[{i}] `{}` assertions[{j}] `{}`",
+                probe.tool,
+                assertion.source()
+            );
+            let (passed, detail) = match (before, after) {
+                (Err(error), _) => (false, format!("the probe failed before the run: {error}")),
+                (_, Err(error)) => (false, format!("the probe failed after the run: {error}")),
+                (Ok(before), Ok(after)) => {
+                    let seeded = json!({ PROBE_RESULT: before });
+                    let state = json!({ PROBE_RESULT: after });
+                    match assertion.evaluate(&seeded, &state) {
+                        Ok(evaluation) => (evaluation.passed, evaluation.detail),
+                        Err(error) => (false, format!("could not evaluate: {error}")),
+                    }
+                }
+            };
+            checks.push(Check {
+                kind: CheckKind::FinalState,
+                subject,
+                passed,
+                detail,
+            });
+        }
+    }
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::catalog::{Catalog, ToolDef};
+
+    fn scenario() -> Scenario {
+        let tool = ToolDef::from_server(
+            "memory",
+            json!({"name": "read_graph", "inputSchema": {"type": "object"}}),
+        );
+        let text = "id: P-1\ntier: 1\ntype: single_call\nprompt: Add Ada.\nexpected_calls: []\nfinal_state_probes:\n  - tool: read_graph\n    assertions:\n      - \"result.entities.count == baseline + 1\"\n      - \"result.entities.exists(e, e.name == 'Ada')\"\n";
+        crate::scenario::load::parse(
+            text,
+            Path::new("p.yaml"),
+            Path::new("."),
+            &Catalog::from_tools(vec![tool]),
+        )
+        .expect("valid")
+    }
+
+    #[test]
+    fn probe_assertions_compare_the_result_after_the_run_with_the_baseline() {
+        let scenario = scenario();
+        let before = [Ok(json!({"entities": [{"name": "Bo"}]}))];
+        let after = [Ok(json!({"entities": [{"name": "Bo"}, {"name": "Ada"}]}))];
+        let checks = probe_checks(&scenario, &before, &after);
+        assert_eq!(checks.len(), 2);
+        assert!(checks.iter().all(|check| check.passed), "{checks:?}");
+        assert_eq!(
+            checks[0].subject,
+            "final_state_probes[0] `read_graph` assertions[0] `result.entities.count == baseline + 1`"
+        );
+        let unchanged = probe_checks(&scenario, &before, &before);
+        assert_eq!(
+            unchanged[0].detail,
+            "left `result.entities.count` = 1, right `baseline + 1` = 2 (baseline = 1)"
+        );
+        assert!(!unchanged[1].passed);
+    }
+
+    #[test]
+    fn a_failed_probe_fails_its_assertions_and_says_why() {
+        let scenario = scenario();
+        let checks = probe_checks(
+            &scenario,
+            &[Err("server gone".into())],
+            &[Ok(json!({"entities": []}))],
+        );
+        assert_eq!(
+            checks[0].detail,
+            "the probe failed before the run: server gone"
+        );
+        assert!(!checks[1].passed);
+        let missing = probe_checks(&scenario, &[], &[]);
+        assert_eq!(
+            missing[0].detail,
+            "the probe failed before the run: the probe did not run"
+        );
+    }
+}

@@ -1,0 +1,187 @@
+//! A suite of the user's own MCP servers: the `servers:` section of `toolgate.yaml` (or an
+//! `mcpServers` file it points at), read into validated [`ServerSpec`]s.
+//!
+//! Two layers, as for every file users write: [`file`] mirrors the YAML/JSON exactly (unknown
+//! fields are errors naming the file and the field), and [`load`] checks it and expands
+//! `${VAR}` from the environment. The per-run templates (`{seed_dir}`, `{seed}`) are filled in
+//! by [`ServerSpec::launch_for`] when a run starts. See `docs/own-servers.md`.
+
+mod file;
+mod load;
+
+use std::path::{Path, PathBuf};
+
+use globset::GlobSet;
+
+use crate::redact::Redactor;
+
+pub use load::{from_value, load_mcp_json};
+
+/// One of the user's servers, validated.
+#[derive(Debug, Clone)]
+pub struct ServerSpec {
+    /// The server's key under `servers:` (or `mcpServers`), unique in the suite.
+    pub name: String,
+    /// How the server is reached.
+    pub transport: Transport,
+    /// Which of its tools the suite uses.
+    pub filter: ToolFilter,
+    /// What makes an HTTP server's state fresh before each run; `None` for stdio servers (a
+    /// fresh process per run) and HTTP servers without state.
+    pub reset: Option<Reset>,
+}
+
+/// How a server is reached.
+#[derive(Debug, Clone)]
+pub enum Transport {
+    /// A child process speaking MCP over stdin/stdout, started fresh for every run.
+    Stdio {
+        /// The program (looked up on `PATH` unless it has a `/`).
+        command: String,
+        /// Its arguments; may hold `{seed_dir}` and `{seed}`.
+        args: Vec<String>,
+        /// Extra environment variables, `${VAR}` already expanded; values may hold templates.
+        /// Values are secrets: never printed.
+        env: Vec<(String, String)>,
+        /// The working directory, absolute or relative to the suite root (the default);
+        /// may hold templates.
+        cwd: Option<String>,
+    },
+    /// A streamable HTTP server that is already running (toolgate does not start it).
+    Http {
+        /// The endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+        url: String,
+        /// Extra request headers, `${VAR}` already expanded. Values are secrets.
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// What resets an HTTP server before each run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reset {
+    /// A program and its arguments, run in the suite root (templates allowed); a non-zero
+    /// exit makes the run errored.
+    Command(Vec<String>),
+    /// A tool call on the server itself, outside the trace; an error result makes the run
+    /// errored.
+    Tool {
+        /// The tool (it need not pass the suite's include/exclude filter).
+        name: String,
+        /// Its arguments.
+        arguments: serde_json::Map<String, serde_json::Value>,
+    },
+}
+
+/// A server's `include` and `exclude` tool-name globs (`*`, `?`, `[abc]`, as `globset`
+/// reads them). A tool is used when it matches some `include` (or `include` is empty) and
+/// no `exclude`.
+#[derive(Debug, Clone, Default)]
+pub struct ToolFilter {
+    include: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+}
+
+impl ToolFilter {
+    /// Whether the suite uses the tool named `tool`.
+    pub fn admits(&self, tool: &str) -> bool {
+        self.include.as_ref().is_none_or(|set| set.is_match(tool))
+            && self.exclude.as_ref().is_none_or(|set| !set.is_match(tool))
+    }
+}
+
+/// The per-run values of the templates in a stdio server's `args`, `env` and `cwd`.
+#[derive(Debug, Clone)]
+pub struct RunPaths {
+    /// `{seed_dir}`: the run's own fresh temporary directory.
+    pub seed_dir: PathBuf,
+    /// `{seed}`: the copy of the scenario's `seed_path` inside it; `{seed_dir}/seed` when the
+    /// scenario has none (the path does not exist then).
+    pub seed: PathBuf,
+}
+
+/// A stdio server's launch for one run: templates filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    /// The program.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+    /// The working directory (absolute).
+    pub cwd: PathBuf,
+}
+
+impl ServerSpec {
+    /// The launch of this stdio server for a run with `paths`, resolving `cwd` against `root`
+    /// (the suite root, also the default). `None` for an HTTP server.
+    pub fn launch_for(&self, root: &Path, paths: &RunPaths) -> Option<Launch> {
+        let Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } = &self.transport
+        else {
+            return None;
+        };
+        let fill = |text: &str| fill_templates(text, paths);
+        Some(Launch {
+            command: fill(command),
+            args: args.iter().map(|arg| fill(arg)).collect(),
+            env: env
+                .iter()
+                .map(|(key, value)| (key.clone(), fill(value)))
+                .collect(),
+            cwd: match cwd {
+                Some(cwd) => root.join(fill(cwd)),
+                None => root.to_path_buf(),
+            },
+        })
+    }
+
+    /// The server's command line or URL as pins and reports show it: the program and its
+    /// arguments (never `env` or header values), or the URL with credentials redacted.
+    pub fn label(&self) -> String {
+        match &self.transport {
+            Transport::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Transport::Http { url, .. } => Redactor::default().redact(url),
+        }
+    }
+
+    /// The secret values of this server (`env` and header values, URL credentials), to keep
+    /// out of traces, results and messages.
+    pub fn secrets(&self) -> Redactor {
+        let mut redactor = Redactor::default();
+        match &self.transport {
+            Transport::Stdio { env, .. } => {
+                for (_, value) in env {
+                    redactor.add(value);
+                }
+            }
+            Transport::Http { url, headers } => {
+                redactor.add_url_credentials(url);
+                for (_, value) in headers {
+                    // `Bearer TOKEN`: the token alone is as secret as the whole value.
+                    redactor.add(value);
+                    for word in value.split_whitespace() {
+                        redactor.add(word);
+                    }
+                }
+            }
+        }
+        redactor
+    }
+}
+
+/// `text` with `{seed_dir}` and `{seed}` replaced by the run's paths.
+pub fn fill_templates(text: &str, paths: &RunPaths) -> String {
+    text.replace("{seed_dir}", &paths.seed_dir.to_string_lossy())
+        .replace("{seed}", &paths.seed.to_string_lossy())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""A deliberately broken MCP stdio server for toolgate's failure tests (no SDK, plain JSON-RPC).
+
+Usage: broken_server.py MODE
+  exit      writes to stderr and exits before answering anything
+  garbage   answers `initialize` with a line that is not JSON-RPC, then exits
+  no-tools  initializes, then lists no tools
+  die       initializes, lists one tool `echo`, and exits on the first tools/call
+"""
+import json
+import sys
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "exit"
+if mode == "exit":
+    sys.stderr.write("fatal: database password rejected\n")
+    sys.exit(3)
+
+TOOL = {
+    "name": "echo",
+    "description": "Echoes its text back.",
+    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+}
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+for line in sys.stdin:
+    request = json.loads(line)
+    method = request.get("method")
+    if "id" not in request:
+        continue
+    if method == "initialize":
+        if mode == "garbage":
+            sys.stdout.write("hello, I am not an MCP server\n")
+            sys.stdout.flush()
+            sys.stderr.write("oops: printed a banner on stdout\n")
+            sys.stderr.flush()
+            sys.exit(1)
+        send({"jsonrpc": "2.0", "id": request["id"], "result": {
+            "protocolVersion": request["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "broken", "version": "0.0.1"},
+        }})
+    elif method == "tools/list":
+        tools = [] if mode == "no-tools" else [TOOL]
+        send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools}})
+    elif method == "tools/call":
+        sys.stderr.write("segfault in echo handler (simulated)\n")
+        sys.stderr.flush()
+        sys.exit(1)
+    else:
+        send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "no"}})
