@@ -68,6 +68,8 @@ pub struct ConfigFile {
     pub max_attempts: Option<u32>,
     /// The scoring modes; each is shown in the results and the reports.
     pub scoring: Option<ScoringFile>,
+    /// `openai` agent: ask for streamed responses (default false).
+    pub stream: Option<bool>,
 }
 
 /// The `scoring:` section of `toolgate.yaml`. Every key is optional; unknown keys are errors.
@@ -153,6 +155,8 @@ pub struct Settings {
     /// The scoring modes from the file (each its default when absent); the omitted-defaults
     /// rule comes from `--omitted-defaults`.
     pub scoring: ScoringFile,
+    /// `openai` agent: streamed responses (`--stream` or `stream: true`).
+    pub stream: bool,
 }
 
 impl Settings {
@@ -235,6 +239,7 @@ impl Settings {
             },
             max_attempts: file.max_attempts.unwrap_or(defaults::MAX_ATTEMPTS),
             scoring: file.scoring.unwrap_or_default(),
+            stream: args.stream || file.stream.unwrap_or(false),
         };
         // A bad value names where it came from: the file's key unless a flag overrode it.
         let origin = |key: &str, from_file: bool| {

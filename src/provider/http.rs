@@ -199,7 +199,19 @@ impl JsonEndpoint {
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|value| value.to_str().ok())
             .and_then(parse_retry_after);
+        let is_event_stream = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|kind| kind.starts_with("text/event-stream"));
         let bytes = self.read_body(response).await?;
+        if status.is_success() && is_event_stream {
+            return event_payloads(&bytes).map_err(|message| Failure {
+                error: ProviderError::BadResponse(self.redact(&message)),
+                is_retryable: false,
+                retry_after: None,
+            });
+        }
         if !status.is_success() {
             let message = self.redact(&error_text(&bytes, status));
             return Err(Failure {
@@ -266,6 +278,38 @@ impl JsonEndpoint {
     pub(crate) fn redact(&self, text: &str) -> String {
         self.redactor.redact_and_cut(text, MAX_ERROR_CHARS)
     }
+}
+
+/// The `data` payloads of a server-sent event stream (a streamed model response), each parsed
+/// as JSON, as one JSON array in stream order. Lines of one event are joined with `\n`;
+/// comments, `event:`/`id:` lines and the final `[DONE]` are left out. `Err` names the first
+/// payload that is not JSON.
+fn event_payloads(bytes: &[u8]) -> Result<Value, String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut payloads = Vec::new();
+    let mut data: Vec<&str> = Vec::new();
+    let mut flush = |data: &mut Vec<&str>| -> Result<(), String> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let joined = data.join("\n");
+        data.clear();
+        if joined.trim() == "[DONE]" {
+            return Ok(());
+        }
+        serde_json::from_str(&joined)
+            .map(|value| payloads.push(value))
+            .map_err(|error| format!("stream event is not JSON ({error}): `{joined}`"))
+    };
+    for line in text.lines() {
+        if line.is_empty() {
+            flush(&mut data)?;
+        } else if let Some(rest) = line.strip_prefix("data:") {
+            data.push(rest.strip_prefix(' ').unwrap_or(rest));
+        }
+    }
+    flush(&mut data)?;
+    Ok(Value::Array(payloads))
 }
 
 /// A `Retry-After` in seconds (fractions allowed), capped at `MAX_RETRY_AFTER`; HTTP dates are
