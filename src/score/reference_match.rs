@@ -99,6 +99,7 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
         unknown_tool: false,
         violations: Vec::new(),
         notes: Vec::new(),
+        output_violations: Vec::new(),
     }
 }
 
