@@ -357,7 +357,10 @@ mod tests {
             canonical(&json!({"b": 1, "a": {"d": 2.0, "c": [3, 1.5]}})),
             r#"{"a":{"c":[3,1.5],"d":2},"b":1}"#
         );
-        assert!(same_value(&json!({"limit": 1, "q": "x"}), &json!({"q": "x", "limit": 1.0})));
+        assert!(same_value(
+            &json!({"limit": 1, "q": "x"}),
+            &json!({"q": "x", "limit": 1.0})
+        ));
         assert!(!same_value(&json!([1, 2]), &json!([2, 1])));
         assert!(!same_value(&json!({"n": 1}), &json!({"n": "1"})));
     }

@@ -295,7 +295,10 @@ mod tests {
         let answer = harness
             .call("update", args(json!({"changes": "{\"title\": \"x\"}"})))
             .await;
-        assert_eq!(answer, ToolAnswer::Success(json!({"changes": {"title": "x"}})));
+        assert_eq!(
+            answer,
+            ToolAnswer::Success(json!({"changes": {"title": "x"}}))
+        );
         harness.call("update", args(json!({"changes": {}}))).await;
         let trace = harness.trace();
         assert_eq!(
@@ -323,8 +326,12 @@ mod tests {
             reached: Arc::new(AtomicUsize::new(0)),
         };
         let harness = Harness::new(Box::new(backend), Vec::new());
-        harness.call("echo", args(json!({"n": "one", "s": 2}))).await;
-        harness.call("echo", args(json!({"n": 1.0, "s": "x"}))).await;
+        harness
+            .call("echo", args(json!({"n": "one", "s": 2})))
+            .await;
+        harness
+            .call("echo", args(json!({"n": 1.0, "s": "x"})))
+            .await;
         harness.call("upstream", args(json!({}))).await;
         let trace = harness.trace();
         let mut pointers: Vec<&str> = trace[0]

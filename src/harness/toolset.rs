@@ -247,7 +247,11 @@ pub fn nullable_type(schema: &Value) -> Option<String> {
             None => "schema".to_owned(),
         });
     }
-    match schema.get("type").and_then(Value::as_array).map(Vec::as_slice) {
+    match schema
+        .get("type")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    {
         Some([Value::String(a), Value::String(b)]) if b == "null" && a != "null" => Some(a.clone()),
         Some([Value::String(a), Value::String(b)]) if a == "null" && b != "null" => Some(b.clone()),
         _ => None,
@@ -266,7 +270,9 @@ fn float_integers(schema: &Value, value: &Value, pointer: &str, out: &mut Vec<Vi
         _ => false,
     };
     match value {
-        Value::Number(number) if integer_only && number.as_i64().is_none() && number.as_u64().is_none() => {
+        Value::Number(number)
+            if integer_only && number.as_i64().is_none() && number.as_u64().is_none() =>
+        {
             out.push(Violation {
                 class: ArgumentErrorClass::TypeError,
                 pointer: pointer.to_owned(),
@@ -416,7 +422,9 @@ mod tests {
         let args = json!({"query": "Jo", "limit": 3.0});
         let args = args.as_object().expect("object");
         let schema_mode = ToolSet::new(Catalog::builtin()).expect("compiles");
-        let check = schema_mode.check("crm_search_contacts", args).expect("a tool");
+        let check = schema_mode
+            .check("crm_search_contacts", args)
+            .expect("a tool");
         assert_eq!((check.violations.clone(), check.refusal), (vec![], None));
         let bfcl = ToolSet::new(Catalog::builtin())
             .expect("compiles")
@@ -432,7 +440,9 @@ mod tests {
         );
         assert_eq!(
             check.refusal.as_deref(),
-            Some("invalid arguments for `crm_search_contacts`: `/limit`: 3.0 is a float, not an integer literal (numbers: bfcl)")
+            Some(
+                "invalid arguments for `crm_search_contacts`: `/limit`: 3.0 is a float, not an integer literal (numbers: bfcl)"
+            )
         );
         let whole = json!({"query": "Jo", "limit": 3});
         let check = bfcl.check("crm_search_contacts", whole.as_object().expect("object"));
@@ -451,7 +461,12 @@ mod tests {
         let mut arguments = sent.as_object().cloned().expect("object");
         assert!(!strict.decode_double_encoded("update", &mut arguments));
         assert_eq!(Value::Object(arguments.clone()), sent);
-        assert!(strict.check("update", &arguments).and_then(|c| c.refusal).is_some());
+        assert!(
+            strict
+                .check("update", &arguments)
+                .and_then(|c| c.refusal)
+                .is_some()
+        );
         let lenient = ToolSet::from_definitions(definitions)
             .expect("compiles")
             .with_modes(NumberMode::JsonSchema, DoubleEncoded::Lenient);
@@ -460,7 +475,10 @@ mod tests {
             Value::Object(arguments.clone()),
             json!({"changes": {"title": "x"}, "ids": [1, 2], "note": "{\"a\": 1}"})
         );
-        assert_eq!(lenient.check("update", &arguments).map(|c| c.refusal), Some(None));
+        assert_eq!(
+            lenient.check("update", &arguments).map(|c| c.refusal),
+            Some(None)
+        );
     }
 
     /// Issue #18: the string "null" for a nullable optional parameter is flagged, a real

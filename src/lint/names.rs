@@ -247,7 +247,10 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
             }
         }
         let message = match servers.as_slice() {
-            [only] => format!("tool name `{name}` is listed {} times by `{only}`", listings.len()),
+            [only] => format!(
+                "tool name `{name}` is listed {} times by `{only}`",
+                listings.len()
+            ),
             _ => {
                 let listed: Vec<String> =
                     servers.iter().map(|server| format!("`{server}`")).collect();

@@ -111,11 +111,7 @@ pub fn structured_text_mismatch(tool: &str, reply: &ToolReply) -> Option<Finding
 /// validator's order. Nothing for a tool without `outputSchema`, a result without
 /// `structuredContent`, an `isError: true` result (its payload is an error, not the declared
 /// output) or a schema that does not compile (the schema checks report that).
-pub fn output_schema_violations(
-    tool: &str,
-    definition: &Value,
-    reply: &ToolReply,
-) -> Vec<Finding> {
+pub fn output_schema_violations(tool: &str, definition: &Value, reply: &ToolReply) -> Vec<Finding> {
     let (Some(schema), Some(structured), false) = (
         definition.get("outputSchema"),
         reply.structured.as_ref(),
@@ -1010,7 +1006,10 @@ mod tests {
             text: String::new(),
         };
         let good = reply(json!({"accounts": [{"id": "a1"}], "total": 36.0}), false);
-        assert_eq!(output_schema_violations("list_accounts", &definition, &good), vec![]);
+        assert_eq!(
+            output_schema_violations("list_accounts", &definition, &good),
+            vec![]
+        );
         let bad = reply(json!({"accounts": [{"id": 7}, {}], "total": "36"}), false);
         let found = output_schema_violations("list_accounts", &definition, &bad);
         let mut pointers: Vec<&str> = found.iter().map(|f| f.pointer.as_str()).collect();
@@ -1035,7 +1034,10 @@ mod tests {
         );
         // An error result is not the declared output.
         let error = reply(json!({"error": "401 Unauthorized"}), true);
-        assert_eq!(output_schema_violations("list_accounts", &definition, &error), vec![]);
+        assert_eq!(
+            output_schema_violations("list_accounts", &definition, &error),
+            vec![]
+        );
     }
 
     /// Issue #18: an optional `anyOf [T, null]` parameter is shown as `T | null` (info); a

@@ -182,21 +182,28 @@ mod tests {
         let mut world = World::new(&serde_json::json!({"contacts": contacts}));
         let args = |value: Value| value.as_object().cloned().expect("object");
         let found = world
-            .call("crm_search_contacts", &args(serde_json::json!({"query": "jo", "limit": 3.0})))
+            .call(
+                "crm_search_contacts",
+                &args(serde_json::json!({"query": "jo", "limit": 3.0})),
+            )
             .expect("search");
         assert_eq!(found["contacts"].as_array().map(Vec::len), Some(3));
         assert_eq!(found["total"], 5);
         let date = world
             .call(
                 "util_date_calc",
-                &args(serde_json::json!({"operation": "add_days", "date": "2026-01-15", "days": 3.0})),
+                &args(
+                    serde_json::json!({"operation": "add_days", "date": "2026-01-15", "days": 3.0}),
+                ),
             )
             .expect("date");
         assert_eq!(date["date"], "2026-01-18");
         assert_eq!(
             world.call(
                 "util_date_calc",
-                &args(serde_json::json!({"operation": "add_days", "date": "2026-01-15", "days": 3.5})),
+                &args(
+                    serde_json::json!({"operation": "add_days", "date": "2026-01-15", "days": 3.5})
+                ),
             ),
             Err("this operation needs `days`".to_string())
         );

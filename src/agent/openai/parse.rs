@@ -705,7 +705,8 @@ mod tests {
                     "function": {"name": "get_weather", "arguments": "{\"city\": \"NYC\", \"days\": 3}"}}],
                 "function_call": function_call}}]})
         };
-        let agrees = json!({"name": "get_weather", "arguments": "{\"days\": 3.0, \"city\": \"NYC\"}"});
+        let agrees =
+            json!({"name": "get_weather", "arguments": "{\"days\": 3.0, \"city\": \"NYC\"}"});
         let turn = parse_response(&body(agrees), None).expect("parses");
         assert_eq!(turn.calls[0].notes, vec![]);
         let disagrees = json!({"name": "get_time", "arguments": "{}"});

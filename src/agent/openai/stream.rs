@@ -83,7 +83,10 @@ pub fn join_chunks(chunks: &[Value]) -> Result<Value, ProviderError> {
     }
     let mut message = Map::new();
     message.insert("role".to_owned(), json!("assistant"));
-    message.insert("content".to_owned(), content.map_or(Value::Null, Value::from));
+    message.insert(
+        "content".to_owned(),
+        content.map_or(Value::Null, Value::from),
+    );
     if !calls.is_empty() {
         let tool_calls: Vec<Value> = calls
             .into_iter()
@@ -193,7 +196,10 @@ mod tests {
     #[test]
     fn pieces_join_by_index_and_text_joins_in_order() {
         let chunks = [
-            chunk(json!({"role": "assistant", "content": "Let me "}), Value::Null),
+            chunk(
+                json!({"role": "assistant", "content": "Let me "}),
+                Value::Null,
+            ),
             chunk(json!({"content": "check."}), Value::Null),
             chunk(
                 json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
@@ -218,7 +224,11 @@ mod tests {
         assert_eq!(
             calls(&chunks),
             vec![
-                (Some("call_1".into()), "get_weather".into(), json!({"city": "Paris"})),
+                (
+                    Some("call_1".into()),
+                    "get_weather".into(),
+                    json!({"city": "Paris"})
+                ),
                 (Some("call_2".into()), "get_time".into(), json!({})),
             ]
         );
@@ -251,8 +261,16 @@ mod tests {
         assert_eq!(
             calls(&chunks),
             vec![
-                (Some("call_1".into()), "get_weather".into(), json!({"city": "Paris"})),
-                (Some("call_2".into()), "get_time".into(), json!({"tz": "UTC"})),
+                (
+                    Some("call_1".into()),
+                    "get_weather".into(),
+                    json!({"city": "Paris"})
+                ),
+                (
+                    Some("call_2".into()),
+                    "get_time".into(),
+                    json!({"tz": "UTC"})
+                ),
             ]
         );
     }
@@ -280,7 +298,11 @@ mod tests {
         assert_eq!(
             calls(&chunks),
             vec![
-                (Some("call_1".into()), "get_weather".into(), json!({"city": "Paris"})),
+                (
+                    Some("call_1".into()),
+                    "get_weather".into(),
+                    json!({"city": "Paris"})
+                ),
                 (Some("call_2".into()), "get_time".into(), json!({})),
             ]
         );
@@ -288,13 +310,11 @@ mod tests {
 
     #[test]
     fn a_stream_cut_at_the_token_limit_gives_a_truncated_call() {
-        let chunks = [
-            chunk(
-                json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+        let chunks = [chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
                     "function": {"name": "write_file", "arguments": "{\"path\": \"/tm"}}]}),
-                json!("length"),
-            ),
-        ];
+            json!("length"),
+        )];
         let body = join_chunks(&chunks).expect("joins");
         let turn = parse_response(&body, None).expect("parses");
         assert!(matches!(

@@ -765,7 +765,10 @@ async fn streamed_responses_are_joined_and_an_index_collision_is_two_calls() {
             "finish_reason": "tool_calls"}]}),
         json!({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 3}}),
     ];
-    let mut sse: String = events.iter().map(|event| format!("data: {event}\n\n")).collect();
+    let mut sse: String = events
+        .iter()
+        .map(|event| format!("data: {event}\n\n"))
+        .collect();
     sse.push_str("data: [DONE]\n\n");
     let provider = Provider::start(vec![
         ResponseTemplate::new(200).set_body_raw(sse.into_bytes(), "text/event-stream"),
@@ -789,7 +792,10 @@ async fn streamed_responses_are_joined_and_an_index_collision_is_two_calls() {
             ("get_time".to_owned(), json!({})),
         ]
     );
-    assert_eq!(outcome.final_answer.as_deref(), Some("Sunny, and it is noon."));
+    assert_eq!(
+        outcome.final_answer.as_deref(),
+        Some("Sunny, and it is noon.")
+    );
     assert_eq!(outcome.usage.prompt_tokens, 10 + 20);
     let first = provider.body(0);
     assert_eq!(first["stream"], json!(true));

@@ -107,7 +107,12 @@ impl NotedCall {
             .iter()
             .map(|note| format!("{} ({})", note.as_str(), note.meaning()))
             .collect();
-        format!("call {} `{}`: {}", self.call + 1, self.tool, notes.join(", "))
+        format!(
+            "call {} `{}`: {}",
+            self.call + 1,
+            self.tool,
+            notes.join(", ")
+        )
     }
 }
 
@@ -183,8 +188,17 @@ pub fn measure(view: &RunView<'_>, checks: &[crate::score::Check]) -> RunMetrics
             .iter()
             .flat_map(|call| {
                 call.output_violations.iter().map(move |violation| {
-                    let at = if violation.pointer.is_empty() { "/" } else { &violation.pointer };
-                    format!("call {} `{}`: `{at}`: {}", call.index + 1, call.tool, violation.message)
+                    let at = if violation.pointer.is_empty() {
+                        "/"
+                    } else {
+                        &violation.pointer
+                    };
+                    format!(
+                        "call {} `{}`: `{at}`: {}",
+                        call.index + 1,
+                        call.tool,
+                        violation.message
+                    )
                 })
             })
             .collect(),

@@ -105,7 +105,10 @@ pub(super) fn classify(view: &RunView<'_>) -> Vec<Recovery> {
             }
         } else if later.iter().any(|c| c.is_success()) {
             RecoveryClass::TookAnotherRoute
-        } else if view.final_answer.is_none_or(|answer| answer.trim().is_empty()) {
+        } else if view
+            .final_answer
+            .is_none_or(|answer| answer.trim().is_empty())
+        {
             RecoveryClass::NoFinalAnswer
         } else if view.final_answer.is_some_and(acknowledges_failure) {
             RecoveryClass::GaveUpHonestly

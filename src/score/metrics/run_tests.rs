@@ -223,8 +223,18 @@ fn loops_compare_arguments_by_value_and_key_order() {
     let scenario = t2_007();
     let trace = [
         create(),
-        ok(1, "crm_search_contacts", json!({"query": "Jo", "limit": 1}), json!({})),
-        ok(2, "crm_search_contacts", json!({"limit": 1.0, "query": "Jo"}), json!({})),
+        ok(
+            1,
+            "crm_search_contacts",
+            json!({"query": "Jo", "limit": 1}),
+            json!({}),
+        ),
+        ok(
+            2,
+            "crm_search_contacts",
+            json!({"limit": 1.0, "query": "Jo"}),
+            json!({}),
+        ),
     ];
     assert_eq!(
         measured(&scenario, &trace, "Done.").loops,
@@ -475,7 +485,12 @@ fn scoring_is_pure_the_same_trace_gives_the_same_bytes() {
 #[test]
 fn output_schema_violations_reach_the_metrics() {
     let scenario = t2_007();
-    let mut call = ok(0, "crm_create_contact", json!({"name": "Jo"}), json!({"id": 7}));
+    let mut call = ok(
+        0,
+        "crm_create_contact",
+        json!({"name": "Jo"}),
+        json!({"id": 7}),
+    );
     call.output_violations = vec![crate::trace::OutputViolation {
         pointer: "/id".into(),
         message: "7 is not of type \"string\"".into(),
