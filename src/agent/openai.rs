@@ -194,8 +194,8 @@ impl OpenAiAgent {
             usage.add_request(reply.latency);
             // A streamed reply arrives as its event payloads; a provider that ignores
             // `stream` still answers with one body, read as is.
-            let whole = match &reply.body {
-                Value::Array(chunks) => stream::join_chunks(chunks)?,
+            let whole = match (&reply.body, reply.streamed) {
+                (Value::Array(chunks), true) => stream::join_chunks(chunks)?,
                 _ => reply.body,
             };
             let parsed = parse_response(&whole, self.config.max_tokens)?;

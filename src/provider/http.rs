@@ -78,7 +78,10 @@ impl std::fmt::Debug for JsonEndpoint {
 
 /// One POST, successful: the decoded body and how long the provider took.
 pub(crate) struct Reply {
+    /// The JSON body; for a `text/event-stream` reply, the array of its events' JSON payloads.
     pub(crate) body: Value,
+    /// Whether the reply was a `text/event-stream` (then `body` is its payloads).
+    pub(crate) streamed: bool,
     /// Wall time of the successful attempt, from sending to the end of the body.
     pub(crate) latency: Duration,
 }
@@ -166,9 +169,10 @@ impl JsonEndpoint {
         loop {
             let started = Instant::now();
             match self.post_once(body).await {
-                Ok(body) => {
+                Ok((body, streamed)) => {
                     return Ok(Reply {
                         body,
+                        streamed,
                         latency: started.elapsed(),
                     });
                 }
@@ -184,7 +188,7 @@ impl JsonEndpoint {
         }
     }
 
-    async fn post_once(&self, body: &Value) -> Result<Value, Failure> {
+    async fn post_once(&self, body: &Value) -> Result<(Value, bool), Failure> {
         let mut request = self.client.post(self.url.clone()).json(body);
         for (name, value) in &self.headers {
             request = request.header(name, value);
@@ -206,11 +210,13 @@ impl JsonEndpoint {
             .is_some_and(|kind| kind.starts_with("text/event-stream"));
         let bytes = self.read_body(response).await?;
         if status.is_success() && is_event_stream {
-            return event_payloads(&bytes).map_err(|message| Failure {
-                error: ProviderError::BadResponse(self.redact(&message)),
-                is_retryable: false,
-                retry_after: None,
-            });
+            return event_payloads(&bytes)
+                .map(|events| (events, true))
+                .map_err(|message| Failure {
+                    error: ProviderError::BadResponse(self.redact(&message)),
+                    is_retryable: false,
+                    retry_after: None,
+                });
         }
         if !status.is_success() {
             let message = self.redact(&error_text(&bytes, status));
@@ -224,14 +230,16 @@ impl JsonEndpoint {
                 retry_after,
             });
         }
-        serde_json::from_slice(&bytes).map_err(|error| Failure {
-            error: ProviderError::BadResponse(format!(
-                "body is not JSON ({error}): `{}`",
-                self.redact(&String::from_utf8_lossy(&bytes))
-            )),
-            is_retryable: false,
-            retry_after: None,
-        })
+        serde_json::from_slice(&bytes)
+            .map(|value| (value, false))
+            .map_err(|error| Failure {
+                error: ProviderError::BadResponse(format!(
+                    "body is not JSON ({error}): `{}`",
+                    self.redact(&String::from_utf8_lossy(&bytes))
+                )),
+                is_retryable: false,
+                retry_after: None,
+            })
     }
 
     /// The response body, at most [`MAX_RESPONSE_BYTES`]; a longer one is a bad response, read
