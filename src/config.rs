@@ -389,6 +389,17 @@ mod tests {
         let defaults =
             Settings::resolve(&args(&[]), &ConfigFile::default(), Path::new(PATH)).expect("valid");
         assert_eq!(defaults.scoring, ScoringFile::default());
+        assert!(!defaults.stream);
+        let streamed =
+            Settings::resolve(&args(&[]), &file("stream: true\n"), Path::new(PATH)).expect("valid");
+        assert!(streamed.stream);
+        let flag = Settings::resolve(
+            &args(&["--stream"]),
+            &ConfigFile::default(),
+            Path::new(PATH),
+        )
+        .expect("valid");
+        assert!(flag.stream);
         for (text, wanted) in [
             ("scoring:\n  numbers: python\n", "unknown variant `python`"),
             ("scoring:\n  loop: args_only\n", "unknown field `loop`"),
