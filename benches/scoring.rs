@@ -53,6 +53,7 @@ fn trajectory(scenario: &Scenario, seed: usize) -> Vec<CallRecord> {
             unknown_tool: false,
             violations: Vec::new(),
             notes: Vec::new(),
+            output_violations: Vec::new(),
         })
         .collect();
     match seed % 5 {

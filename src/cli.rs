@@ -286,6 +286,10 @@ pub struct GateArgs {
     /// Output-token limit per model turn.
     #[arg(long, env = "TOOLGATE_MAX_TOKENS")]
     pub max_tokens: Option<u32>,
+    /// `openai` agent: ask for streamed responses and join their chunks (a new call id on an
+    /// occupied index starts a new call). Overrides `stream:` in toolgate.yaml.
+    #[arg(long)]
+    pub stream: bool,
     /// Whether the model must call tools: auto, required, none [default: the provider's].
     #[arg(long, value_enum, env = "TOOLGATE_TOOL_CHOICE")]
     pub tool_choice: Option<crate::agent::ToolChoice>,

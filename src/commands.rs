@@ -131,6 +131,7 @@ fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent
             config.max_tokens = settings.max_tokens;
             config.tool_choice = settings.tool_choice;
             config.parallel_tool_calls = settings.parallel_tool_calls;
+            config.stream = settings.stream;
             config.request_timeout = settings.request_timeout;
             config.max_attempts = settings.max_attempts;
             config.system_prompt = settings.system_prompt.clone();

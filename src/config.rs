@@ -71,6 +71,8 @@ pub struct ConfigFile {
     /// The user's own MCP servers the suite runs against, checked by
     /// [`crate::suite::from_value`]; absent for the built-in world.
     pub servers: Option<serde_json::Value>,
+    /// `openai` agent: ask for streamed responses (default false).
+    pub stream: Option<bool>,
 }
 
 /// The `scoring:` section of `toolgate.yaml`. Every key is optional; unknown keys are errors.
@@ -155,6 +157,8 @@ pub struct Settings {
     /// The scoring modes from the file (each its default when absent); the omitted-defaults
     /// rule comes from `--omitted-defaults`.
     pub scoring: ScoringFile,
+    /// `openai` agent: streamed responses (`--stream` or `stream: true`).
+    pub stream: bool,
 }
 
 impl Settings {
@@ -237,6 +241,7 @@ impl Settings {
             },
             max_attempts: file.max_attempts.unwrap_or(defaults::MAX_ATTEMPTS),
             scoring: file.scoring.unwrap_or_default(),
+            stream: args.stream || file.stream.unwrap_or(false),
         };
         // A bad value names where it came from: the file's key unless a flag overrode it.
         let origin = |key: &str, from_file: bool| {
@@ -429,6 +434,17 @@ mod tests {
         let defaults =
             Settings::resolve(&args(&[]), &ConfigFile::default(), Path::new(PATH)).expect("valid");
         assert_eq!(defaults.scoring, ScoringFile::default());
+        assert!(!defaults.stream);
+        let streamed =
+            Settings::resolve(&args(&[]), &file("stream: true\n"), Path::new(PATH)).expect("valid");
+        assert!(streamed.stream);
+        let flag = Settings::resolve(
+            &args(&["--stream"]),
+            &ConfigFile::default(),
+            Path::new(PATH),
+        )
+        .expect("valid");
+        assert!(flag.stream);
         for (text, wanted) in [
             ("scoring:\n  numbers: python\n", "unknown variant `python`"),
             ("scoring:\n  loop: args_only\n", "unknown field `loop`"),

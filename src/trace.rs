@@ -207,6 +207,19 @@ pub struct CallRecord {
     /// truncation), in the order noticed; empty for a clean call or an agent without a parser.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<CallNote>,
+    /// Where the result's `structuredContent` breaks the tool's `outputSchema`, one entry per
+    /// violating path; empty for a tool without one, a failed call or a conforming result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_violations: Vec<OutputViolation>,
+}
+
+/// One place where a tool result's `structuredContent` breaks the tool's `outputSchema`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputViolation {
+    /// JSON Pointer into `structuredContent` (`""` for the whole value).
+    pub pointer: String,
+    /// What is wrong, in one line.
+    pub message: String,
 }
 
 impl CallRecord {
@@ -299,6 +312,9 @@ pub struct TraceLine {
     /// See [`CallRecord::notes`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<CallNote>,
+    /// See [`CallRecord::output_violations`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_violations: Vec<OutputViolation>,
 }
 
 fn current_version() -> u32 {
@@ -323,6 +339,7 @@ impl TraceLine {
             unknown_tool: call.unknown_tool,
             violations: call.violations.clone(),
             notes: call.notes.clone(),
+            output_violations: call.output_violations.clone(),
             ..TraceLine::empty(scenario, repeat)
         }
     }
@@ -355,6 +372,7 @@ impl TraceLine {
             unknown_tool: false,
             violations: Vec::new(),
             notes: Vec::new(),
+            output_violations: Vec::new(),
         }
     }
 
@@ -388,6 +406,7 @@ mod tests {
                 message: "bad".into(),
             }],
             notes: vec![CallNote::DuplicateId],
+            output_violations: Vec::new(),
         }
     }
 

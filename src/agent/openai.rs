@@ -56,6 +56,9 @@ pub struct OpenAiConfig {
     pub max_attempts: u32,
     /// Sent as the first message (`role: system`) when set.
     pub system_prompt: Option<String>,
+    /// Ask for a streamed response (`"stream": true`, with usage in the last chunk) and join
+    /// its chunks ([`stream::join_chunks`]) before reading it; default false.
+    pub stream: bool,
 }
 
 impl OpenAiConfig {
@@ -86,6 +89,7 @@ impl OpenAiConfig {
             request_timeout: defaults::REQUEST_TIMEOUT,
             max_attempts: defaults::MAX_ATTEMPTS,
             system_prompt: None,
+            stream: false,
         }
     }
 }
@@ -188,7 +192,13 @@ impl OpenAiAgent {
             let body = self.request_body(&messages, &tool_definitions);
             let reply = self.http.post(&body).await?;
             usage.add_request(reply.latency);
-            let parsed = parse_response(&reply.body, self.config.max_tokens)?;
+            // A streamed reply arrives as its event payloads; a provider that ignores
+            // `stream` still answers with one body, read as is.
+            let whole = match (&reply.body, reply.streamed) {
+                (Value::Array(chunks), true) => stream::join_chunks(chunks)?,
+                _ => reply.body,
+            };
+            let parsed = parse_response(&whole, self.config.max_tokens)?;
             if let Some(turn_usage) = &parsed.usage {
                 usage.prompt_tokens += turn_usage.prompt_tokens;
                 usage.completion_tokens += turn_usage.completion_tokens;
@@ -249,6 +259,10 @@ impl OpenAiAgent {
         }
         if let Some(seed) = self.config.seed {
             body.insert("seed".to_owned(), Value::from(seed));
+        }
+        if self.config.stream {
+            body.insert("stream".to_owned(), Value::from(true));
+            body.insert("stream_options".to_owned(), json!({"include_usage": true}));
         }
         Value::Object(body)
     }

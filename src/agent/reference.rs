@@ -60,6 +60,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
                 unknown_tool: false,
                 violations: Vec::new(),
                 notes: Vec::new(),
+                output_violations: Vec::new(),
             });
             slot = Some(played.len() - 1);
             if !observation.is_error {

@@ -159,6 +159,7 @@ impl Harness {
             unknown_tool: !self.tools.offers(tool),
             violations: Vec::new(),
             notes,
+            output_violations: Vec::new(),
         });
     }
 
@@ -189,6 +190,7 @@ impl Harness {
             unknown_tool: !self.tools.offers(tool),
             violations: Vec::new(),
             notes,
+            output_violations: Vec::new(),
         });
     }
 
@@ -249,6 +251,10 @@ impl Harness {
                 (CallOutcome::ProtocolError, None, Some(message.clone()))
             }
         };
+        let output_violations = match &answer {
+            ToolAnswer::Success(value) => self.tools.check_output(tool, value),
+            _ => Vec::new(),
+        };
         let mut state = self.lock();
         let index = state.trace.len();
         let turn = state.next_turn();
@@ -271,6 +277,7 @@ impl Harness {
             unknown_tool: check.is_none(),
             violations: check.map(|check| check.violations).unwrap_or_default(),
             notes,
+            output_violations,
         });
         answer
     }
@@ -369,6 +376,43 @@ mod tests {
         );
         assert_eq!(trace[0].arguments, json!({"changes": {"title": "x"}}));
         assert_eq!(trace[1].notes, vec![]);
+    }
+
+    /// Issue #18: a successful result is checked against the tool's `outputSchema` as the
+    /// `structuredContent` the server sends, one violation per path; errors are not checked.
+    #[tokio::test]
+    async fn results_that_break_the_output_schema_are_recorded_per_path() {
+        let tools = ToolSet::from_definitions(vec![
+            json!({"name": "echo", "inputSchema": {"type": "object"},
+                   "outputSchema": {"type": "object",
+                       "properties": {"n": {"type": "integer"}, "s": {"type": "string"}}}}),
+            json!({"name": "upstream", "inputSchema": {"type": "object"},
+                   "outputSchema": {"type": "object", "required": ["ok"]}}),
+        ])
+        .expect("valid schemas");
+        let backend = Counting {
+            tools: Arc::new(tools),
+            reached: Arc::new(AtomicUsize::new(0)),
+        };
+        let harness = Harness::new(Box::new(backend), Vec::new());
+        harness
+            .call("echo", args(json!({"n": "one", "s": 2})))
+            .await;
+        harness
+            .call("echo", args(json!({"n": 1.0, "s": "x"})))
+            .await;
+        harness.call("upstream", args(json!({}))).await;
+        let trace = harness.trace();
+        let mut pointers: Vec<&str> = trace[0]
+            .output_violations
+            .iter()
+            .map(|v| v.pointer.as_str())
+            .collect();
+        pointers.sort_unstable();
+        assert_eq!(pointers, ["/n", "/s"]);
+        assert_eq!(trace[1].output_violations, vec![]);
+        assert_eq!(trace[2].outcome, CallOutcome::ProtocolError);
+        assert_eq!(trace[2].output_violations, vec![]);
     }
 
     #[tokio::test]

@@ -116,7 +116,7 @@ impl ServerHandler for McpServer {
 
 /// The `structuredContent` for a backend result: the value itself when it is a JSON object,
 /// otherwise `{"result": value}` (MCP before `2026-07-28` requires an object there).
-fn structured_content(value: serde_json::Value) -> serde_json::Value {
+pub(super) fn structured_content(value: serde_json::Value) -> serde_json::Value {
     match value {
         serde_json::Value::Object(_) => value,
         other => serde_json::json!({ "result": other }),

@@ -8,13 +8,16 @@ use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
 use crate::json::{DoubleEncoded, NumberMode};
-use crate::trace::{ArgumentErrorClass, CallRecord, Violation};
+use crate::trace::{ArgumentErrorClass, CallRecord, OutputViolation, Violation};
 
 /// Tool definitions plus one JSON Schema (draft 2020-12, formats checked) validator per tool.
 /// Built once per process and shared by every run.
 pub struct ToolSet {
     definitions: Vec<Value>,
     validators: HashMap<String, jsonschema::Validator>,
+    /// Validators of the tools whose `outputSchema` compiles (one that does not is the lint's
+    /// to report, and its results go unchecked).
+    output_validators: HashMap<String, jsonschema::Validator>,
     numbers: NumberMode,
     double_encoded: DoubleEncoded,
 }
@@ -42,6 +45,7 @@ impl ToolSet {
     /// draft 2020-12 schema.
     pub fn from_definitions(definitions: Vec<Value>) -> Result<ToolSet> {
         let mut validators = HashMap::new();
+        let mut output_validators = HashMap::new();
         for (index, definition) in definitions.iter().enumerate() {
             let Some(name) = definition["name"].as_str() else {
                 anyhow::bail!("tool definition #{} has no string `name`", index + 1);
@@ -53,10 +57,18 @@ impl ToolSet {
                 .map_err(|error| anyhow::anyhow!("{error}"))
                 .with_context(|| format!("invalid inputSchema for tool `{name}`"))?;
             validators.insert(name.to_owned(), validator);
+            if let Some(schema) = definition.get("outputSchema")
+                && let Ok(validator) = jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft202012)
+                    .build(schema)
+            {
+                output_validators.insert(name.to_owned(), validator);
+            }
         }
         Ok(ToolSet {
             definitions,
             validators,
+            output_validators,
             numbers: NumberMode::default(),
             double_encoded: DoubleEncoded::default(),
         })
@@ -102,6 +114,23 @@ impl ToolSet {
             decoded = true;
         }
         decoded
+    }
+
+    /// Where a successful result breaks `tool`'s `outputSchema`: the result as the server
+    /// sends it in `structuredContent` (an object as is, anything else as `{"result": ...}`),
+    /// one violation per path, in the validator's order; empty without an `outputSchema`.
+    pub fn check_output(&self, tool: &str, result: &Value) -> Vec<OutputViolation> {
+        let Some(validator) = self.output_validators.get(tool) else {
+            return Vec::new();
+        };
+        let structured = super::server::structured_content(result.clone());
+        validator
+            .iter_errors(&structured)
+            .map(|error| OutputViolation {
+                pointer: error.instance_path().to_string(),
+                message: error.to_string(),
+            })
+            .collect()
     }
 
     fn definition(&self, tool: &str) -> Option<&Value> {

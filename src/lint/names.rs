@@ -222,12 +222,15 @@ fn check_property_keys(
 /// Checks the catalog as a whole: duplicate names (within or across servers) and tool counts.
 pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<Finding>) {
     let mut servers_by_name: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    // The same definition seen twice from one server (a page listed twice) is one tool.
+    let mut seen: std::collections::HashSet<(&str, String)> = std::collections::HashSet::new();
     for tool in tools {
         if tool
             .definition
             .get("name")
             .and_then(Value::as_str)
             .is_some()
+            && seen.insert((tool.server, crate::json::canonical(tool.definition)))
         {
             servers_by_name
                 .entry(tool.name)
@@ -276,11 +279,17 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
             },
         });
     }
+    // Tools the provider would be sent: each (server, definition) once.
+    let count = tools
+        .iter()
+        .map(|tool| (tool.server, crate::json::canonical(tool.definition)))
+        .collect::<std::collections::HashSet<_>>()
+        .len();
     for profile in distinct(profiles) {
         let Some(limit) = tool_limit(profile) else {
             continue;
         };
-        if tools.len() > limit {
+        if count > limit {
             out.push(
                 Finding::catalog(
                     CheckId::TooManyTools,
@@ -288,7 +297,7 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
                     None,
                     format!(
                         "the catalog has {} tools; {} accepts at most {limit} per request",
-                        tools.len(),
+                        count,
                         profile.as_str()
                     ),
                     "split the servers across agents or expose fewer tools",
@@ -460,6 +469,22 @@ mod tests {
             ["tool name `execute_sql` is listed 2 times by `srvA`"]
         );
         assert_eq!(out[0].hint, "give each tool its own name, or drop one");
+        // The same definition twice from one server is one tool, not a duplicate.
+        let tools = [
+            ToolRef {
+                server: "srvA",
+                name: "execute_sql",
+                definition: &sql,
+            },
+            ToolRef {
+                server: "srvA",
+                name: "execute_sql",
+                definition: &sql,
+            },
+        ];
+        let mut out = Vec::new();
+        check_catalog(&tools, &ALL, &mut out);
+        assert_eq!(out, vec![]);
 
         let definitions: Vec<Value> = (0..174).map(|n| json!({"name": format!("t{n}")})).collect();
         let names: Vec<String> = (0..174).map(|n| format!("t{n}")).collect();

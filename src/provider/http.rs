@@ -86,7 +86,10 @@ impl std::fmt::Debug for JsonEndpoint {
 
 /// One POST, successful: the decoded body and how long the provider took.
 pub(crate) struct Reply {
+    /// The JSON body; for a `text/event-stream` reply, the array of its events' JSON payloads.
     pub(crate) body: Value,
+    /// Whether the reply was a `text/event-stream` (then `body` is its payloads).
+    pub(crate) streamed: bool,
     /// Wall time of the successful attempt, from sending to the end of the body.
     pub(crate) latency: Duration,
 }
@@ -184,10 +187,11 @@ impl JsonEndpoint {
             let result = self.post_once(body).await;
             drop(permit);
             match result {
-                Ok(body) => {
+                Ok((body, streamed)) => {
                     self.throttle.succeeded();
                     return Ok(Reply {
                         body,
+                        streamed,
                         latency: started.elapsed(),
                     });
                 }
@@ -212,7 +216,7 @@ impl JsonEndpoint {
         }
     }
 
-    async fn post_once(&self, body: &Value) -> Result<Value, Failure> {
+    async fn post_once(&self, body: &Value) -> Result<(Value, bool), Failure> {
         let mut request = self.client.post(self.url.clone()).json(body);
         for (name, value) in &self.headers {
             request = request.header(name, value);
@@ -227,7 +231,22 @@ impl JsonEndpoint {
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|value| value.to_str().ok())
             .and_then(parse_retry_after);
+        let is_event_stream = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|kind| kind.starts_with("text/event-stream"));
         let bytes = self.read_body(response).await?;
+        if status.is_success() && is_event_stream {
+            return event_payloads(&bytes)
+                .map(|events| (events, true))
+                .map_err(|message| Failure {
+                    error: ProviderError::BadResponse(self.redact(&message)),
+                    is_retryable: false,
+                    is_rate_limited: false,
+                    retry_after: None,
+                });
+        }
         if !status.is_success() {
             let text = error_text(&bytes, status);
             if let Some(excerpt) = context_overflow(&text) {
@@ -252,15 +271,17 @@ impl JsonEndpoint {
                 retry_after,
             });
         }
-        serde_json::from_slice(&bytes).map_err(|error| Failure {
-            error: ProviderError::BadResponse(format!(
-                "body is not JSON ({error}): `{}`",
-                self.redact(&String::from_utf8_lossy(&bytes))
-            )),
-            is_retryable: false,
-            is_rate_limited: false,
-            retry_after: None,
-        })
+        serde_json::from_slice(&bytes)
+            .map(|value| (value, false))
+            .map_err(|error| Failure {
+                error: ProviderError::BadResponse(format!(
+                    "body is not JSON ({error}): `{}`",
+                    self.redact(&String::from_utf8_lossy(&bytes))
+                )),
+                is_retryable: false,
+                is_rate_limited: false,
+                retry_after: None,
+            })
     }
 
     /// The response body, at most [`MAX_RESPONSE_BYTES`]; a longer one is a bad response, read
@@ -309,6 +330,38 @@ impl JsonEndpoint {
     pub(crate) fn redact(&self, text: &str) -> String {
         self.redactor.redact_and_cut(text, MAX_ERROR_CHARS)
     }
+}
+
+/// The `data` payloads of a server-sent event stream (a streamed model response), each parsed
+/// as JSON, as one JSON array in stream order. Lines of one event are joined with `\n`;
+/// comments, `event:`/`id:` lines and the final `[DONE]` are left out. `Err` names the first
+/// payload that is not JSON.
+fn event_payloads(bytes: &[u8]) -> Result<Value, String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut payloads = Vec::new();
+    let mut data: Vec<&str> = Vec::new();
+    let mut flush = |data: &mut Vec<&str>| -> Result<(), String> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let joined = data.join("\n");
+        data.clear();
+        if joined.trim() == "[DONE]" {
+            return Ok(());
+        }
+        serde_json::from_str(&joined)
+            .map(|value| payloads.push(value))
+            .map_err(|error| format!("stream event is not JSON ({error}): `{joined}`"))
+    };
+    for line in text.lines() {
+        if line.is_empty() {
+            flush(&mut data)?;
+        } else if let Some(rest) = line.strip_prefix("data:") {
+            data.push(rest.strip_prefix(' ').unwrap_or(rest));
+        }
+    }
+    flush(&mut data)?;
+    Ok(Value::Array(payloads))
 }
 
 /// A `Retry-After` in seconds (fractions allowed), capped at `MAX_RETRY_AFTER`; HTTP dates are

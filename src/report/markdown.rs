@@ -674,6 +674,9 @@ fn failures(input: &Input<'_>) -> Option<String> {
         for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
             let _ = writeln!(out, "- parser note: {}", neutralise(&noted.render()));
         }
+        for violation in result.metrics.iter().flat_map(|m| &m.output_violations) {
+            let _ = writeln!(out, "- output schema: {}", neutralise(violation));
+        }
         if let Some(answer) = &result.final_answer {
             let _ = writeln!(out, "- final answer: {}", neutralise(answer));
         }

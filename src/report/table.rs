@@ -277,6 +277,9 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
             let _ = writeln!(out, "    parser note: {}", safe(&noted.render()));
         }
+        for violation in result.metrics.iter().flat_map(|m| &m.output_violations) {
+            let _ = writeln!(out, "    output schema: {}", safe(violation));
+        }
     }
     let word = match verdict.decision {
         Decision::Pass => "PASS",

@@ -99,6 +99,7 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
         unknown_tool: false,
         violations: Vec::new(),
         notes: Vec::new(),
+        output_violations: Vec::new(),
     }
 }
 
@@ -111,7 +112,7 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
 /// pairing is as large as the best one. With any partial reference call it is not (a
 /// reference `{a: 1}` fits both `{a: 1}` and `{a: 1, b: 2}`; first-fit can take the call a
 /// later reference needs), so the unordered modes use a maximum bipartite matching
-/// ([`max_matching`], Kuhn's augmenting paths) instead. `pairing_verdict`, test-only, is the
+/// (`max_matching`, Kuhn's augmenting paths) instead. `pairing_verdict`, test-only, is the
 /// search-based definition, kept for the tests that check both agree with it.
 pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[CallRecord]) -> bool {
     let budget = matches!(mode, MatchMode::Strict | MatchMode::Unordered);

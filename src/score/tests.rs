@@ -38,6 +38,7 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         unknown_tool: false,
         violations: Vec::new(),
         notes: Vec::new(),
+        output_violations: Vec::new(),
     };
     crate::harness::ToolSet::builtin().annotate(&mut record);
     record

@@ -69,6 +69,7 @@ impl Provider {
             request_timeout: Duration::from_secs(5),
             max_attempts: 3,
             system_prompt: Some("You are a helpful agent.".to_owned()),
+            stream: false,
         }
     }
 
@@ -798,4 +799,65 @@ async fn records_requests_and_model_latency_per_run() {
     assert!(outcome.usage.latency_ms >= 120, "{:?}", outcome.usage);
     assert_eq!(outcome.usage.prompt_tokens, 30);
     assert_eq!(outcome.usage.completion_tokens, 7);
+}
+
+/// Issue #18: `stream: true` asks for a streamed response, whose chunks are joined; two calls
+/// a server sends on one index (a new id on an occupied index) are two calls.
+#[tokio::test]
+async fn streamed_responses_are_joined_and_an_index_collision_is_two_calls() {
+    let events = [
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+            {"index": 0, "id": "call_a", "type": "function",
+             "function": {"name": "get_weather", "arguments": "{\"city\": "}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "function": {"arguments": "\"Paris\"}"}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "id": "call_b", "type": "function",
+             "function": {"name": "get_time", "arguments": "{}"}}]},
+            "finish_reason": "tool_calls"}]}),
+        json!({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 3}}),
+    ];
+    let mut sse: String = events
+        .iter()
+        .map(|event| format!("data: {event}\n\n"))
+        .collect();
+    sse.push_str("data: [DONE]\n\n");
+    let provider = Provider::start(vec![
+        ResponseTemplate::new(200).set_body_raw(sse.into_bytes(), "text/event-stream"),
+        answer("Sunny, and it is noon."),
+    ])
+    .await;
+    let config = OpenAiConfig {
+        stream: true,
+        ..provider.config()
+    };
+    let tools = FakeTools::weather();
+    let outcome = provider
+        .agent(config)
+        .run("Weather and time in Paris?", &tools)
+        .await
+        .expect("runs");
+    assert_eq!(
+        tools.calls(),
+        vec![
+            ("get_weather".to_owned(), json!({"city": "Paris"})),
+            ("get_time".to_owned(), json!({})),
+        ]
+    );
+    assert_eq!(
+        outcome.final_answer.as_deref(),
+        Some("Sunny, and it is noon.")
+    );
+    assert_eq!(outcome.usage.prompt_tokens, 10 + 20);
+    let first = provider.body(0);
+    assert_eq!(first["stream"], json!(true));
+    assert_eq!(first["stream_options"], json!({"include_usage": true}));
+    let sent: Vec<Value> = provider.body(1)["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["tool_call_id"].clone())
+        .collect();
+    assert_eq!(sent, vec![json!("call_a"), json!("call_b")]);
 }

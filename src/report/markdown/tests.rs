@@ -142,5 +142,6 @@ fn run_metrics(first_divergence: Option<&str>) -> crate::score::metrics::RunMetr
         calls_executed: 2,
         calls_refused: 0,
         parser_notes: Vec::new(),
+        output_violations: Vec::new(),
     }
 }

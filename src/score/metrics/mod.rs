@@ -68,6 +68,10 @@ pub struct RunMetrics {
     /// absent in results written before these notes reached the report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parser_notes: Vec<NotedCall>,
+    /// Results whose `structuredContent` broke the tool's `outputSchema`, one line per
+    /// violating path as "call 2 `tool`: `/total`: message", in trace order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output_violations: Vec<String>,
 }
 
 /// One call with the parser's notes about it.
@@ -179,6 +183,25 @@ pub fn measure(view: &RunView<'_>, checks: &[crate::score::Check]) -> RunMetrics
         first_divergence: first_divergence(view, checks),
         call_latency_us: Percentiles::of(&durations),
         parser_notes: NotedCall::of(view.trace),
+        output_violations: view
+            .trace
+            .iter()
+            .flat_map(|call| {
+                call.output_violations.iter().map(move |violation| {
+                    let at = if violation.pointer.is_empty() {
+                        "/"
+                    } else {
+                        &violation.pointer
+                    };
+                    format!(
+                        "call {} `{}`: `{at}`: {}",
+                        call.index + 1,
+                        call.tool,
+                        violation.message
+                    )
+                })
+            })
+            .collect(),
     }
 }
 

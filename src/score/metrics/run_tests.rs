@@ -35,6 +35,7 @@ fn ok(index: usize, tool: &str, arguments: Value, result: Value) -> CallRecord {
         unknown_tool: false,
         violations: Vec::new(),
         notes: Vec::new(),
+        output_violations: Vec::new(),
     }
 }
 
@@ -477,4 +478,26 @@ fn scoring_is_pure_the_same_trace_gives_the_same_bytes() {
         serde_json::to_string(&measured(&scenario, &trace, "It failed.")).expect("serializes");
     assert_eq!(first, second);
     assert!(first.contains("\"class\":\"gave_up_honestly\""), "{first}");
+}
+
+/// Issue #18: output-schema violations recorded by the harness reach the run's metrics as one
+/// line per path.
+#[test]
+fn output_schema_violations_reach_the_metrics() {
+    let scenario = t2_007();
+    let mut call = ok(
+        0,
+        "crm_create_contact",
+        json!({"name": "Jo"}),
+        json!({"id": 7}),
+    );
+    call.output_violations = vec![crate::trace::OutputViolation {
+        pointer: "/id".into(),
+        message: "7 is not of type \"string\"".into(),
+    }];
+    let metrics = measured(&scenario, &[call], "Done.");
+    assert_eq!(
+        metrics.output_violations,
+        ["call 1 `crm_create_contact`: `/id`: 7 is not of type \"string\""]
+    );
 }
