@@ -129,6 +129,16 @@ fn validate_runs_offline_against_a_snapshot_of_the_suite_servers() {
         stdout,
         "1 scenarios valid; the smoke set selects 1\nchecked against 9 tools of 1 servers (their live tools/list)\n"
     );
+    let (code, stdout, stderr) = run(&[
+        "drift",
+        "--suite",
+        &root,
+        "--lock",
+        &lock,
+        "--scenarios",
+        &root,
+    ]);
+    assert_eq!((code, stdout.as_str()), (0, "no drift\n"), "{stderr}");
     // The server is gone: only the lock can validate now.
     std::fs::write(
         dir.path().join("toolgate.yaml"),
