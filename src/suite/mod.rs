@@ -1,8 +1,8 @@
 //! A suite of the user's own MCP servers: the `servers:` section of `toolgate.yaml` (or an
 //! `mcpServers` file it points at), read into validated [`ServerSpec`]s.
 //!
-//! Two layers, as for every file users write: [`file`] mirrors the YAML/JSON exactly (unknown
-//! fields are errors naming the file and the field), and [`load`] checks it and expands
+//! Two layers, as for every file users write: `file` mirrors the YAML/JSON exactly (unknown
+//! fields are errors naming the file and the field), and [`from_value`] checks it and expands
 //! `${VAR}` from the environment. The per-run templates (`{seed_dir}`, `{seed}`) are filled in
 //! by [`ServerSpec::launch_for`] when a run starts. See `docs/own-servers.md`.
 

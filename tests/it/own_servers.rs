@@ -129,6 +129,16 @@ fn validate_runs_offline_against_a_snapshot_of_the_suite_servers() {
         stdout,
         "1 scenarios valid; the smoke set selects 1\nchecked against 9 tools of 1 servers (their live tools/list)\n"
     );
+    let (code, stdout, stderr) = run(&[
+        "drift",
+        "--suite",
+        &root,
+        "--lock",
+        &lock,
+        "--scenarios",
+        &root,
+    ]);
+    assert_eq!((code, stdout.as_str()), (0, "no drift\n"), "{stderr}");
     // The server is gone: only the lock can validate now.
     std::fs::write(
         dir.path().join("toolgate.yaml"),
@@ -428,4 +438,28 @@ fn an_http_server_is_reset_before_every_run_and_a_failing_reset_errors_the_run()
     );
     let text = std::fs::read_to_string(out.join("results.json")).expect("reads");
     assert!(!text.contains("key-that-must-stay-secret"));
+    // A reset by tool call: one that works, then one the server refuses.
+    let tool_reset = |reset: &str| config("[true]").replace("{command: [true]}", reset);
+    std::fs::write(
+        dir.path().join("toolgate.yaml"),
+        tool_reset("{tool: echo, arguments: {message: reset}}"),
+    )
+    .expect("writes");
+    let (code, stdout, stderr) = gate(dir.path());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    std::fs::write(
+        dir.path().join("toolgate.yaml"),
+        tool_reset("{tool: no-such-reset}"),
+    )
+    .expect("writes");
+    let (code, _, _) = gate(dir.path());
+    assert_eq!(code, 3);
+    let errored = self::results(&out);
+    let error = errored["scenarios"][0]["error"].as_str().expect("an error");
+    assert!(
+        error.starts_with(&format!(
+            "server `everything` (`http://127.0.0.1:{port}/mcp`): its reset tool `no-such-reset` failed: "
+        )),
+        "{error}"
+    );
 }
