@@ -52,6 +52,7 @@ fn trajectory(scenario: &Scenario, seed: usize) -> Vec<CallRecord> {
             refused: false,
             unknown_tool: false,
             violations: Vec::new(),
+            unmatched: false,
         })
         .collect();
     match seed % 5 {

@@ -147,6 +147,11 @@ pub struct CallRecord {
     /// call arrived; empty for valid arguments, an unknown tool or an invalid call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
+    /// Whether a declarative mock had no rule for the call's arguments: the agent got a tool
+    /// error naming the tool, and scoring fails the run (`unmatched_call`), since the suite
+    /// never said what the tool does for such a call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unmatched: bool,
 }
 
 impl CallRecord {
@@ -236,6 +241,9 @@ pub struct TraceLine {
     /// See [`CallRecord::violations`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
+    /// See [`CallRecord::unmatched`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unmatched: bool,
 }
 
 fn current_version() -> u32 {
@@ -259,6 +267,7 @@ impl TraceLine {
             refused: call.refused,
             unknown_tool: call.unknown_tool,
             violations: call.violations.clone(),
+            unmatched: call.unmatched,
             ..TraceLine::empty(scenario, repeat)
         }
     }
@@ -290,6 +299,7 @@ impl TraceLine {
             refused: false,
             unknown_tool: false,
             violations: Vec::new(),
+            unmatched: false,
         }
     }
 
@@ -322,6 +332,7 @@ mod tests {
                 pointer: "/contact_id".into(),
                 message: "bad".into(),
             }],
+            unmatched: false,
         }
     }
 

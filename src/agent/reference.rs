@@ -59,6 +59,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
                 refused: false,
                 unknown_tool: false,
                 violations: Vec::new(),
+                unmatched: false,
             });
             slot = Some(played.len() - 1);
             if !observation.is_error {

@@ -112,15 +112,30 @@ pub const LOOK_ALIKES: &[(&str, &str)] = &[
 /// One tool: its category and its MCP definition.
 #[derive(Debug, Clone)]
 pub struct ToolDef {
-    /// Unique name, `[a-z0-9_]`, at most 64 characters.
+    /// Unique name within the catalog (built-in tools: `[a-z0-9_]`, at most 64 characters).
     pub name: String,
-    /// Its business area.
-    pub category: Category,
+    /// Its business area; `None` for a tool of the user's own catalog (a mock catalog).
+    pub category: Option<Category>,
     /// The MCP tool object (`name`, `title`, `description`, `inputSchema`, `annotations`).
     pub definition: Value,
 }
 
 impl ToolDef {
+    /// A tool of the user's own catalog from its MCP definition (`name` must be a string; a
+    /// missing name becomes `""`).
+    pub fn from_definition(definition: Value) -> ToolDef {
+        ToolDef {
+            name: definition["name"].as_str().unwrap_or_default().to_string(),
+            category: None,
+            definition,
+        }
+    }
+
+    /// The name metrics group the tool under: its category (`crm`), else `mock`.
+    pub fn group(&self) -> &str {
+        self.category.map_or("mock", Category::as_str)
+    }
+
     /// The tool's JSON Schema for arguments.
     pub fn input_schema(&self) -> &Value {
         &self.definition["inputSchema"]
@@ -153,13 +168,19 @@ impl Catalog {
                     .expect("catalog files are valid JSON, checked by the catalog tests");
                 tools.extend(definitions.into_iter().map(|definition| ToolDef {
                     name: definition["name"].as_str().unwrap_or_default().to_string(),
-                    category,
+                    category: Some(category),
                     definition,
                 }));
             }
-            let definitions = tools.iter().map(|tool| tool.definition.clone()).collect();
-            Catalog { tools, definitions }
+            Catalog::from_tools(tools)
         })
+    }
+
+    /// A catalog of `tools`, kept in the order given (names are expected to be unique: the
+    /// first of two equal names wins in [`Catalog::tool`]).
+    pub fn from_tools(tools: Vec<ToolDef>) -> Catalog {
+        let definitions = tools.iter().map(|tool| tool.definition.clone()).collect();
+        Catalog { tools, definitions }
     }
 
     /// All tools in catalog order.
@@ -244,7 +265,7 @@ mod tests {
             catalog
                 .tools()
                 .iter()
-                .filter(|tool| tool.category == category)
+                .filter(|tool| tool.category == Some(category))
                 .count()
         };
         let counts: Vec<usize> = Category::ALL.into_iter().map(count).collect();
@@ -256,7 +277,7 @@ mod tests {
         for tool in catalog.tools() {
             assert_eq!(
                 Category::of_tool(&tool.name),
-                Some(tool.category),
+                tool.category,
                 "{}",
                 tool.name
             );

@@ -87,6 +87,7 @@ impl Harness {
             refused: true,
             unknown_tool: !self.tools.offers(tool),
             violations: Vec::new(),
+            unmatched: false,
         });
     }
 
@@ -115,6 +116,7 @@ impl Harness {
             refused: true,
             unknown_tool: !self.tools.offers(tool),
             violations: Vec::new(),
+            unmatched: false,
         });
     }
 
@@ -165,6 +167,7 @@ impl Harness {
             ToolAnswer::ProtocolError(message) => {
                 (CallOutcome::ProtocolError, None, Some(message.clone()))
             }
+            ToolAnswer::Unmatched(message) => (CallOutcome::ToolError, None, Some(message.clone())),
         };
         let mut state = self.lock();
         let index = state.trace.len();
@@ -183,6 +186,7 @@ impl Harness {
             refused,
             unknown_tool: check.is_none(),
             violations: check.map(|check| check.violations).unwrap_or_default(),
+            unmatched: matches!(answer, ToolAnswer::Unmatched(_)),
         });
         answer
     }

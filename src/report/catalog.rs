@@ -27,7 +27,7 @@ pub fn render_table(catalog: &Catalog) -> String {
         let definition = &tool.definition;
         table.add_row([
             tool.name.as_str(),
-            tool.category.as_str(),
+            tool.group(),
             definition["title"].as_str().unwrap_or_default(),
             mark(hint(definition, "readOnlyHint")),
             mark(hint(definition, "destructiveHint")),

@@ -285,7 +285,7 @@ fn category_of(scenario: &Scenario) -> String {
         .and_then(|call| Catalog::builtin().tool(&call.tool))
         .map_or_else(
             || "none".to_string(),
-            |tool| tool.category.as_str().to_string(),
+            |tool| tool.group().to_string(),
         )
 }
 

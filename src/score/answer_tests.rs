@@ -41,6 +41,7 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         refused: false,
         unknown_tool: false,
         violations: Vec::new(),
+        unmatched: false,
     };
     crate::harness::ToolSet::builtin().annotate(&mut record);
     record

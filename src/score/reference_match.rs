@@ -86,6 +86,7 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
         refused: false,
         unknown_tool: false,
         violations: Vec::new(),
+        unmatched: false,
     }
 }
 

@@ -34,6 +34,7 @@ fn ok(index: usize, tool: &str, arguments: Value, result: Value) -> CallRecord {
         refused: false,
         unknown_tool: false,
         violations: Vec::new(),
+        unmatched: false,
     }
 }
 
