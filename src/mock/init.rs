@@ -1,0 +1,1 @@
+//! `toolgate init`: a working suite skeleton for the user's own catalog.
