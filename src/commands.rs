@@ -3,7 +3,7 @@
 mod gating;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
@@ -11,8 +11,8 @@ use anyhow::{Context as _, Result, bail};
 use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
-    CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, JudgeArgs, LintArgs, LintFormat,
-    ServeArgs, SnapshotArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
+    CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, InitArgs, JudgeArgs, LintArgs,
+    LintFormat, MockCommand, MockServeArgs, ServeArgs, SnapshotArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
@@ -20,6 +20,7 @@ use crate::fs::write_atomic;
 use crate::harness::{self, Harness, ToolSet, WorldBackend, WorldBackends};
 use crate::judge::{Judge, JudgeConfig};
 use crate::lint::{self, LintOptions, Severity, Source, drift};
+use crate::mock::{self, MockBackends};
 use crate::provider::{Api, Endpoint, EndpointSources};
 use crate::report;
 use crate::results::pins::{Pins, Subject};
@@ -43,6 +44,10 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
         Command::Baseline(args) => gating::baseline_command(&args, out),
         Command::Record(args) => gating::record_command(&args, out),
         Command::Merge(args) => gating::merge_command(&args, out),
+        Command::Mock(args) => match &args.command {
+            MockCommand::Serve(args) => mock_serve_command(args, out),
+        },
+        Command::Init(args) => init_command(&args, out),
     }
 }
 
@@ -53,21 +58,93 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("failed to start the async runtime")
 }
 
-fn load_suite(args: &SuiteArgs) -> Result<(Vec<Scenario>, SmokeSet)> {
-    let catalog = Catalog::builtin();
-    let scenarios = scenario::load_dir(&args.root.join("scenarios"), &args.root, catalog)?;
+/// A suite ready to run: its scenarios (checked against the tools they run on), the smoke
+/// set, that catalog, and the backends every run gets a fresh one of.
+struct Suite {
+    scenarios: Vec<Scenario>,
+    smoke: SmokeSet,
+    catalog: Catalog,
+    backends: Box<dyn harness::BackendFactory>,
+    /// The mock catalog the suite runs on; `None` for the built-in world.
+    mocks: Option<PathBuf>,
+}
+
+/// The mock catalog a suite runs on: `--mocks`, else `mocks.catalog` of the config file
+/// (`config`, or `toolgate.yaml` under the root when it exists), relative to that file.
+fn mocks_path(args: &SuiteArgs, config: Option<(&ConfigFile, &Path)>) -> Result<Option<PathBuf>> {
+    if let Some(path) = &args.mocks {
+        return Ok(Some(path.clone()));
+    }
+    let relative = |file: &ConfigFile, path: &Path| {
+        file.mocks.as_ref().map(|mocks| {
+            path.parent()
+                .unwrap_or_else(|| Path::new("."))
+                .join(&mocks.catalog)
+        })
+    };
+    if let Some((file, path)) = config {
+        return Ok(relative(file, path));
+    }
+    let path = args.root.join(config::FILE_NAME);
+    if !path.exists() {
+        return Ok(None);
+    }
+    Ok(relative(&ConfigFile::load(&path)?, &path))
+}
+
+fn load_suite(args: &SuiteArgs, config: Option<(&ConfigFile, &Path)>) -> Result<Suite> {
+    let mocks = mocks_path(args, config)?;
+    let (catalog, backends): (Catalog, Box<dyn harness::BackendFactory>) = match &mocks {
+        Some(path) => {
+            let mocks = Arc::new(mock::load(path)?);
+            (mocks.catalog(), Box::new(MockBackends::new(mocks)))
+        }
+        None => (
+            Catalog::builtin().clone(),
+            Box::new(WorldBackends::new(ToolSet::builtin())),
+        ),
+    };
+    let scenarios = scenario::load_dir(&args.root.join("scenarios"), &args.root, &catalog)?;
     let smoke = SmokeSet::load(&args.root.join("smoke-set.yaml"), &scenarios)?;
-    Ok((scenarios, smoke))
+    Ok(Suite {
+        scenarios,
+        smoke,
+        catalog,
+        backends,
+        mocks,
+    })
 }
 
 fn validate_command(args: &SuiteArgs, out: &mut dyn Write) -> Result<Exit> {
-    let (scenarios, smoke) = load_suite(args)?;
-    let selected = scenarios.iter().filter(|s| smoke.contains(s)).count();
-    writeln!(
+    let suite = load_suite(args, None)?;
+    let selected = suite
+        .scenarios
+        .iter()
+        .filter(|s| suite.smoke.contains(s))
+        .count();
+    write!(
         out,
         "{} scenarios valid; the smoke set selects {selected}",
-        scenarios.len()
+        suite.scenarios.len()
     )?;
+    match &suite.mocks {
+        Some(path) => writeln!(out, " (mock catalog `{}`)", path.display())?,
+        None => writeln!(out)?,
+    }
+    let drafts: Vec<&str> = suite
+        .scenarios
+        .iter()
+        .filter(|s| s.draft)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !drafts.is_empty() {
+        writeln!(
+            out,
+            "{} drafts still to finish (`draft: true`): {}",
+            drafts.len(),
+            drafts.join(", ")
+        )?;
+    }
     Ok(Exit::Pass)
 }
 
@@ -221,7 +298,14 @@ fn run_for_gate(
     settings: &Settings,
     out: &mut dyn Write,
 ) -> Result<Option<RunReport>> {
-    let (scenarios, smoke) = load_suite(&args.suite)?;
+    let (file, file_path) = load_config(args)?;
+    let Suite {
+        scenarios,
+        smoke,
+        catalog,
+        backends,
+        ..
+    } = load_suite(&args.suite, Some((&file, &file_path)))?;
     for id in &args.only {
         if !scenarios.iter().any(|s| &s.id == id) {
             bail!("--only: no scenario has id `{id}`");
@@ -246,10 +330,9 @@ fn run_for_gate(
         &subject(args, settings, &agent, endpoint.as_ref()),
         &selected,
         &args.suite.root,
-        Catalog::builtin(),
+        &catalog,
     )?;
     pins.shard = args.ci.shard;
-    let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
     let scoring = ScoringOptions {
         omitted_defaults: args.omitted_defaults,
     };
@@ -287,7 +370,7 @@ fn run_for_gate(
     let suite = runtime()?.block_on(runner::run_suite(
         &selected,
         &agent,
-        &WorldBackends::new(Arc::clone(&tools)),
+        backends.as_ref(),
         &options,
         stop,
         &on_done,
@@ -388,6 +471,68 @@ fn serve_command(args: &ServeArgs) -> Result<Exit> {
     Ok(Exit::Pass)
 }
 
+fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit> {
+    let catalog = Arc::new(mock::load(&args.catalog)?);
+    let seeded = match &args.seed {
+        Some(path) => scenario::load_fixture(path)?,
+        None => serde_json::json!({}),
+    };
+    let backend = mock::MockBackend::new(catalog, &seeded).map_err(|error| {
+        let from = args
+            .seed
+            .as_ref()
+            .map_or_else(|| "the catalog".to_owned(), |p| format!("`{}`", p.display()));
+        anyhow::anyhow!("failed to seed the mocks from {from}: {error}")
+    })?;
+    let harness = Arc::new(Harness::new(Box::new(backend), Vec::new()));
+    match &args.listen {
+        None => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("failed to start the async runtime")?
+            .block_on(harness::server::serve_stdio(harness.clone()))?,
+        Some(address) => runtime()?.block_on(async {
+            let server = harness::http::serve_at(harness.clone(), address).await?;
+            writeln!(out, "serving `{}` at {}", args.catalog.display(), server.url())?;
+            out.flush()?;
+            // Serve until interrupted; without a handler, until killed.
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+            anyhow::Ok(())
+        })?,
+    }
+    if let Some(path) = &args.trace {
+        let mut text = String::new();
+        for call in harness.trace() {
+            text.push_str(&serde_json::to_string(&call)?);
+            text.push('\n');
+        }
+        write_atomic(path, text.as_bytes())?;
+    }
+    Ok(Exit::Pass)
+}
+
+fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
+    let source = args
+        .from_lock
+        .as_ref()
+        .or(args.tools_json.as_ref())
+        .expect("clap requires --from-lock or --tools-json");
+    let written = mock::init::write_suite(source, &args.dir, args.force)?;
+    for path in &written.files {
+        writeln!(out, "wrote {}", path.display())?;
+    }
+    writeln!(
+        out,
+        "{} draft scenarios for {} tools; edit them, drop `draft: true`, then run `toolgate verify --root {} --mutants`",
+        written.drafts,
+        written.tools,
+        args.dir.display()
+    )?;
+    Ok(Exit::Pass)
+}
+
 fn tools_command(args: &ToolsArgs, out: &mut dyn Write) -> Result<Exit> {
     let catalog = Catalog::builtin();
     let text = match args.format {
@@ -401,14 +546,17 @@ fn tools_command(args: &ToolsArgs, out: &mut dyn Write) -> Result<Exit> {
 /// Runs the whole suite with the reference agent; with `--mutants`, also the mutation check.
 /// Exit 0 when everything holds, 1 otherwise.
 fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
-    let (scenarios, _smoke) = load_suite(&args.suite)?;
-    let catalog = Catalog::builtin();
-    let tools = Arc::new(ToolSet::new(catalog)?);
+    let Suite {
+        scenarios,
+        catalog,
+        backends,
+        ..
+    } = load_suite(&args.suite, None)?;
     let runs = runtime()?
         .block_on(runner::run_suite(
             &scenarios,
             &Agent::Reference,
-            &WorldBackends::new(Arc::clone(&tools)),
+            backends.as_ref(),
             &RunOptions::default(),
             std::future::pending(),
             &|_| {},
@@ -436,7 +584,8 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
     }
     let mut holds = failing.is_empty();
     if args.mutants {
-        let report = crate::verify::analyse_suite(&scenarios, &runs, &tools, catalog)?;
+        let report =
+            crate::verify::analyse_suite_on(&scenarios, &runs, backends.as_ref(), &catalog)?;
         write!(
             out,
             "{}",

@@ -66,6 +66,16 @@ pub struct ConfigFile {
     pub request_timeout: Option<String>,
     /// Attempts per model request (429, 5xx and transport errors are retried).
     pub max_attempts: Option<u32>,
+    /// Run the suite on the user's declarative mock tools instead of the built-in world.
+    pub mocks: Option<MocksConfig>,
+}
+
+/// The `mocks:` block of `toolgate.yaml`: the suite's tools are the mock catalog's.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MocksConfig {
+    /// The mock catalog file (YAML or JSON), relative to the config file; see `docs/mocks.md`.
+    pub catalog: PathBuf,
 }
 
 impl ConfigFile {

@@ -1,1 +1,299 @@
 //! `toolgate init`: a working suite skeleton for the user's own catalog.
+//!
+//! From a `toolgate snapshot` lock or a saved tools/list it writes, under one directory:
+//! `toolgate.yaml` (reference agent, `mocks.catalog`), `tools.json` (the imported
+//! definitions, which the agent sees unchanged), `mocks.yaml` (per tool an error rule for an
+//! id that does not exist and a catch-all success to replace with real behaviour),
+//! `fixtures/seed.json`, three draft scenarios per tool after the recipe "happy path, edge
+//! case, error case", `smoke-set.yaml` and `.github/workflows/toolgate.yml`. Every draft loads
+//! and passes with the reference agent; each says `draft: true` until a person has made it
+//! check what matters.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+use serde_json::{Map, Value, json};
+
+/// The value the error-case drafts send for a lookup that must fail.
+pub const MISSING_VALUE: &str = "does-not-exist";
+
+/// What [`write_suite`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// Every file, in writing order.
+    pub files: Vec<PathBuf>,
+    /// Tools imported.
+    pub tools: usize,
+    /// Draft scenarios written.
+    pub drafts: usize,
+}
+
+/// Writes the skeleton for the tools in `source` (a lock or a saved tools/list) under `dir`.
+///
+/// Errors: an unreadable or empty tools file, a file that already exists (unless `force`),
+/// or a write that fails.
+pub fn write_suite(source: &Path, dir: &Path, force: bool) -> Result<Written> {
+    let definitions = super::load::import_tools(source)?;
+    if definitions.is_empty() {
+        bail!("`{}` lists no tools", source.display());
+    }
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    files.push((dir.join(crate::config::FILE_NAME), config_text()));
+    files.push((
+        dir.join("tools.json"),
+        crate::json::pretty(&json!({ "tools": definitions })),
+    ));
+    files.push((dir.join("mocks.yaml"), catalog_text(&definitions)));
+    files.push((dir.join("fixtures/seed.json"), "{}\n".to_owned()));
+    let mut ids = Vec::new();
+    for (index, definition) in definitions.iter().enumerate() {
+        let name = definition["name"].as_str().unwrap_or_default();
+        for (n, (suffix, text)) in drafts(name, definition).into_iter().enumerate() {
+            let id = format!("D{:03}-{}", index + 1, n + 1);
+            files.push((
+                dir.join(format!("scenarios/{}-{suffix}.yaml", safe(name))),
+                text.replace("{ID}", &id),
+            ));
+            ids.push(id);
+        }
+    }
+    files.push((dir.join("smoke-set.yaml"), smoke_text()));
+    files.push((dir.join(".github/workflows/toolgate.yml"), workflow_text()));
+    if !force {
+        if let Some((path, _)) = files.iter().find(|(path, _)| path.exists()) {
+            bail!(
+                "`{}` already exists; pass --force to overwrite the skeleton's files",
+                path.display()
+            );
+        }
+    }
+    for (path, text) in &files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("failed to create `{}`", parent.display()))?;
+        }
+        crate::fs::write_atomic(path, text.as_bytes())?;
+    }
+    Ok(Written {
+        files: files.into_iter().map(|(path, _)| path).collect(),
+        tools: definitions.len(),
+        drafts: ids.len(),
+    })
+}
+
+/// A file-name-safe form of a tool name.
+fn safe(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect()
+}
+
+fn config_text() -> String {
+    "# toolgate's settings for this suite (see docs/mocks.md). The tools are the mocks in\n\
+     # mocks.yaml; switch `agent` to `openai`, `anthropic` or `command` to measure yours.\n\
+     agent: reference\n\
+     mocks:\n  catalog: mocks.yaml\n"
+        .to_owned()
+}
+
+/// The string argument the error rule and the error-case draft key on: the first required
+/// string property, else the first string property.
+fn key_argument(definition: &Value) -> Option<String> {
+    let schema = &definition["inputSchema"];
+    let properties = schema["properties"].as_object()?;
+    let is_string = |name: &str| {
+        properties[name]["type"] == "string" && properties[name].get("enum").is_none()
+    };
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    required
+        .iter()
+        .copied()
+        .find(|name| properties.contains_key(*name) && is_string(name))
+        .or_else(|| properties.keys().map(String::as_str).find(|name| is_string(name)))
+        .map(str::to_owned)
+}
+
+fn catalog_text(definitions: &[Value]) -> String {
+    let mut text = String::from(
+        "# The mock catalog (docs/mocks.md). Tools come from tools.json unchanged; replace each\n\
+         # tool's draft rules with what the real tool answers. Rules are tried in order.\n\
+         schema_version: 1\ntools_from: tools.json\ntables: {}\nrules:\n",
+    );
+    for definition in definitions {
+        let name = definition["name"].as_str().unwrap_or_default();
+        let _ = writeln!(text, "  {}:", yaml_string(name));
+        if let Some(key) = key_argument(definition) {
+            let _ = writeln!(
+                text,
+                "    - note: draft error rule, for the error-case scenario\n      match: {{{}: {}}}\n      error: {}",
+                yaml_string(&key),
+                yaml_string(MISSING_VALUE),
+                yaml_string(&format!("{name}: `{{{{args.{key}}}}}` not found"))
+            );
+        }
+        let _ = writeln!(
+            text,
+            "    - note: draft catch-all; replace it with the tool's real answers\n      return: {{ok: true, tool: {}, arguments: \"{{{{args}}}}\"}}",
+            yaml_string(name)
+        );
+    }
+    text
+}
+
+/// The three drafts of one tool: (file suffix, text with `{ID}` for the id).
+fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
+    let args = example_arguments(&definition["inputSchema"]);
+    let title = definition["title"]
+        .as_str()
+        .or_else(|| definition["description"].as_str())
+        .unwrap_or(name)
+        .lines()
+        .next()
+        .unwrap_or(name)
+        .to_owned();
+    let call = |arguments: &Map<String, Value>| {
+        format!(
+            "expected_calls:\n  - tool: {}\n    args_match: {}\n",
+            yaml_string(name),
+            Value::Object(arguments.clone())
+        )
+    };
+    let head = |tier: u8, kind: &str, what: &str| {
+        format!(
+            "# DRAFT written by `toolgate init`: {what}. Make the prompt a real user request,\n\
+             # tighten the checks, then delete `draft: true`.\n\
+             draft: true\nid: {{ID}}\ntier: {tier}\ntype: {kind}\nseed_state: fixtures/seed.json\n"
+        )
+    };
+    let mut out = vec![
+        (
+            "happy",
+            format!(
+                "{}prompt: {}\n{}max_calls: 2\n",
+                head(1, "single_call", "the happy path"),
+                yaml_string(&format!("Use {name} ({title}) with {}.", Value::Object(args.clone()))),
+                call(&args)
+            ),
+        ),
+        (
+            "edge",
+            format!(
+                "{}prompt: {}\n{}max_calls: 3\nfault_injection:\n  - tool: {}\n    on_call: 1\n    error: rate_limit\n",
+                head(2, "error_recovery", "an edge case, a transient rate limit to retry through"),
+                yaml_string(&format!("Use {name} with {}; retry if it is rate limited.", Value::Object(args.clone()))),
+                call(&args),
+                yaml_string(name)
+            ),
+        ),
+    ];
+    if let Some(key) = key_argument(definition) {
+        let mut missing = args.clone();
+        missing.insert(key.clone(), Value::String(MISSING_VALUE.to_owned()));
+        out.push((
+            "error",
+            format!(
+                "{}prompt: {}\n{}max_calls: 2\nfinal_answer:\n  acknowledges_failure: true\nreference_answer: {}\n",
+                head(1, "error_recovery", "the error case, a lookup that must fail and be reported"),
+                yaml_string(&format!("Use {name} with {key} `{MISSING_VALUE}` and tell me what happened.")),
+                call(&missing),
+                yaml_string(&format!("{name} failed: `{MISSING_VALUE}` was not found."))
+            ),
+        ));
+    } else {
+        out.push((
+            "error",
+            format!(
+                "{}prompt: {}\n{}max_calls: 2\nforbidden_calls:\n  - tool: {}\n    args_match: {{}}\n",
+                head(1, "ambiguous_input", "the error case: a request this tool must not serve"),
+                yaml_string(&format!("Something unrelated to {name}: do not call it.")),
+                "expected_calls: []\n",
+                yaml_string(name)
+            ),
+        ));
+    }
+    out
+}
+
+/// Arguments valid for `schema`: every required property with an example value.
+pub fn example_arguments(schema: &Value) -> Map<String, Value> {
+    let mut args = Map::new();
+    let Some(properties) = schema["properties"].as_object() else {
+        return args;
+    };
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let Some(name) = name.as_str() else { continue };
+        if let Some(property) = properties.get(name) {
+            args.insert(name.to_owned(), example_value(property, name));
+        }
+    }
+    args
+}
+
+fn example_value(schema: &Value, name: &str) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|values| values.first()) {
+        return first.clone();
+    }
+    if let Some(value) = schema.get("const").or_else(|| schema.get("default")) {
+        return value.clone();
+    }
+    let kind = match &schema["type"] {
+        Value::Array(kinds) => kinds.first().and_then(Value::as_str).unwrap_or("string"),
+        Value::String(kind) => kind.as_str(),
+        _ => "string",
+    };
+    match kind {
+        "integer" => json!(schema["minimum"].as_i64().unwrap_or(1).max(1)),
+        "number" => json!(schema["minimum"].as_f64().unwrap_or(1.0).max(1.0)),
+        "boolean" => json!(true),
+        "null" => Value::Null,
+        "array" => {
+            let count = schema["minItems"].as_u64().unwrap_or(0);
+            let item = example_value(&schema["items"], name);
+            Value::Array((0..count).map(|_| item.clone()).collect())
+        }
+        "object" => Value::Object(example_arguments(schema)),
+        _ => match schema["format"].as_str() {
+            Some("date") => json!("2026-01-15"),
+            Some("date-time") => json!("2026-01-15T09:00:00Z"),
+            Some("email") => json!("user@example.com"),
+            Some("uri" | "url") => json!("https://example.com/"),
+            _ => {
+                let min = usize::try_from(schema["minLength"].as_u64().unwrap_or(0)).unwrap_or(0);
+                let mut text = format!("example-{name}");
+                while text.chars().count() < min {
+                    text.push('x');
+                }
+                Value::String(text)
+            }
+        },
+    }
+}
+
+/// `text` as a YAML double-quoted string (JSON string syntax is valid YAML).
+fn yaml_string(text: &str) -> String {
+    Value::String(text.to_owned()).to_string()
+}
+
+fn smoke_text() -> String {
+    "# The pull-request subset `toolgate gate` runs by default: every tier-1 scenario.\n\
+     tiers:\n  - 1\n"
+        .to_owned()
+}
+
+fn workflow_text() -> String {
+    "# Gate every pull request on toolgate, with the suite's mocks (no real tools in CI).\n\
+     # Fork-safe: `pull_request` only, never `pull_request_target`.\n\
+     name: toolgate\n\
+     on:\n  pull_request:\n\
+     permissions:\n  contents: read\n  actions: read\n  pull-requests: write\n\
+     jobs:\n  gate:\n    runs-on: ubuntu-latest\n    timeout-minutes: 30\n    steps:\n\
+     \x20     - uses: actions/checkout@v5\n        with:\n          persist-credentials: false\n\
+     \x20     - name: toolgate\n        uses: toolgate/toolgate@v0\n        with:\n\
+     \x20         root: .\n          args: --agent reference\n\
+     \x20         baseline: artifact:toolgate-baseline\n          comment-key: toolgate\n"
+        .to_owned()
+}

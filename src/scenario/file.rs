@@ -39,6 +39,8 @@ pub struct ScenarioFile {
     pub reference_answer: Option<String>,
     #[serde(default)]
     pub judge_rubric: Option<String>,
+    #[serde(default)]
+    pub draft: bool,
 }
 
 /// One entry of `forbidden_calls`.

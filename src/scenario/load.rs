@@ -304,6 +304,7 @@ fn validate(
     }
 
     Some(Scenario {
+        draft: raw.draft,
         lines: SourceLines::index(problems.text),
         id: raw.id,
         tier,

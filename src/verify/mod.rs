@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::score::CheckKind;
 
-pub use analyse::{analyse, analyse_suite};
+pub use analyse::{analyse, analyse_on, analyse_suite, analyse_suite_on};
 pub use mutants::{Mutant, MutantKind, derive};
 
 /// The share of mutants the suite must kill, in 0.0..=1.0.
