@@ -582,6 +582,20 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
             writeln!(out, "    {}: {}", check.subject, check.detail)?;
         }
     }
+    let drafts: Vec<&str> = scenarios
+        .iter()
+        .filter(|s| s.draft)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !drafts.is_empty() {
+        writeln!(
+            out,
+            "{} of {} scenarios are drafts still to finish (`draft: true`): {}",
+            drafts.len(),
+            scenarios.len(),
+            drafts.join(", ")
+        )?;
+    }
     let mut holds = failing.is_empty();
     if args.mutants {
         let report =

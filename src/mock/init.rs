@@ -39,7 +39,7 @@ pub fn write_suite(source: &Path, dir: &Path, force: bool) -> Result<Written> {
         bail!("`{}` lists no tools", source.display());
     }
     let mut files: Vec<(PathBuf, String)> = Vec::new();
-    files.push((dir.join(crate::config::FILE_NAME), config_text()));
+    files.push((dir.join("toolgate.yaml"), config_text()));
     files.push((
         dir.join("tools.json"),
         crate::json::pretty(&json!({ "tools": definitions })),

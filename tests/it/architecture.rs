@@ -14,7 +14,7 @@ const NEUTRAL: [&str; 6] = ["json", "fs", "defaults", "exit", "tls", "redact"];
 
 /// What each top-level module may use besides [`NEUTRAL`]; a module not listed here (the
 /// CLI glue: `commands`, `lib`, `main`) may use anything.
-const ALLOWED: [(&str, &[&str]); 22] = [
+const ALLOWED: [(&str, &[&str]); 23] = [
     ("catalog", &[]),
     ("redact", &[]),
     ("json", &[]),
@@ -31,6 +31,7 @@ const ALLOWED: [(&str, &[&str]); 22] = [
     ("agent", &["scenario", "trace", "provider"]),
     ("judge", &["scenario", "trace", "provider"]),
     ("lint", &["catalog", "harness", "judge"]),
+    ("mock", &["catalog", "harness", "lint", "scenario"]),
     (
         "runner",
         &["agent", "harness", "judge", "scenario", "score", "trace"],

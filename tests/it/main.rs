@@ -11,6 +11,7 @@ mod gate;
 mod github;
 mod judge;
 mod lint;
+mod mocks;
 mod openai_agent;
 mod peers;
 mod reliability;
