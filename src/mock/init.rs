@@ -47,12 +47,12 @@ pub fn write_suite(source: &Path, dir: &Path, force: bool) -> Result<Written> {
     files.push((dir.join("mocks.yaml"), catalog_text(&definitions)));
     files.push((dir.join("fixtures/seed.json"), "{}\n".to_owned()));
     let mut ids = Vec::new();
-    for (index, definition) in definitions.iter().enumerate() {
+    for definition in &definitions {
         let name = definition["name"].as_str().unwrap_or_default();
-        for (n, (suffix, text)) in drafts(name, definition).into_iter().enumerate() {
-            let id = format!("D{:03}-{}", index + 1, n + 1);
+        for (suffix, text) in drafts(name, definition) {
+            let id = format!("{}-{suffix}", safe(name));
             files.push((
-                dir.join(format!("scenarios/{}-{suffix}.yaml", safe(name))),
+                dir.join(format!("scenarios/{id}.yaml")),
                 text.replace("{ID}", &id),
             ));
             ids.push(id);
@@ -98,12 +98,17 @@ fn config_text() -> String {
 }
 
 /// The string argument the error rule and the error-case draft key on: the first required
-/// string property, else the first string property.
+/// string property without `enum`, `format` or `const`, else the first such string property.
 fn key_argument(definition: &Value) -> Option<String> {
     let schema = &definition["inputSchema"];
     let properties = schema["properties"].as_object()?;
+    // A free-form string: the made-up value must pass the schema and reach the rules.
     let is_string = |name: &str| {
-        properties[name]["type"] == "string" && properties[name].get("enum").is_none()
+        let property = &properties[name];
+        property["type"] == "string"
+            && ["enum", "format", "const"]
+                .iter()
+                .all(|key| property.get(*key).is_none())
     };
     let required: Vec<&str> = schema["required"]
         .as_array()
@@ -117,6 +122,57 @@ fn key_argument(definition: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The key argument and a value of it that the schema accepts but names nothing: for a
+/// free-form string [`MISSING_VALUE`], for a `pattern` a longer sample than the happy path's.
+/// `None` when the tool has no such argument.
+fn missing_argument(definition: &Value) -> Option<(String, String)> {
+    let key = key_argument(definition)?;
+    let property = &definition["inputSchema"]["properties"][&key];
+    match property["pattern"].as_str() {
+        None => Some((key, MISSING_VALUE.to_owned())),
+        Some(pattern) => {
+            let happy = sample(pattern, 0)?;
+            let missing = sample(pattern, 3)?;
+            (missing != happy).then_some((key, missing))
+        }
+    }
+}
+
+/// A short string `pattern` matches, with every repetition `extra` times longer than its
+/// minimum (at least once); `None` for a pattern this cannot sample.
+pub fn sample(pattern: &str, extra: u32) -> Option<String> {
+    use regex_syntax::hir::{Class, HirKind};
+    fn walk(hir: &regex_syntax::hir::Hir, extra: u32, out: &mut String) -> Option<()> {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => {}
+            HirKind::Literal(literal) => out.push_str(std::str::from_utf8(&literal.0).ok()?),
+            HirKind::Class(Class::Unicode(class)) => out.push(class.ranges().first()?.start()),
+            HirKind::Class(Class::Bytes(class)) => out.push(char::from(class.ranges().first()?.start())),
+            HirKind::Repetition(repetition) => {
+                let mut count = repetition.min.max(1) + extra;
+                if let Some(max) = repetition.max {
+                    count = count.min(max);
+                }
+                for _ in 0..count {
+                    walk(&repetition.sub, extra, out)?;
+                }
+            }
+            HirKind::Capture(capture) => walk(&capture.sub, extra, out)?,
+            HirKind::Concat(parts) => {
+                for part in parts {
+                    walk(part, extra, out)?;
+                }
+            }
+            HirKind::Alternation(options) => walk(options.first()?, extra, out)?,
+        }
+        Some(())
+    }
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let mut text = String::new();
+    walk(&hir, extra, &mut text)?;
+    regex::Regex::new(pattern).ok()?.is_match(&text).then_some(text)
+}
+
 fn catalog_text(definitions: &[Value]) -> String {
     let mut text = String::from(
         "# The mock catalog (docs/mocks.md). Tools come from tools.json unchanged; replace each\n\
@@ -126,12 +182,12 @@ fn catalog_text(definitions: &[Value]) -> String {
     for definition in definitions {
         let name = definition["name"].as_str().unwrap_or_default();
         let _ = writeln!(text, "  {}:", yaml_string(name));
-        if let Some(key) = key_argument(definition) {
+        if let Some((key, missing)) = missing_argument(definition) {
             let _ = writeln!(
                 text,
                 "    - note: draft error rule, for the error-case scenario\n      match: {{{}: {}}}\n      error: {}",
                 yaml_string(&key),
-                yaml_string(MISSING_VALUE),
+                yaml_string(&missing),
                 yaml_string(&format!("{name}: `{{{{args.{key}}}}}` not found"))
             );
         }
@@ -182,25 +238,28 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
         (
             "edge",
             format!(
-                "{}prompt: {}\n{}max_calls: 3\nfault_injection:\n  - tool: {}\n    on_call: 1\n    error: rate_limit\n",
+                "{}prompt: {}\n{}max_calls: 3\nfault_injection:\n  - tool: {}\n    on_call: 1\n    error: rate_limit\n\
+                 # The draft catch-all rule answers `tool: {name}`; point this at a real result field.\n\
+                 final_answer:\n  contains_results: [\"$.calls[0].result.tool\"]\nreference_answer: {}\n",
                 head(2, "error_recovery", "an edge case, a transient rate limit to retry through"),
                 yaml_string(&format!("Use {name} with {}; retry if it is rate limited.", Value::Object(args.clone()))),
                 call(&args),
-                yaml_string(name)
+                yaml_string(name),
+                yaml_string(&format!("{name} answered after one retry."))
             ),
         ),
     ];
-    if let Some(key) = key_argument(definition) {
+    if let Some((key, value)) = missing_argument(definition) {
         let mut missing = args.clone();
-        missing.insert(key.clone(), Value::String(MISSING_VALUE.to_owned()));
+        missing.insert(key.clone(), Value::String(value.clone()));
         out.push((
             "error",
             format!(
                 "{}prompt: {}\n{}max_calls: 2\nfinal_answer:\n  acknowledges_failure: true\nreference_answer: {}\n",
                 head(1, "error_recovery", "the error case, a lookup that must fail and be reported"),
-                yaml_string(&format!("Use {name} with {key} `{MISSING_VALUE}` and tell me what happened.")),
+                yaml_string(&format!("Use {name} with {key} `{value}` and tell me what happened.")),
                 call(&missing),
-                yaml_string(&format!("{name} failed: `{MISSING_VALUE}` was not found."))
+                yaml_string(&format!("{name} failed: `{value}` was not found."))
             ),
         ));
     } else {
@@ -262,6 +321,9 @@ fn example_value(schema: &Value, name: &str) -> Value {
             Some("email") => json!("user@example.com"),
             Some("uri" | "url") => json!("https://example.com/"),
             _ => {
+                if let Some(text) = schema["pattern"].as_str().and_then(|p| sample(p, 0)) {
+                    return Value::String(text);
+                }
                 let min = usize::try_from(schema["minLength"].as_u64().unwrap_or(0)).unwrap_or(0);
                 let mut text = format!("example-{name}");
                 while text.chars().count() < min {
@@ -296,4 +358,30 @@ fn workflow_text() -> String {
      \x20         root: .\n          args: --agent reference\n\
      \x20         baseline: artifact:toolgate-baseline\n          comment-key: toolgate\n"
         .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_match_their_pattern_and_grow_with_extra() {
+        assert_eq!(sample("^TK-[0-9]+$", 0).as_deref(), Some("TK-0"));
+        assert_eq!(sample("^TK-[0-9]+$", 3).as_deref(), Some("TK-0000"));
+        assert_eq!(sample("^(ab|cd){2}x?$", 0).as_deref(), Some("ababx"));
+        assert_eq!(sample("^[a-z]{3}$", 5).as_deref(), Some("aaa"));
+    }
+
+    #[test]
+    fn example_arguments_satisfy_enums_formats_and_patterns() {
+        let schema = json!({"type": "object", "required": ["a", "b", "c", "d", "e"],
+            "properties": {"a": {"type": "string", "enum": ["x", "y"]},
+                "b": {"type": "string", "format": "email"}, "c": {"type": "integer", "minimum": 5},
+                "d": {"type": "string", "pattern": "^AG-[0-9]+$"}, "e": {"type": "boolean"},
+                "f": {"type": "string"}}});
+        assert_eq!(
+            Value::Object(example_arguments(&schema)),
+            json!({"a": "x", "b": "user@example.com", "c": 5, "d": "AG-0", "e": true})
+        );
+    }
 }

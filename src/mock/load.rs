@@ -310,7 +310,7 @@ fn reply(step: ResponseFile, has_rows: bool) -> Result<Reply, String> {
         ));
     }
     let parse = |field: &str, value: &Value| {
-        Template::parse(value, has_rows).map_err(|e| at(&format!(".{field}"), e))
+        Template::parse(value, has_rows).map_err(|e| at(field, e))
     };
     Ok(match (step.returns, step.error, step.rpc_error) {
         (Some(value), _, _) => Reply::Return(parse("return", &value)?),
