@@ -355,8 +355,11 @@ fn workflow_text() -> String {
      jobs:\n  gate:\n    runs-on: ubuntu-latest\n    timeout-minutes: 30\n    steps:\n\
      \x20     - uses: actions/checkout@v5\n        with:\n          persist-credentials: false\n\
      \x20     - name: toolgate\n        uses: toolgate/toolgate@v0\n        with:\n\
+     \x20         # The suite root, relative to the repository (move this file to the\n\
+     \x20         # repository's .github/workflows/ if the suite lives in a subdirectory).\n\
      \x20         root: .\n          args: --agent reference\n\
-     \x20         baseline: artifact:toolgate-baseline\n          comment-key: toolgate\n"
+     \x20         # Without `baseline`, baseline.json under the root (see docs/mocks.md).\n\
+     \x20         comment-key: toolgate\n"
         .to_owned()
 }
 
