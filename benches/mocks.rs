@@ -41,10 +41,18 @@ fn big_catalog(dir: &Path, tools: usize, rules: usize) -> std::path::PathBuf {
         let _ = writeln!(text, "  tool_{t}:");
         for r in 0..rules {
             let rule = match r % 4 {
-                0 => format!("    - match: {{id: {{$regex: \"^R-{r}[0-9]*$\"}}}}\n      select: {{table: rows, where: {{id: \"{{{{args.id}}}}\"}}}}\n      return: {{rows: \"{{{{rows}}}}\", n: \"{{{{count}}}}\"}}"),
-                1 => format!("    - match: {{n: {r}}}\n      insert: {{table: rows, row: {{n: \"{{{{args.n}}}}\"}}}}\n      return: {{id: \"{{{{row.id}}}}\"}}"),
-                2 => format!("    - match: {{id: \"x-{r}\"}}\n      error: \"no {{{{args.id}}}} here (call {{{{call}}}})\""),
-                _ => format!("    - match: {{id: \"s-{r}\"}}\n      sequence: [{{error: busy}}, {{return: {{ok: true, seq: \"{{{{seq}}}}\"}}}}]"),
+                0 => format!(
+                    "    - match: {{id: {{$regex: \"^R-{r}[0-9]*$\"}}}}\n      select: {{table: rows, where: {{id: \"{{{{args.id}}}}\"}}}}\n      return: {{rows: \"{{{{rows}}}}\", n: \"{{{{count}}}}\"}}"
+                ),
+                1 => format!(
+                    "    - match: {{n: {r}}}\n      insert: {{table: rows, row: {{n: \"{{{{args.n}}}}\"}}}}\n      return: {{id: \"{{{{row.id}}}}\"}}"
+                ),
+                2 => format!(
+                    "    - match: {{id: \"x-{r}\"}}\n      error: \"no {{{{args.id}}}} here (call {{{{call}}}})\""
+                ),
+                _ => format!(
+                    "    - match: {{id: \"s-{r}\"}}\n      sequence: [{{error: busy}}, {{return: {{ok: true, seq: \"{{{{seq}}}}\"}}}}]"
+                ),
             };
             text.push_str(&rule);
             text.push('\n');

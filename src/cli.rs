@@ -450,7 +450,12 @@ pub struct MockServeArgs {
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Import the tools from a `toolgate snapshot` lock file.
-    #[arg(long, value_name = "FILE", conflicts_with = "tools_json", required_unless_present = "tools_json")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "tools_json",
+        required_unless_present = "tools_json"
+    )]
     pub from_lock: Option<PathBuf>,
     /// Import the tools from a saved tools/list result (or a JSON array of tools).
     #[arg(long, value_name = "FILE")]

@@ -12,7 +12,8 @@ use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
     CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, InitArgs, JudgeArgs, LintArgs,
-    LintFormat, MockCommand, MockServeArgs, ServeArgs, SnapshotArgs, SuiteArgs, ToolsArgs, ToolsFormat, VerifyArgs,
+    LintFormat, MockCommand, MockServeArgs, ServeArgs, SnapshotArgs, SuiteArgs, ToolsArgs,
+    ToolsFormat, VerifyArgs,
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
@@ -478,10 +479,10 @@ fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit>
         None => serde_json::json!({}),
     };
     let backend = mock::MockBackend::new(catalog, &seeded).map_err(|error| {
-        let from = args
-            .seed
-            .as_ref()
-            .map_or_else(|| "the catalog".to_owned(), |p| format!("`{}`", p.display()));
+        let from = args.seed.as_ref().map_or_else(
+            || "the catalog".to_owned(),
+            |p| format!("`{}`", p.display()),
+        );
         anyhow::anyhow!("failed to seed the mocks from {from}: {error}")
     })?;
     let harness = Arc::new(Harness::new(Box::new(backend), Vec::new()));
@@ -493,7 +494,12 @@ fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit>
             .block_on(harness::server::serve_stdio(harness.clone()))?,
         Some(address) => runtime()?.block_on(async {
             let server = harness::http::serve_at(harness.clone(), address).await?;
-            writeln!(out, "serving `{}` at {}", args.catalog.display(), server.url())?;
+            writeln!(
+                out,
+                "serving `{}` at {}",
+                args.catalog.display(),
+                server.url()
+            )?;
             out.flush()?;
             // Serve until interrupted; without a handler, until killed.
             if tokio::signal::ctrl_c().await.is_err() {

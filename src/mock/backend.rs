@@ -166,7 +166,9 @@ impl MockBackend {
         };
         *fired += 1;
         let rows = match (&rule.effect, reply) {
-            (Some(effect), Reply::Return(_)) => self.apply(effect, args, &selected, targets, set, call, seq),
+            (Some(effect), Reply::Return(_)) => {
+                self.apply(effect, args, &selected, targets, set, call, seq)
+            }
             _ => selected,
         };
         let state = &self.state;

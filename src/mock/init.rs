@@ -60,13 +60,11 @@ pub fn write_suite(source: &Path, dir: &Path, force: bool) -> Result<Written> {
     }
     files.push((dir.join("smoke-set.yaml"), smoke_text()));
     files.push((dir.join(".github/workflows/toolgate.yml"), workflow_text()));
-    if !force {
-        if let Some((path, _)) = files.iter().find(|(path, _)| path.exists()) {
-            bail!(
-                "`{}` already exists; pass --force to overwrite the skeleton's files",
-                path.display()
-            );
-        }
+    if let Some((path, _)) = files.iter().find(|(path, _)| !force && path.exists()) {
+        bail!(
+            "`{}` already exists; pass --force to overwrite the skeleton's files",
+            path.display()
+        );
     }
     for (path, text) in &files {
         if let Some(parent) = path.parent() {
@@ -85,7 +83,13 @@ pub fn write_suite(source: &Path, dir: &Path, force: bool) -> Result<Written> {
 /// A file-name-safe form of a tool name.
 fn safe(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -118,7 +122,12 @@ fn key_argument(definition: &Value) -> Option<String> {
         .iter()
         .copied()
         .find(|name| properties.contains_key(*name) && is_string(name))
-        .or_else(|| properties.keys().map(String::as_str).find(|name| is_string(name)))
+        .or_else(|| {
+            properties
+                .keys()
+                .map(String::as_str)
+                .find(|name| is_string(name))
+        })
         .map(str::to_owned)
 }
 
@@ -147,7 +156,9 @@ pub fn sample(pattern: &str, extra: u32) -> Option<String> {
             HirKind::Empty | HirKind::Look(_) => {}
             HirKind::Literal(literal) => out.push_str(std::str::from_utf8(&literal.0).ok()?),
             HirKind::Class(Class::Unicode(class)) => out.push(class.ranges().first()?.start()),
-            HirKind::Class(Class::Bytes(class)) => out.push(char::from(class.ranges().first()?.start())),
+            HirKind::Class(Class::Bytes(class)) => {
+                out.push(char::from(class.ranges().first()?.start()))
+            }
             HirKind::Repetition(repetition) => {
                 let mut count = repetition.min.max(1) + extra;
                 if let Some(max) = repetition.max {
@@ -170,7 +181,10 @@ pub fn sample(pattern: &str, extra: u32) -> Option<String> {
     let hir = regex_syntax::parse(pattern).ok()?;
     let mut text = String::new();
     walk(&hir, extra, &mut text)?;
-    regex::Regex::new(pattern).ok()?.is_match(&text).then_some(text)
+    regex::Regex::new(pattern)
+        .ok()?
+        .is_match(&text)
+        .then_some(text)
 }
 
 fn catalog_text(definitions: &[Value]) -> String {
@@ -231,7 +245,10 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
             format!(
                 "{}prompt: {}\n{}max_calls: 2\n",
                 head(1, "single_call", "the happy path"),
-                yaml_string(&format!("Use {name} ({title}) with {}.", Value::Object(args.clone()))),
+                yaml_string(&format!(
+                    "Use {name} ({title}) with {}.",
+                    Value::Object(args.clone())
+                )),
                 call(&args)
             ),
         ),
@@ -241,8 +258,15 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
                 "{}prompt: {}\n{}max_calls: 3\nfault_injection:\n  - tool: {}\n    on_call: 1\n    error: rate_limit\n\
                  # The draft catch-all rule answers `tool: {name}`; point this at a real result field.\n\
                  final_answer:\n  contains_results: [\"$.calls[0].result.tool\"]\nreference_answer: {}\n",
-                head(2, "error_recovery", "an edge case, a transient rate limit to retry through"),
-                yaml_string(&format!("Use {name} with {}; retry if it is rate limited.", Value::Object(args.clone()))),
+                head(
+                    2,
+                    "error_recovery",
+                    "an edge case, a transient rate limit to retry through"
+                ),
+                yaml_string(&format!(
+                    "Use {name} with {}; retry if it is rate limited.",
+                    Value::Object(args.clone())
+                )),
                 call(&args),
                 yaml_string(name),
                 yaml_string(&format!("{name} answered after one retry."))

@@ -70,7 +70,11 @@ pub fn parse(text: &str, path: &Path) -> Result<MockCatalog> {
         }
     }
     if definitions.is_empty() && problems.list.is_empty() {
-        problems.add("tools", None, "the catalog serves no tool: add `tools` or `tools_from`");
+        problems.add(
+            "tools",
+            None,
+            "the catalog serves no tool: add `tools` or `tools_from`",
+        );
     }
     let tools = match ToolSet::from_definitions(definitions) {
         Ok(tools) => Some(Arc::new(tools)),
@@ -86,7 +90,11 @@ pub fn parse(text: &str, path: &Path) -> Result<MockCatalog> {
         .map(|(name, table)| {
             let id_start = table.id_start.unwrap_or(1);
             if id_start == 0 {
-                problems.add(&format!("tables.{name}.id_start"), Some(&name), "must be 1 or more");
+                problems.add(
+                    &format!("tables.{name}.id_start"),
+                    Some(&name),
+                    "must be 1 or more",
+                );
             }
             TableSpec {
                 name,
@@ -155,7 +163,9 @@ fn field_of(base: &str, message: &str) -> String {
 }
 
 fn strip(message: &str) -> &str {
-    message.split_once('\u{0}').map_or(message, |(_, text)| text)
+    message
+        .split_once('\u{0}')
+        .map_or(message, |(_, text)| text)
 }
 
 /// An error at `field` of a rule.
@@ -309,9 +319,8 @@ fn reply(step: ResponseFile, has_rows: bool) -> Result<Reply, String> {
             "needs exactly one of `return`, `error`, `rpc_error` (or a `sequence` of them)",
         ));
     }
-    let parse = |field: &str, value: &Value| {
-        Template::parse(value, has_rows).map_err(|e| at(field, e))
-    };
+    let parse =
+        |field: &str, value: &Value| Template::parse(value, has_rows).map_err(|e| at(field, e));
     Ok(match (step.returns, step.error, step.rpc_error) {
         (Some(value), _, _) => Reply::Return(parse("return", &value)?),
         (_, Some(value), _) => Reply::Error(parse("error", &value)?),
@@ -340,7 +349,11 @@ pub fn import_tools(path: &Path) -> Result<Vec<Value>> {
     let name = path.display().to_string();
     let catalog = crate::lint::sources::parse_saved(&name, value)
         .with_context(|| format!("failed to read tools file `{}`", path.display()))?;
-    Ok(catalog.tools.into_iter().map(|tool| tool.definition).collect())
+    Ok(catalog
+        .tools
+        .into_iter()
+        .map(|tool| tool.definition)
+        .collect())
 }
 
 fn parse_text(text: &str, path: &Path) -> Result<CatalogFile> {
@@ -381,7 +394,9 @@ impl Problems<'_> {
                 .position(|line| {
                     let line = line.trim_start().trim_start_matches('"');
                     line.starts_with(needle)
-                        && line[needle.len()..].trim_start_matches('"').starts_with(':')
+                        && line[needle.len()..]
+                            .trim_start_matches('"')
+                            .starts_with(':')
                 })
                 .map(|index| index + 1)
         });

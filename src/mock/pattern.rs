@@ -121,10 +121,19 @@ mod tests {
     fn matches_partially_like_args_match_and_strings_by_regex() {
         assert!(matches(json!({"a": 1}), json!({"a": 1.0, "b": 2})));
         assert!(!matches(json!({"a": 1}), json!({"b": 1})));
-        assert!(matches(json!({"q": {"$regex": "^acme"}}), json!({"q": "acme corp"})));
-        assert!(!matches(json!({"q": {"$regex": "^acme"}}), json!({"q": "the acme"})));
+        assert!(matches(
+            json!({"q": {"$regex": "^acme"}}),
+            json!({"q": "acme corp"})
+        ));
+        assert!(!matches(
+            json!({"q": {"$regex": "^acme"}}),
+            json!({"q": "the acme"})
+        ));
         assert!(!matches(json!({"q": {"$regex": "1"}}), json!({"q": 1})));
-        assert!(matches(json!([1, {"x": "y"}]), json!([1, {"x": "y", "z": 0}])));
+        assert!(matches(
+            json!([1, {"x": "y"}]),
+            json!([1, {"x": "y", "z": 0}])
+        ));
         assert!(!matches(json!([1]), json!([1, 2])));
         assert!(matches(json!({"id": "{{args.id}}"}), json!({"id": "T-2"})));
         assert!(!matches(json!({"id": "{{args.id}}"}), json!({"id": "T-3"})));

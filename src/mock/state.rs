@@ -30,21 +30,21 @@ impl State {
     /// leave a table silently empty).
     pub(super) fn seed(specs: &[TableSpec], seeded: &Value) -> Result<State, String> {
         let fixture = seeded.as_object();
-        if let Some(fixture) = fixture {
-            if let Some(name) = fixture
+        let undeclared = fixture.and_then(|fixture| {
+            fixture
                 .keys()
                 .find(|name| !specs.iter().any(|spec| &spec.name == *name))
-            {
-                let declared: Vec<&str> = specs.iter().map(|spec| spec.name.as_str()).collect();
-                return Err(format!(
-                    "the seed state has table `{name}`, which the mock catalog does not declare (declared: {})",
-                    if declared.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        declared.join(", ")
-                    }
-                ));
-            }
+        });
+        if let Some(name) = undeclared {
+            let declared: Vec<&str> = specs.iter().map(|spec| spec.name.as_str()).collect();
+            return Err(format!(
+                "the seed state has table `{name}`, which the mock catalog does not declare (declared: {})",
+                if declared.is_empty() {
+                    "none".to_owned()
+                } else {
+                    declared.join(", ")
+                }
+            ));
         }
         let tables = specs
             .iter()
@@ -206,8 +206,8 @@ mod tests {
 
     #[test]
     fn a_seeded_table_the_catalog_does_not_declare_is_refused() {
-        let error = State::seed(&[spec("tickets", "T-")], &json!({"tikets": []}))
-            .expect_err("a typo");
+        let error =
+            State::seed(&[spec("tickets", "T-")], &json!({"tikets": []})).expect_err("a typo");
         assert_eq!(
             error,
             "the seed state has table `tikets`, which the mock catalog does not declare (declared: tickets)"

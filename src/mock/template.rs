@@ -100,7 +100,10 @@ impl Template {
                     .iter()
                     .map(|item| Template::parse(item, has_rows))
                     .collect::<Result<Vec<_>, _>>()?;
-                if items.iter().all(|item| matches!(item, Template::Literal(_))) {
+                if items
+                    .iter()
+                    .all(|item| matches!(item, Template::Literal(_)))
+                {
                     Template::Literal(value.clone())
                 } else {
                     Template::Array(items)

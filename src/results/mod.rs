@@ -283,10 +283,7 @@ fn category_of(scenario: &Scenario) -> String {
         .expected_calls
         .first()
         .and_then(|call| Catalog::builtin().tool(&call.tool))
-        .map_or_else(
-            || "none".to_string(),
-            |tool| tool.group().to_string(),
-        )
+        .map_or_else(|| "none".to_string(), |tool| tool.group().to_string())
 }
 
 /// Trajectory metrics of `results` aggregated overall, per tier, category and type; runs

@@ -25,7 +25,10 @@ pub fn replay(
     tools: &Arc<ToolSet>,
 ) -> (Vec<CallRecord>, Option<Value>) {
     let backend = WorldBackend::new(Arc::clone(tools), seeded);
-    drive(Harness::new(Box::new(backend), scenario.faults.clone()), calls)
+    drive(
+        Harness::new(Box::new(backend), scenario.faults.clone()),
+        calls,
+    )
 }
 
 /// Runs `calls` in order on a fresh backend of `backends` for `scenario`, with its faults;

@@ -48,7 +48,13 @@ fn catalog_has_43_tools_whose_schemas_are_valid_draft_2020_12() {
     }
     let per_category: Vec<usize> = Category::ALL
         .iter()
-        .map(|c| catalog.tools().iter().filter(|t| t.category == Some(*c)).count())
+        .map(|c| {
+            catalog
+                .tools()
+                .iter()
+                .filter(|t| t.category == Some(*c))
+                .count()
+        })
         .collect();
     assert_eq!(per_category, [8, 7, 6, 8, 7, 7]);
 }

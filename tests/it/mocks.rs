@@ -82,8 +82,10 @@ async fn rules_answer_in_order_and_change_the_tables() {
     let found = harness.call("get_ticket", args(json!({"id": "T-1"}))).await;
     assert_eq!(
         found,
-        ToolAnswer::Success(json!({"ticket": {"id": "T-1", "subject": "first", "status": "open"},
-                                   "call": 1, "seq": 1}))
+        ToolAnswer::Success(
+            json!({"ticket": {"id": "T-1", "subject": "first", "status": "open"},
+                                   "call": 1, "seq": 1})
+        )
     );
     let created = harness
         .call("create_ticket", args(json!({"subject": "second"})))
@@ -95,7 +97,9 @@ async fn rules_answer_in_order_and_change_the_tables() {
             {"subject": "second", "status": "open", "id": "T-2"}]}))
     );
     assert_eq!(
-        harness.call("close_ticket", args(json!({"id": "T-2"}))).await,
+        harness
+            .call("close_ticket", args(json!({"id": "T-2"})))
+            .await,
         ToolAnswer::Success(json!({"closed": 1}))
     );
     assert_eq!(
@@ -103,13 +107,13 @@ async fn rules_answer_in_order_and_change_the_tables() {
         ToolAnswer::ToolError("ticket T-9 not found".into())
     );
     assert_eq!(
-        harness.call("get_ticket", args(json!({"id": "boom-1"}))).await,
+        harness
+            .call("get_ticket", args(json!({"id": "boom-1"})))
+            .await,
         ToolAnswer::ProtocolError("upstream exploded on boom-1".into())
     );
-    let pings: Vec<ToolAnswer> = futures::future::join_all(
-        (0..4).map(|_| harness.call("ping", Map::new())),
-    )
-    .await;
+    let pings: Vec<ToolAnswer> =
+        futures::future::join_all((0..4).map(|_| harness.call("ping", Map::new()))).await;
     assert_eq!(
         pings,
         vec![
@@ -180,7 +184,10 @@ async fn an_unmatched_call_is_a_tool_error_and_a_failing_check() {
         .collect();
     assert_eq!(
         failed,
-        vec![(CheckKind::UnmatchedCall, "call 1 `get_ticket` matched no mock rule")]
+        vec![(
+            CheckKind::UnmatchedCall,
+            "call 1 `get_ticket` matched no mock rule"
+        )]
     );
 }
 
@@ -189,25 +196,36 @@ fn a_bad_catalog_names_the_file_the_field_and_the_line() {
     let dir = tempfile::tempdir().expect("temp dir");
     let text = "schema_version: 1\ntools_from: tools.json\ntables:\n  tickets: {}\nrules:\n  get_tiket:\n    - return: {}\n  get_ticket:\n    - match: {id: {$regex: \"(\"}}\n      return: {}\n  create_ticket:\n    - insert: {table: tikets, row: {a: 1}}\n      return: {}\n  close_ticket:\n    - return: \"{{arg.id}}\"\n  ping:\n    - return: {}\n      error: both\n";
     let path = catalog_in(dir.path(), text);
-    let error = format!("{:#}", mock::load(&path).expect_err("the catalog is invalid"));
+    let error = format!(
+        "{:#}",
+        mock::load(&path).expect_err("the catalog is invalid")
+    );
     let shown = path.display();
     let lines: Vec<&str> = error.lines().collect();
     assert_eq!(lines[0], "invalid mock catalog:");
     assert_eq!(
         lines[1],
-        format!("`{shown}`: rules.close_ticket[0].return (line 14): `{{{{arg.id}}}}`: unknown root `arg` (expected one of args, row, rows, count, state, call, seq)")
+        format!(
+            "`{shown}`: rules.close_ticket[0].return (line 14): `{{{{arg.id}}}}`: unknown root `arg` (expected one of args, row, rows, count, state, call, seq)"
+        )
     );
     assert_eq!(
         lines[2],
-        format!("`{shown}`: rules.create_ticket[0].insert.table (line 11): unknown table `tikets` (declared in `tables`: tickets)")
+        format!(
+            "`{shown}`: rules.create_ticket[0].insert.table (line 11): unknown table `tikets` (declared in `tables`: tickets)"
+        )
     );
     assert_eq!(
         lines[4],
-        format!("`{shown}`: rules.get_tiket (line 6): unknown tool `get_tiket` (did you mean `get_ticket`?)")
+        format!(
+            "`{shown}`: rules.get_tiket (line 6): unknown tool `get_tiket` (did you mean `get_ticket`?)"
+        )
     );
     assert_eq!(
         lines[3],
-        format!("`{shown}`: rules.get_ticket[0].match.id (line 8): invalid regex `(`: unclosed group")
+        format!(
+            "`{shown}`: rules.get_ticket[0].match.id (line 8): invalid regex `(`: unclosed group"
+        )
     );
     assert!(
         error.contains(&format!("`{shown}`: rules.ping[0] (line 16): needs exactly one of `return`, `error`, `rpc_error` (or a `sequence` of them)")),
@@ -220,7 +238,9 @@ fn a_bad_catalog_names_the_file_the_field_and_the_line() {
     );
     let error = format!("{:#}", mock::load(&misspelled).expect_err("unknown field"));
     assert!(
-        error.starts_with(&format!("`{}`: ", misspelled.display())) && error.contains("retrun") && error.contains("line 5"),
+        error.starts_with(&format!("`{}`: ", misspelled.display()))
+            && error.contains("retrun")
+            && error.contains("line 5"),
         "{error}"
     );
 }
@@ -272,12 +292,14 @@ async fn the_support_desk_suite_passes_the_reference_agent_and_kills_its_mutants
             .all(|c| c.passed)
     );
     assert_eq!(
-        checks.iter().filter(|c| c.kind == CheckKind::FinalState).count(),
+        checks
+            .iter()
+            .filter(|c| c.kind == CheckKind::FinalState)
+            .count(),
         2
     );
 
-    let report =
-        verify::analyse_suite_on(&suite, &runs, &backends, &tools).expect("mocks start");
+    let report = verify::analyse_suite_on(&suite, &runs, &backends, &tools).expect("mocks start");
     assert!(report.total() >= 100, "{} mutants", report.total());
     assert!(
         report.kill_rate() >= verify::REQUIRED_KILL_RATE,
@@ -293,7 +315,10 @@ fn verify_and_validate_run_the_example_from_its_toolgate_yaml() {
     command.args(["verify", "--mutants", "--root"]).arg(desk());
     let (code, stdout, stderr) = output(command);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(stdout.starts_with("17 of 17 scenarios pass with the reference agent\n"), "{stdout}");
+    assert!(
+        stdout.starts_with("17 of 17 scenarios pass with the reference agent\n"),
+        "{stdout}"
+    );
     assert!(stdout.contains("(100.0%, goal 95%)"), "{stdout}");
 
     let mut command = toolgate();
@@ -328,7 +353,11 @@ async fn mock_serve_answers_over_stdio_with_the_seeded_tables() {
     assert_eq!(tools.len(), 9);
     assert_eq!(tools[0]["name"], "search_tickets");
     let reply = client
-        .call_tool("get_ticket", args(json!({"ticket_id": "TK-1002"})), Duration::from_secs(10))
+        .call_tool(
+            "get_ticket",
+            args(json!({"ticket_id": "TK-1002"})),
+            Duration::from_secs(10),
+        )
         .await
         .expect("a result");
     assert!(!reply.is_error);
@@ -337,7 +366,11 @@ async fn mock_serve_answers_over_stdio_with_the_seeded_tables() {
         "pending"
     );
     let missing = client
-        .call_tool("get_ticket", args(json!({"ticket_id": "TK-9"})), Duration::from_secs(10))
+        .call_tool(
+            "get_ticket",
+            args(json!({"ticket_id": "TK-9"})),
+            Duration::from_secs(10),
+        )
         .await
         .expect("a result");
     assert!(missing.is_error);
@@ -358,7 +391,10 @@ async fn mock_serve_answers_over_streamable_http() {
         .read_line(&mut line)
         .expect("prints the URL");
     let url = line.trim().rsplit(' ').next().expect("a URL").to_owned();
-    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{line}");
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{line}"
+    );
     let client = McpClient::connect_http(&url).await.expect("connects");
     let reply = client
         .call_tool(
@@ -411,7 +447,10 @@ fn init_writes_a_suite_whose_drafts_load_pass_and_are_listed() {
     }
     let workflow =
         std::fs::read_to_string(root.join(".github/workflows/toolgate.yml")).expect("reads");
-    assert!(workflow.contains("uses: toolgate/toolgate@v0"), "{workflow}");
+    assert!(
+        workflow.contains("uses: toolgate/toolgate@v0"),
+        "{workflow}"
+    );
 
     let mut command = toolgate();
     command.args(["verify", "--mutants", "--root"]).arg(&root);
@@ -449,11 +488,13 @@ fn the_published_schema_accepts_the_example_and_rejects_a_broken_rule() {
     )
     .expect("JSON");
     let validator = jsonschema::validator_for(&schema).expect("a valid schema");
-    let example: Value = serde_saphyr::from_str(
-        &std::fs::read_to_string(desk().join("mocks.yaml")).expect("reads"),
-    )
-    .expect("YAML");
-    let errors: Vec<String> = validator.iter_errors(&example).map(|e| e.to_string()).collect();
+    let example: Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(desk().join("mocks.yaml")).expect("reads"))
+            .expect("YAML");
+    let errors: Vec<String> = validator
+        .iter_errors(&example)
+        .map(|e| e.to_string())
+        .collect();
     assert_eq!(errors, Vec::<String>::new());
     let broken = json!({"schema_version": 1, "rules": {"t": [{"return": 1, "error": "x"}]}});
     assert!(!validator.is_valid(&broken));
