@@ -3,7 +3,7 @@
 //! over optional state tables, with no code. See `docs/mocks.md` for the file format.
 //!
 //! Two layers, as for every file users write: [`file`](mod@file) mirrors the YAML/JSON
-//! exactly, [`load`] turns it into the validated [`MockCatalog`] (regular expressions
+//! exactly, [`load()`] turns it into the validated [`MockCatalog`] (regular expressions
 //! compiled, templates parsed, tables and tools resolved). A [`MockBackends`] factory makes a
 //! fresh [`MockBackend`] per scenario run; it sits behind the same
 //! [`Backend`](crate::harness::Backend) seam as the built-in world, so the harness's
