@@ -448,18 +448,18 @@ pub struct MockServeArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("source").required(true).args(["from_lock", "tools_json", "from"]))]
 pub struct InitArgs {
     /// Import the tools from a `toolgate snapshot` lock file.
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with = "tools_json",
-        required_unless_present = "tools_json"
-    )]
+    #[arg(long, value_name = "FILE")]
     pub from_lock: Option<PathBuf>,
     /// Import the tools from a saved tools/list result (or a JSON array of tools).
     #[arg(long, value_name = "FILE")]
     pub tools_json: Option<PathBuf>,
+    /// Import the tools from a live MCP server: a streamable HTTP URL (`http://...`), or a
+    /// stdio server's command line (split on spaces, e.g. `"npx -y my-server"`).
+    #[arg(long, value_name = "SERVER")]
+    pub from: Option<String>,
     /// The directory to write the suite into (created if missing).
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

@@ -520,12 +520,44 @@ fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit>
 }
 
 fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
-    let source = args
-        .from_lock
-        .as_ref()
-        .or(args.tools_json.as_ref())
-        .expect("clap requires --from-lock or --tools-json");
-    let written = mock::init::write_suite(source, &args.dir, args.force)?;
+    let (definitions, source) = match (&args.from_lock, &args.tools_json, &args.from) {
+        (Some(path), _, _) | (None, Some(path), _) => (
+            mock::load::import_tools(path)?,
+            format!("`{}`", path.display()),
+        ),
+        (None, None, Some(server)) => {
+            let source = if server.starts_with("http://") || server.starts_with("https://") {
+                Source::Http {
+                    url: server.clone(),
+                }
+            } else {
+                let mut words = server.split_whitespace().map(str::to_owned);
+                let Some(program) = words.next() else {
+                    bail!("--from: give a URL or a server command line");
+                };
+                Source::Command {
+                    program,
+                    args: words.collect(),
+                }
+            };
+            let catalog = runtime()?.block_on(lint::sources::load(&source))?;
+            if let Some(problem) = catalog
+                .findings
+                .iter()
+                .find(|f| f.severity == Severity::Error)
+            {
+                bail!("cannot import an incomplete catalog: {}", problem.message);
+            }
+            let definitions = catalog
+                .tools
+                .into_iter()
+                .map(|tool| tool.definition)
+                .collect();
+            (definitions, format!("`{server}`"))
+        }
+        (None, None, None) => unreachable!("clap requires one source"),
+    };
+    let written = mock::init::write_suite(definitions, &source, &args.dir, args.force)?;
     for path in &written.files {
         writeln!(out, "wrote {}", path.display())?;
     }

@@ -29,14 +29,18 @@ pub struct Written {
     pub drafts: usize,
 }
 
-/// Writes the skeleton for the tools in `source` (a lock or a saved tools/list) under `dir`.
+/// Writes the skeleton for the tool `definitions` (from `source`, named in messages) under
+/// `dir`.
 ///
-/// Errors: an unreadable or empty tools file, a file that already exists (unless `force`),
-/// or a write that fails.
-pub fn write_suite(source: &Path, dir: &Path, force: bool) -> Result<Written> {
-    let definitions = super::load::import_tools(source)?;
+/// Errors: no tools, a file that already exists (unless `force`), or a write that fails.
+pub fn write_suite(
+    definitions: Vec<Value>,
+    source: &str,
+    dir: &Path,
+    force: bool,
+) -> Result<Written> {
     if definitions.is_empty() {
-        bail!("`{}` lists no tools", source.display());
+        bail!("{source} lists no tools");
     }
     let mut files: Vec<(PathBuf, String)> = Vec::new();
     files.push((dir.join("toolgate.yaml"), config_text()));

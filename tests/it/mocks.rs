@@ -501,3 +501,49 @@ fn the_published_schema_accepts_the_example_and_rejects_a_broken_rule() {
     let misspelled = json!({"schema_version": 1, "rules": {"t": [{"retrun": 1}]}});
     assert!(!validator.is_valid(&misspelled));
 }
+
+#[test]
+fn init_imports_the_tools_of_a_live_server() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("live");
+    let server = format!(
+        "{} mock serve {}",
+        env!("CARGO_BIN_EXE_toolgate"),
+        desk().join("mocks.yaml").display()
+    );
+    let mut command = toolgate();
+    command
+        .args(["init", "--from", &server, "--dir"])
+        .arg(&root);
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let imported: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tools.json")).expect("reads"))
+            .expect("JSON");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(desk().join("tools.json")).expect("reads"))
+            .expect("JSON");
+    let names = |value: &Value| -> Vec<String> {
+        value["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].as_str().expect("a name").to_owned())
+            .collect()
+    };
+    assert_eq!(names(&imported), names(&expected));
+    assert_eq!(
+        imported["tools"][1]["inputSchema"],
+        expected["tools"][1]["inputSchema"]
+    );
+
+    let mut command = toolgate();
+    command.args(["validate", "--root"]).arg(&root);
+    let (code, stdout, _) = output(command);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.starts_with("27 scenarios valid; the smoke set selects 18"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("27 drafts still to finish"), "{stdout}");
+}
