@@ -305,7 +305,7 @@ fn run_for_gate(
         smoke,
         catalog,
         backends,
-        ..
+        mocks,
     } = load_suite(&args.suite, Some((&file, &file_path)))?;
     for id in &args.only {
         if !scenarios.iter().any(|s| &s.id == id) {
@@ -334,6 +334,18 @@ fn run_for_gate(
         &catalog,
     )?;
     pins.shard = args.ci.shard;
+    if let Some(path) = &mocks {
+        // The rules are behaviour the scenarios are measured on: pinned like a fixture, so a
+        // changed rule moves the ruler as a changed fixture does.
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("failed to read mock catalog `{}`", path.display()))?;
+        let name = path.strip_prefix(&args.suite.root).unwrap_or(path);
+        pins.fixtures.insert(
+            format!("mocks:{}", name.display()),
+            crate::fs::sha256_hex(&bytes),
+        );
+        pins.rehash();
+    }
     let scoring = ScoringOptions {
         omitted_defaults: args.omitted_defaults,
     };

@@ -547,3 +547,32 @@ fn init_imports_the_tools_of_a_live_server() {
     );
     assert!(stdout.contains("27 drafts still to finish"), "{stdout}");
 }
+
+#[test]
+fn gate_runs_on_the_mocks_and_pins_the_catalog_like_a_fixture() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut command = toolgate();
+    command
+        .args(["gate", "--only", "SD2-002", "--root"])
+        .arg(desk())
+        .arg("--out")
+        .arg(dir.path());
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let results: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("results.json")).expect("reads"),
+    )
+    .expect("JSON");
+    let catalog = std::fs::read(desk().join("mocks.yaml")).expect("reads");
+    assert_eq!(
+        results["pins"]["fixtures"]["mocks:mocks.yaml"],
+        toolgate::fs::sha256_hex(&catalog)
+    );
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).expect("reads");
+    let first: Value = serde_json::from_str(trace.lines().next().expect("a line")).expect("JSON");
+    assert_eq!(first["tool"], "create_ticket");
+    assert_eq!(
+        first["result"],
+        json!({"ticket_id": "TK-2001", "status": "open"})
+    );
+}
