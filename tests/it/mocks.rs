@@ -576,3 +576,77 @@ fn gate_runs_on_the_mocks_and_pins_the_catalog_like_a_fixture() {
         json!({"ticket_id": "TK-2001", "status": "open"})
     );
 }
+
+#[test]
+fn tools_come_from_a_snapshot_lock_and_inline_definitions_replace_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lock = json!({"schema_version": 1, "tools": [
+        {"server": "desk", "name": "get_ticket", "definition": {"name": "get_ticket",
+            "description": "Locked.", "inputSchema": {"type": "object"}}},
+        {"server": "desk", "name": "ping", "definition": {"name": "ping",
+            "description": "Ping.", "inputSchema": {"type": "object"}}}]});
+    std::fs::write(dir.path().join("tools.lock.json"), lock.to_string()).expect("writes");
+    let path = dir.path().join("mocks.json");
+    std::fs::write(
+        &path,
+        json!({"schema_version": 1, "tools_from": "tools.lock.json",
+               "tools": [{"name": "ping", "description": "Inline.", "inputSchema": {"type": "object"}}],
+               "rules": {"ping": [{"return": {"pong": true}}]}})
+        .to_string(),
+    )
+    .expect("writes");
+    let catalog = mock::load(&path).expect("loads");
+    let described: Vec<(&str, &str)> = catalog
+        .tools
+        .definitions()
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().expect("name"),
+                d["description"].as_str().expect("description"),
+            )
+        })
+        .collect();
+    assert_eq!(described, [("get_ticket", "Locked."), ("ping", "Inline.")]);
+
+    std::fs::write(&path, r#"{"schema_version": 1, "tools_from": "tools.lock.json", "rules": {"ping": [{"retrun": 1}]}}"#)
+        .expect("writes");
+    let error = format!("{:#}", mock::load(&path).expect_err("unknown field"));
+    assert!(
+        error.starts_with(&format!(
+            "`{}`: rules.ping[0].retrun: unknown field `retrun`",
+            path.display()
+        )),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_seed_state_with_an_undeclared_table_errors_the_run_naming_it() {
+    let catalog = Arc::new(mock::load(&desk().join("mocks.yaml")).expect("loads"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("scenarios")).expect("mkdir");
+    std::fs::write(dir.path().join("seed.json"), r#"{"tikets": []}"#).expect("writes");
+    let text = "id: X-1\ntier: 1\ntype: single_call\nprompt: List open tickets.\nseed_state: seed.json\n\
+                expected_calls:\n  - tool: search_tickets\n    args_match: {status: open}\n";
+    let loaded = scenario::load::parse(
+        text,
+        &dir.path().join("scenarios/X-1.yaml"),
+        dir.path(),
+        &catalog.catalog(),
+    )
+    .expect("loads");
+    let backends = MockBackends::new(Arc::clone(&catalog));
+    let error = backends
+        .start(&loaded, 0)
+        .await
+        .err()
+        .expect("the seed is refused");
+    assert_eq!(
+        error,
+        format!(
+            "failed to seed the mocks of `{}` from `seed.json`: the seed state has table `tikets`, which the mock catalog does not declare (declared: agents, comments, customers, replies, tickets)",
+            desk().join("mocks.yaml").display()
+        )
+    );
+}
