@@ -113,19 +113,6 @@ impl Template {
         })
     }
 
-    /// Whether any path reads the root `root`.
-    pub fn reads(&self, root: &str) -> bool {
-        match self {
-            Template::Literal(_) => false,
-            Template::Whole(path) => path.root == root,
-            Template::Text(pieces) => pieces
-                .iter()
-                .any(|piece| matches!(piece, Piece::Path(path) if path.root == root)),
-            Template::Object(fields) => fields.iter().any(|(_, field)| field.reads(root)),
-            Template::Array(items) => items.iter().any(|item| item.reads(root)),
-        }
-    }
-
     /// The value for one call.
     pub fn render(&self, context: &Context<'_>) -> Value {
         match self {
