@@ -54,6 +54,7 @@ fn trajectory(scenario: &Scenario, seed: usize) -> Vec<CallRecord> {
             violations: Vec::new(),
             notes: Vec::new(),
             output_violations: Vec::new(),
+            unmatched: false,
         })
         .collect();
     match seed % 5 {

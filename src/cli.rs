@@ -70,6 +70,11 @@ pub enum Command {
     Record(RecordArgs),
     /// Combine the results of `gate --shard i/n --collect-only` jobs into one results file.
     Merge(MergeArgs),
+    /// Declarative mock tools (docs/mocks.md): serve a mock catalog as an MCP server.
+    Mock(MockArgs),
+    /// Write a suite skeleton for your own tools: toolgate.yaml, a mock catalog, three draft
+    /// scenarios per tool, a smoke set and a GitHub workflow.
+    Init(InitArgs),
 }
 
 /// Output format of `toolgate tools`.
@@ -235,6 +240,10 @@ pub struct SuiteArgs {
     /// `seed_state` paths name (relative to this root).
     #[arg(long, default_value = ".", env = "TOOLGATE_ROOT")]
     pub root: PathBuf,
+    /// Run on this declarative mock catalog (YAML or JSON, see docs/mocks.md) instead of the
+    /// built-in tools [default: `mocks.catalog` of `toolgate.yaml` under the root, if set].
+    #[arg(long, value_name = "CATALOG", env = "TOOLGATE_MOCKS")]
+    pub mocks: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -456,6 +465,58 @@ pub struct ServeArgs {
     /// Write the trace of every call here (JSON Lines) when the client disconnects.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MockArgs {
+    #[command(subcommand)]
+    pub command: MockCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MockCommand {
+    /// Serve a mock catalog's tools over MCP: on stdin/stdout, or streamable HTTP with
+    /// `--listen`. Calls change the tables as in a run; nothing is reset between calls.
+    Serve(MockServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MockServeArgs {
+    /// The mock catalog (YAML or JSON).
+    #[arg(value_name = "CATALOG")]
+    pub catalog: PathBuf,
+    /// Seed the tables from this fixture (a JSON object of tables, as a scenario's
+    /// `seed_state`) instead of the catalog's own rows.
+    #[arg(long, value_name = "FILE")]
+    pub seed: Option<PathBuf>,
+    /// Serve streamable HTTP on this address (e.g. `127.0.0.1:8808`; port 0 picks one and
+    /// prints the URL) until interrupted, instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// Write the trace of every call here (JSON Lines) when serving ends.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("source").required(true).args(["from_lock", "tools_json", "from"]))]
+pub struct InitArgs {
+    /// Import the tools from a `toolgate snapshot` lock file.
+    #[arg(long, value_name = "FILE")]
+    pub from_lock: Option<PathBuf>,
+    /// Import the tools from a saved tools/list result (or a JSON array of tools).
+    #[arg(long, value_name = "FILE")]
+    pub tools_json: Option<PathBuf>,
+    /// Import the tools from a live MCP server: a streamable HTTP URL (`http://...`), or a
+    /// stdio server's command line (split on spaces, e.g. `"npx -y my-server"`).
+    #[arg(long, value_name = "SERVER")]
+    pub from: Option<String>,
+    /// The directory to write the suite into (created if missing).
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+    /// Overwrite files that already exist.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn parse_fraction(text: &str) -> Result<f64, String> {

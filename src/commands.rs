@@ -12,8 +12,9 @@ use anyhow::{Context as _, Result, bail};
 use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
-    CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, JudgeArgs, LintArgs, LintFormat,
-    ServeArgs, SnapshotArgs, ToolsArgs, ToolsFormat, ValidateArgs, VerifyArgs,
+    CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, InitArgs, JudgeArgs, LintArgs,
+    LintFormat, MockCommand, MockServeArgs, ServeArgs, SnapshotArgs, ToolsArgs, ToolsFormat,
+    ValidateArgs, VerifyArgs,
 };
 use crate::config::{self, ConfigFile, Settings};
 use crate::exit::Exit;
@@ -21,6 +22,7 @@ use crate::fs::write_atomic;
 use crate::harness::{self, Harness, ToolSet, WorldBackend};
 use crate::judge::{Judge, JudgeConfig};
 use crate::lint::{self, LintOptions, Severity, Source, drift};
+use crate::mock;
 use crate::provider::{Api, Endpoint, EndpointSources};
 use crate::report;
 use crate::results::pins::{Pins, Subject};
@@ -44,6 +46,10 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
         Command::Baseline(args) => gating::baseline_command(&args, out),
         Command::Record(args) => gating::record_command(&args, out),
         Command::Merge(args) => gating::merge_command(&args, out),
+        Command::Mock(args) => match &args.command {
+            MockCommand::Serve(args) => mock_serve_command(args, out),
+        },
+        Command::Init(args) => init_command(&args, out),
     }
 }
 
@@ -68,11 +74,29 @@ fn validate_command(args: &ValidateArgs, out: &mut dyn Write) -> Result<Exit> {
         .iter()
         .filter(|s| loaded.smoke.contains(s))
         .count();
-    writeln!(
+    write!(
         out,
         "{} scenarios valid; the smoke set selects {selected}",
         loaded.scenarios.len()
     )?;
+    match &loaded.mocks {
+        Some(path) => writeln!(out, " (mock catalog `{}`)", path.display())?,
+        None => writeln!(out)?,
+    }
+    let drafts: Vec<&str> = loaded
+        .scenarios
+        .iter()
+        .filter(|s| s.draft)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !drafts.is_empty() {
+        writeln!(
+            out,
+            "{} drafts still to finish (`draft: true`): {}",
+            drafts.len(),
+            drafts.join(", ")
+        )?;
+    }
     if !loaded.servers.is_empty() {
         let source = if args.lock.is_some() {
             "the lock file"
@@ -290,6 +314,18 @@ fn run_for_gate(
     )?;
     pins.shard = args.ci.shard;
     pins.servers = loaded.servers;
+    if let Some(path) = &loaded.mocks {
+        // The rules are behaviour the scenarios are measured on: pinned like a fixture, so a
+        // changed rule moves the ruler as a changed fixture does.
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("failed to read mock catalog `{}`", path.display()))?;
+        let name = path.strip_prefix(&args.suite.root).unwrap_or(path);
+        pins.fixtures.insert(
+            format!("mocks:{}", name.display()),
+            crate::fs::sha256_hex(&bytes),
+        );
+        pins.rehash();
+    }
     let scoring = ScoringOptions {
         omitted_defaults: args.omitted_defaults,
         numbers: settings.scoring.numbers.unwrap_or_default(),
@@ -421,7 +457,10 @@ fn serve_command(args: &ServeArgs) -> Result<Exit> {
         .context("failed to start the async runtime")?;
     let harness = match (&args.fixture, &args.suite, &args.scenario) {
         (_, Some(root), Some(id)) => {
-            let suite_args = crate::cli::SuiteArgs { root: root.clone() };
+            let suite_args = crate::cli::SuiteArgs {
+                root: root.clone(),
+                mocks: None,
+            };
             let (file, file_path) = suite::suite_config(root, None)?;
             let loaded = suite::load(&suite_args, &file, &file_path, None, suite::CALL_TIMEOUT)?;
             if loaded.servers.is_empty() {
@@ -462,6 +501,105 @@ fn serve_command(args: &ServeArgs) -> Result<Exit> {
         }
         write_atomic(path, text.as_bytes())?;
     }
+    Ok(Exit::Pass)
+}
+
+fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit> {
+    let catalog = Arc::new(mock::load(&args.catalog)?);
+    let seeded = match &args.seed {
+        Some(path) => scenario::load_fixture(path)?,
+        None => serde_json::json!({}),
+    };
+    let backend = mock::MockBackend::new(catalog, &seeded).map_err(|error| {
+        let from = args.seed.as_ref().map_or_else(
+            || "the catalog".to_owned(),
+            |p| format!("`{}`", p.display()),
+        );
+        anyhow::anyhow!("failed to seed the mocks from {from}: {error}")
+    })?;
+    let harness = Arc::new(Harness::new(Box::new(backend), Vec::new()));
+    match &args.listen {
+        None => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("failed to start the async runtime")?
+            .block_on(harness::server::serve_stdio(harness.clone()))?,
+        Some(address) => runtime()?.block_on(async {
+            let server = harness::http::serve_at(harness.clone(), address).await?;
+            writeln!(
+                out,
+                "serving `{}` at {}",
+                args.catalog.display(),
+                server.url()
+            )?;
+            out.flush()?;
+            // Serve until interrupted; without a handler, until killed.
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+            anyhow::Ok(())
+        })?,
+    }
+    if let Some(path) = &args.trace {
+        let mut text = String::new();
+        for call in harness.trace() {
+            text.push_str(&serde_json::to_string(&call)?);
+            text.push('\n');
+        }
+        write_atomic(path, text.as_bytes())?;
+    }
+    Ok(Exit::Pass)
+}
+
+fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
+    let (definitions, source) = match (&args.from_lock, &args.tools_json, &args.from) {
+        (Some(path), _, _) | (None, Some(path), _) => (
+            mock::load::import_tools(path)?,
+            format!("`{}`", path.display()),
+        ),
+        (None, None, Some(server)) => {
+            let source = if server.starts_with("http://") || server.starts_with("https://") {
+                Source::Http {
+                    url: server.clone(),
+                }
+            } else {
+                let mut words = server.split_whitespace().map(str::to_owned);
+                let Some(program) = words.next() else {
+                    bail!("--from: give a URL or a server command line");
+                };
+                Source::Command {
+                    program,
+                    args: words.collect(),
+                }
+            };
+            let catalog = runtime()?.block_on(lint::sources::load(&source))?;
+            if let Some(problem) = catalog
+                .findings
+                .iter()
+                .find(|f| f.severity == Severity::Error)
+            {
+                bail!("cannot import an incomplete catalog: {}", problem.message);
+            }
+            let definitions = catalog
+                .tools
+                .into_iter()
+                .map(|tool| tool.definition)
+                .collect();
+            (definitions, format!("`{server}`"))
+        }
+        (None, None, None) => unreachable!("clap requires one source"),
+    };
+    let written = mock::init::write_suite(definitions, &source, &args.dir, args.force)?;
+    for path in &written.files {
+        writeln!(out, "wrote {}", path.display())?;
+    }
+    writeln!(
+        out,
+        "{} draft scenarios for {} tools; edit them, drop `draft: true`, then run `toolgate verify --root {} --mutants`",
+        written.drafts,
+        written.tools,
+        args.dir.display()
+    )?;
     Ok(Exit::Pass)
 }
 
@@ -518,9 +656,25 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
             writeln!(out, "    {}: {}", check.subject, check.detail)?;
         }
     }
+    let drafts: Vec<&str> = scenarios
+        .iter()
+        .filter(|s| s.draft)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !drafts.is_empty() {
+        writeln!(
+            out,
+            "{} of {} scenarios are drafts still to finish (`draft: true`): {}",
+            drafts.len(),
+            scenarios.len(),
+            drafts.join(", ")
+        )?;
+    }
     let mut holds = failing.is_empty();
     if args.mutants {
-        let report = if loaded.servers.is_empty() {
+        let report = if loaded.mocks.is_some() {
+            crate::verify::analyse_suite_in_process(scenarios, &runs, backends, catalog)?
+        } else if loaded.servers.is_empty() {
             crate::verify::analyse_suite(scenarios, &runs, tools, catalog)?
         } else {
             rt.block_on(crate::verify::analyse_suite_on(

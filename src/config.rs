@@ -73,6 +73,8 @@ pub struct ConfigFile {
     pub servers: Option<serde_json::Value>,
     /// `openai` agent: ask for streamed responses (default false).
     pub stream: Option<bool>,
+    /// Run the suite on the user's declarative mock tools instead of the built-in world.
+    pub mocks: Option<MocksConfig>,
 }
 
 /// The `scoring:` section of `toolgate.yaml`. Every key is optional; unknown keys are errors.
@@ -92,6 +94,14 @@ pub struct ScoringFile {
     pub double_encoded: Option<crate::json::DoubleEncoded>,
     /// `args_only` (default) or `result_aware`.
     pub loops: Option<crate::score::LoopMode>,
+}
+
+/// The `mocks:` block of `toolgate.yaml`: the suite's tools are the mock catalog's.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MocksConfig {
+    /// The mock catalog file (YAML or JSON), relative to the config file; see `docs/mocks.md`.
+    pub catalog: PathBuf,
 }
 
 impl ConfigFile {

@@ -46,6 +46,7 @@ pub mod harness;
 pub mod json;
 pub mod judge;
 pub mod lint;
+pub mod mock;
 pub mod provider;
 pub mod redact;
 pub mod report;

@@ -211,6 +211,11 @@ pub struct CallRecord {
     /// violating path; empty for a tool without one, a failed call or a conforming result.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub output_violations: Vec<OutputViolation>,
+    /// Whether a declarative mock had no rule for the call's arguments: the agent got a tool
+    /// error naming the tool, and scoring fails the run (`unmatched_call`), since the suite
+    /// never said what the tool does for such a call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unmatched: bool,
 }
 
 /// One place where a tool result's `structuredContent` breaks the tool's `outputSchema`.
@@ -315,6 +320,9 @@ pub struct TraceLine {
     /// See [`CallRecord::output_violations`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub output_violations: Vec<OutputViolation>,
+    /// See [`CallRecord::unmatched`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unmatched: bool,
 }
 
 fn current_version() -> u32 {
@@ -340,6 +348,7 @@ impl TraceLine {
             violations: call.violations.clone(),
             notes: call.notes.clone(),
             output_violations: call.output_violations.clone(),
+            unmatched: call.unmatched,
             ..TraceLine::empty(scenario, repeat)
         }
     }
@@ -373,6 +382,7 @@ impl TraceLine {
             violations: Vec::new(),
             notes: Vec::new(),
             output_violations: Vec::new(),
+            unmatched: false,
         }
     }
 
@@ -407,6 +417,7 @@ mod tests {
             }],
             notes: vec![CallNote::DuplicateId],
             output_violations: Vec::new(),
+            unmatched: false,
         }
     }
 

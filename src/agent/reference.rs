@@ -61,6 +61,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
                 violations: Vec::new(),
                 notes: Vec::new(),
                 output_violations: Vec::new(),
+                unmatched: false,
             });
             slot = Some(played.len() - 1);
             if !observation.is_error {

@@ -134,12 +134,24 @@ impl ToolDef {
         }
     }
 
-    /// The name metrics group the tool under: its category (`crm`), else its server's name.
+    /// A tool of the user's own catalog that no server lists (a declarative mock), from its
+    /// MCP definition (`name` must be a string; a missing name becomes `""`).
+    pub fn from_definition(definition: Value) -> ToolDef {
+        ToolDef {
+            name: definition["name"].as_str().unwrap_or_default().to_string(),
+            category: None,
+            server: None,
+            definition,
+        }
+    }
+
+    /// The name metrics group the tool under: its category (`crm`), else its server's name, else
+    /// `mock` (a declarative mock's tool).
     pub fn group(&self) -> &str {
         match (&self.category, &self.server) {
             (Some(category), _) => category.as_str(),
             (None, Some(server)) => server,
-            (None, None) => "none",
+            (None, None) => "mock",
         }
     }
 

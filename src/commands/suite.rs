@@ -33,6 +33,21 @@ pub(super) struct Suite {
     pub backends: Option<Box<dyn BackendFactory>>,
     /// Each server's pin by name; empty for the built-in world.
     pub servers: BTreeMap<String, ServerPin>,
+    /// The mock catalog the suite runs on; `None` for the built-in world or servers.
+    pub mocks: Option<PathBuf>,
+}
+
+/// The mock catalog a suite runs on: `--mocks`, else `mocks.catalog` of the config `file`
+/// (read from `file_path`), relative to that file; `None` for none.
+fn mocks_path(args: &SuiteArgs, file: &ConfigFile, file_path: &Path) -> Option<PathBuf> {
+    args.mocks.clone().or_else(|| {
+        file.mocks.as_ref().map(|mocks| {
+            file_path
+                .parent()
+                .unwrap_or_else(|| Path::new("."))
+                .join(&mocks.catalog)
+        })
+    })
 }
 
 /// The `servers:` of the config file at `path` (parsed as `file`); `None` when it has none.
@@ -79,9 +94,27 @@ pub(super) fn load(
         modes.numbers.unwrap_or_default(),
         modes.double_encoded.unwrap_or_default(),
     );
+    let mocks = mocks_path(args, file, file_path);
+    if specs.is_some() && mocks.is_some() {
+        anyhow::bail!(
+            "`{}`: the suite runs on `servers:` or on `mocks:`, not both",
+            file_path.display()
+        );
+    }
     let (catalog, tools, backends, servers): (Catalog, _, Option<Box<dyn BackendFactory>>, _) =
-        match specs {
-            None => {
+        match (specs, mocks.as_deref()) {
+            (None, Some(path)) => {
+                let catalog = Arc::new(crate::mock::load(path)?);
+                let backends = crate::mock::MockBackends::new(Arc::clone(&catalog));
+                let tools = Arc::clone(backends.tools());
+                (
+                    catalog.catalog(),
+                    tools,
+                    Some(Box::new(backends) as Box<dyn BackendFactory>),
+                    BTreeMap::new(),
+                )
+            }
+            (None, None) => {
                 let catalog = Catalog::builtin().clone();
                 let tools =
                     Arc::new(ToolSet::new(Catalog::builtin())?.with_modes(numbers, double_encoded));
@@ -93,7 +126,7 @@ pub(super) fn load(
                     BTreeMap::new(),
                 )
             }
-            Some(specs) => {
+            (Some(specs), _) => {
                 let (discovery, live) = match lock {
                     Some(lock) => {
                         let lock = Lock::load(lock)?;
@@ -148,6 +181,7 @@ pub(super) fn load(
         tools,
         backends,
         servers,
+        mocks,
     })
 }
 

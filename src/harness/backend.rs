@@ -26,6 +26,9 @@ pub enum ToolAnswer {
     ToolError(String),
     /// A JSON-RPC error instead of a result (a server fault, an unknown tool upstream).
     ProtocolError(String),
+    /// A declarative mock has no rule for these arguments: the agent sees a tool error with
+    /// this text, and the call is recorded as unmatched (a failing check, never a pass).
+    Unmatched(String),
 }
 
 /// The tools of one scenario run and their behaviour.

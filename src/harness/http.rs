@@ -41,11 +41,20 @@ impl Drop for LoopbackServer {
 ///
 /// Errors when the catalog is invalid or no loopback port can be bound.
 pub async fn serve_loopback(harness: Arc<Harness>) -> anyhow::Result<LoopbackServer> {
+    serve_at(harness, "127.0.0.1:0").await
+}
+
+/// Serves `harness` on `address` (`HOST:PORT`; port 0 picks a free one), e.g. for
+/// `toolgate mock serve --listen` (needs a Tokio runtime). The server is named
+/// [`LoopbackServer`] for its usual address; any address the caller gives is served.
+///
+/// Errors when the catalog is invalid or the address cannot be bound.
+pub async fn serve_at(harness: Arc<Harness>, address: &str) -> anyhow::Result<LoopbackServer> {
     // Parse the catalog once up front so a bad catalog is an error here, not per request.
     McpServer::new(Arc::clone(&harness))?;
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+    let listener = tokio::net::TcpListener::bind(address)
         .await
-        .context("failed to bind a loopback port for the MCP server")?;
+        .with_context(|| format!("failed to bind `{address}` for the MCP server"))?;
     let address = listener
         .local_addr()
         .context("failed to read the MCP server's loopback address")?;

@@ -104,7 +104,9 @@ impl Harness {
         match backend.call(tool, &arguments).await {
             ToolAnswer::Success(value) => Ok(value),
             ToolAnswer::Text(text) => Ok(Value::String(text)),
-            ToolAnswer::ToolError(message) | ToolAnswer::ProtocolError(message) => Err(message),
+            ToolAnswer::ToolError(message)
+            | ToolAnswer::ProtocolError(message)
+            | ToolAnswer::Unmatched(message) => Err(message),
         }
     }
 
@@ -160,6 +162,7 @@ impl Harness {
             violations: Vec::new(),
             notes,
             output_violations: Vec::new(),
+            unmatched: false,
         });
     }
 
@@ -191,6 +194,7 @@ impl Harness {
             violations: Vec::new(),
             notes,
             output_violations: Vec::new(),
+            unmatched: false,
         });
     }
 
@@ -250,6 +254,7 @@ impl Harness {
             ToolAnswer::ProtocolError(message) => {
                 (CallOutcome::ProtocolError, None, Some(message.clone()))
             }
+            ToolAnswer::Unmatched(message) => (CallOutcome::ToolError, None, Some(message.clone())),
         };
         let output_violations = match &answer {
             ToolAnswer::Success(value) => self.tools.check_output(tool, value),
@@ -278,6 +283,7 @@ impl Harness {
             violations: check.map(|check| check.violations).unwrap_or_default(),
             notes,
             output_violations,
+            unmatched: matches!(answer, ToolAnswer::Unmatched(_)),
         });
         answer
     }

@@ -103,7 +103,7 @@ impl ServerHandler for McpServer {
         let result = match self.harness.call(&request.name, arguments).await {
             ToolAnswer::Success(value) => CallToolResult::structured(structured_content(value)),
             ToolAnswer::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            ToolAnswer::ToolError(message) => {
+            ToolAnswer::ToolError(message) | ToolAnswer::Unmatched(message) => {
                 CallToolResult::error(vec![ContentBlock::text(message)])
             }
             ToolAnswer::ProtocolError(message) => {

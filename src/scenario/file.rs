@@ -48,6 +48,8 @@ pub struct ScenarioFile {
     pub reference_answer: Option<String>,
     #[serde(default)]
     pub judge_rubric: Option<String>,
+    #[serde(default)]
+    pub draft: bool,
 }
 
 /// One entry of `final_state_probes`.

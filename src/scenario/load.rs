@@ -378,6 +378,7 @@ fn validate(
     }
 
     Some(Scenario {
+        draft: raw.draft,
         lines: SourceLines::index(problems.text),
         id: raw.id,
         tier,

@@ -283,6 +283,9 @@ pub struct Scenario {
     /// The question the optional judge answers about this scenario's final answer; `None`
     /// uses the built-in rubric for the scenario's type.
     pub judge_rubric: Option<String>,
+    /// Whether the file says `draft: true`: written by `toolgate init` and not yet edited.
+    /// A draft loads and runs like any scenario; `validate` and `verify` list the drafts.
+    pub draft: bool,
 }
 
 /// One of `final_state_probes`: a (read-only) tool call toolgate makes before and after the

@@ -43,6 +43,7 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         violations: Vec::new(),
         notes: Vec::new(),
         output_violations: Vec::new(),
+        unmatched: false,
     };
     crate::harness::ToolSet::builtin().annotate(&mut record);
     record

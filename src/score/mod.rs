@@ -64,6 +64,9 @@ pub enum CheckKind {
     /// Every call names a tool the server offers (present only when one does not: an invented
     /// tool name, BFCL's hallucinated function).
     UnknownTool,
+    /// Every call to a declarative mock matched one of its rules (present only when one did
+    /// not: the suite never said what the tool does for those arguments).
+    UnmatchedCall,
     /// A final-state assertion holds.
     FinalState,
     /// No call in the trajectory matches a `forbidden_calls` entry.
@@ -336,6 +339,20 @@ pub fn score(
             subject: "tools".into(),
             passed: false,
             detail: format!("{} not offered by the server", unknown.join(", ")),
+        });
+    }
+
+    let unmatched: Vec<String> = trace
+        .iter()
+        .filter(|call| call.unmatched)
+        .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
+        .collect();
+    if !unmatched.is_empty() {
+        checks.push(Check {
+            kind: CheckKind::UnmatchedCall,
+            subject: "mocks".into(),
+            passed: false,
+            detail: format!("{} matched no mock rule", unmatched.join(", ")),
         });
     }
 

@@ -100,6 +100,7 @@ pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
         violations: Vec::new(),
         notes: Vec::new(),
         output_violations: Vec::new(),
+        unmatched: false,
     }
 }
 

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::mutants;
-use super::replay::replay;
+use super::replay::{replay, replay_on};
 use super::{MutantResult, ScenarioMutants};
 use crate::catalog::Catalog;
-use crate::harness::ToolSet;
+use crate::harness::{BackendFactory, ToolSet};
 use crate::scenario::Scenario;
 use crate::score::{self, CheckKind, Outcome, ScoringOptions};
 use crate::trace::CallRecord;
@@ -24,10 +24,43 @@ pub fn analyse(
     tools: &Arc<ToolSet>,
     catalog: &Catalog,
 ) -> ScenarioMutants {
+    score_mutants(scenario, trace, pairing, answer, seeded, catalog, |calls| {
+        Ok(replay(scenario, calls, seeded, tools))
+    })
+    .expect("the built-in world always starts")
+}
+
+/// As [`analyse`], replaying each mutant on a fresh backend of `backends`, which must answer
+/// without waiting (the suite's declarative mocks). Errors: a backend that could not be made.
+pub fn analyse_in_process(
+    scenario: &Scenario,
+    trace: &[CallRecord],
+    pairing: &[Option<usize>],
+    answer: Option<&str>,
+    backends: &dyn BackendFactory,
+    catalog: &Catalog,
+) -> Result<ScenarioMutants, String> {
+    let seeded = scenario.seeded.as_ref();
+    score_mutants(scenario, trace, pairing, answer, seeded, catalog, |calls| {
+        replay_on(scenario, calls, backends)
+    })
+}
+
+type Replayed = (Vec<CallRecord>, Option<Value>);
+
+fn score_mutants(
+    scenario: &Scenario,
+    trace: &[CallRecord],
+    pairing: &[Option<usize>],
+    answer: Option<&str>,
+    seeded: &Value,
+    catalog: &Catalog,
+    replay: impl Fn(&[mutants::PlannedCall]) -> Result<Replayed, String>,
+) -> Result<ScenarioMutants, String> {
     let mutants = mutants::derive(scenario, trace, pairing, answer, catalog)
         .into_iter()
         .map(|mutant| {
-            let (trace, final_state) = replay(scenario, &mutant.calls, seeded, tools);
+            let (trace, final_state) = replay(&mutant.calls)?;
             let scored = score::score(
                 scenario,
                 &trace,
@@ -42,22 +75,23 @@ pub fn analyse(
                     killed_by.push(check.kind);
                 }
             }
-            MutantResult {
+            Ok(MutantResult {
                 kind: mutant.kind,
                 description: mutant.description,
                 killed: scored.outcome == Outcome::Fail,
                 killed_by,
-            }
+            })
         })
-        .collect();
-    ScenarioMutants {
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(ScenarioMutants {
         id: scenario.id.clone(),
         mutants,
-    }
+    })
 }
 
 /// The mutation analysis of a suite from its reference runs (`runs[i]` is the run of
-/// `scenarios[i]`). A run that errored or was not scored contributes no mutants.
+/// `scenarios[i]`) on the built-in world. A run that errored or was not scored contributes no
+/// mutants.
 ///
 /// Errors: a scenario's fixture that can no longer be read.
 pub fn analyse_suite(
@@ -66,25 +100,56 @@ pub fn analyse_suite(
     tools: &Arc<ToolSet>,
     catalog: &Catalog,
 ) -> anyhow::Result<super::MutationReport> {
+    analyse_suite_with(scenarios, runs, |scenario, trace, pairing, answer| {
+        Ok(analyse(
+            scenario,
+            trace,
+            pairing,
+            answer,
+            scenario.seeded.as_ref(),
+            tools,
+            catalog,
+        ))
+    })
+}
+
+/// As [`analyse_suite`], replaying the mutants on fresh backends of `backends`, which must
+/// answer without waiting (the suite's declarative mocks; real servers go through
+/// [`analyse_suite_on`]). Errors: a backend that could not be made.
+pub fn analyse_suite_in_process(
+    scenarios: &[Scenario],
+    runs: &[crate::runner::ScenarioRun],
+    backends: &dyn BackendFactory,
+    catalog: &Catalog,
+) -> anyhow::Result<super::MutationReport> {
+    analyse_suite_with(scenarios, runs, |scenario, trace, pairing, answer| {
+        analyse_in_process(scenario, trace, pairing, answer, backends, catalog)
+            .map_err(|error| anyhow::anyhow!("scenario `{}`: {error}", scenario.id))
+    })
+}
+
+fn analyse_suite_with(
+    scenarios: &[Scenario],
+    runs: &[crate::runner::ScenarioRun],
+    analyse_one: impl Fn(
+        &Scenario,
+        &[CallRecord],
+        &[Option<usize>],
+        Option<&str>,
+    ) -> anyhow::Result<ScenarioMutants>,
+) -> anyhow::Result<super::MutationReport> {
     let mut report = super::MutationReport::default();
     for (scenario, run) in scenarios.iter().zip(runs) {
         let Some(scored) = &run.score else {
             continue;
         };
-        let seeded = scenario.seeded.as_ref();
         let answer = run
             .agent
             .as_ref()
             .and_then(|agent| agent.final_answer.as_deref());
-        report.scenarios.push(analyse(
-            scenario,
-            &run.trace,
-            &scored.pairing,
-            answer,
-            seeded,
-            tools,
-            catalog,
-        ));
+        report
+            .scenarios
+            .push(analyse_one(scenario, &run.trace, &scored.pairing, answer)?);
     }
     Ok(report)
 }
@@ -110,7 +175,7 @@ pub async fn analyse_suite_on(
             .and_then(|agent| agent.final_answer.as_deref());
         let mut results = Vec::new();
         for mutant in mutants::derive(scenario, &run.trace, &scored.pairing, answer, catalog) {
-            let killed_by = replay_on(scenario, &mutant, backends).await;
+            let killed_by = replay_live(scenario, &mutant, backends).await;
             results.push(MutantResult {
                 kind: mutant.kind,
                 description: mutant.description,
@@ -128,7 +193,7 @@ pub async fn analyse_suite_on(
 
 /// Replays `mutant` on a fresh backend and scores it: the kinds of the failing checks
 /// (empty when it passes), or `None` when the backend did not start or broke.
-async fn replay_on(
+async fn replay_live(
     scenario: &Scenario,
     mutant: &mutants::Mutant,
     backends: &dyn crate::harness::BackendFactory,

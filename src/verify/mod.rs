@@ -15,7 +15,9 @@ use serde::Serialize;
 
 use crate::score::CheckKind;
 
-pub use analyse::{analyse, analyse_suite, analyse_suite_on};
+pub use analyse::{
+    analyse, analyse_in_process, analyse_suite, analyse_suite_in_process, analyse_suite_on,
+};
 pub use mutants::{Mutant, MutantKind, derive};
 
 /// The share of mutants the suite must kill, in 0.0..=1.0.

@@ -14,7 +14,7 @@ const NEUTRAL: [&str; 6] = ["json", "fs", "defaults", "exit", "tls", "redact"];
 
 /// What each top-level module may use besides [`NEUTRAL`]; a module not listed here (the
 /// CLI glue: `commands`, `lib`, `main`) may use anything.
-const ALLOWED: [(&str, &[&str]); 23] = [
+const ALLOWED: [(&str, &[&str]); 24] = [
     ("catalog", &[]),
     ("redact", &[]),
     ("json", &[]),
@@ -35,6 +35,7 @@ const ALLOWED: [(&str, &[&str]); 23] = [
     ("agent", &["scenario", "trace", "provider"]),
     ("judge", &["scenario", "trace", "provider"]),
     ("lint", &["catalog", "harness", "judge"]),
+    ("mock", &["catalog", "harness", "lint", "scenario"]),
     (
         "runner",
         &["agent", "harness", "judge", "scenario", "score", "trace"],

@@ -12,6 +12,7 @@ mod gate;
 mod github;
 mod judge;
 mod lint;
+mod mocks;
 mod openai_agent;
 mod own_servers;
 mod peers;

@@ -36,6 +36,7 @@ fn ok(index: usize, tool: &str, arguments: Value, result: Value) -> CallRecord {
         violations: Vec::new(),
         notes: Vec::new(),
         output_violations: Vec::new(),
+        unmatched: false,
     }
 }
 

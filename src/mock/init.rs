@@ -1,0 +1,418 @@
+//! `toolgate init`: a working suite skeleton for the user's own catalog.
+//!
+//! From a `toolgate snapshot` lock or a saved tools/list it writes, under one directory:
+//! `toolgate.yaml` (reference agent, `mocks.catalog`), `tools.json` (the imported
+//! definitions, which the agent sees unchanged), `mocks.yaml` (per tool an error rule for an
+//! id that does not exist and a catch-all success to replace with real behaviour),
+//! `fixtures/seed.json`, three draft scenarios per tool after the recipe "happy path, edge
+//! case, error case", `smoke-set.yaml` and `.github/workflows/toolgate.yml`. Every draft loads
+//! and passes with the reference agent; each says `draft: true` until a person has made it
+//! check what matters.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+use serde_json::{Map, Value, json};
+
+/// The value the error-case drafts send for a lookup that must fail.
+pub const MISSING_VALUE: &str = "does-not-exist";
+
+/// What [`write_suite`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// Every file, in writing order.
+    pub files: Vec<PathBuf>,
+    /// Tools imported.
+    pub tools: usize,
+    /// Draft scenarios written.
+    pub drafts: usize,
+}
+
+/// Writes the skeleton for the tool `definitions` (from `source`, named in messages) under
+/// `dir`.
+///
+/// Errors: no tools, a file that already exists (unless `force`), or a write that fails.
+pub fn write_suite(
+    definitions: Vec<Value>,
+    source: &str,
+    dir: &Path,
+    force: bool,
+) -> Result<Written> {
+    if definitions.is_empty() {
+        bail!("{source} lists no tools");
+    }
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    files.push((dir.join("toolgate.yaml"), config_text()));
+    files.push((
+        dir.join("tools.json"),
+        crate::json::pretty(&json!({ "tools": definitions })),
+    ));
+    files.push((dir.join("mocks.yaml"), catalog_text(&definitions)));
+    files.push((dir.join("fixtures/seed.json"), "{}\n".to_owned()));
+    let mut ids = Vec::new();
+    for definition in &definitions {
+        let name = definition["name"].as_str().unwrap_or_default();
+        for (suffix, text) in drafts(name, definition) {
+            let id = format!("{}-{suffix}", safe(name));
+            files.push((
+                dir.join(format!("scenarios/{id}.yaml")),
+                text.replace("{ID}", &id),
+            ));
+            ids.push(id);
+        }
+    }
+    files.push((dir.join("smoke-set.yaml"), smoke_text()));
+    files.push((dir.join(".github/workflows/toolgate.yml"), workflow_text()));
+    if let Some((path, _)) = files.iter().find(|(path, _)| !force && path.exists()) {
+        bail!(
+            "`{}` already exists; pass --force to overwrite the skeleton's files",
+            path.display()
+        );
+    }
+    for (path, text) in &files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("failed to create `{}`", parent.display()))?;
+        }
+        crate::fs::write_atomic(path, text.as_bytes())?;
+    }
+    Ok(Written {
+        files: files.into_iter().map(|(path, _)| path).collect(),
+        tools: definitions.len(),
+        drafts: ids.len(),
+    })
+}
+
+/// A file-name-safe form of a tool name.
+fn safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn config_text() -> String {
+    "# toolgate's settings for this suite (see docs/mocks.md). The tools are the mocks in\n\
+     # mocks.yaml; switch `agent` to `openai`, `anthropic` or `command` to measure yours.\n\
+     agent: reference\n\
+     mocks:\n  catalog: mocks.yaml\n"
+        .to_owned()
+}
+
+/// The string argument the error rule and the error-case draft key on: the first required
+/// string property without `enum`, `format` or `const`, else the first such string property.
+fn key_argument(definition: &Value) -> Option<String> {
+    let schema = &definition["inputSchema"];
+    let properties = schema["properties"].as_object()?;
+    // A free-form string: the made-up value must pass the schema and reach the rules.
+    let is_string = |name: &str| {
+        let property = &properties[name];
+        property["type"] == "string"
+            && ["enum", "format", "const"]
+                .iter()
+                .all(|key| property.get(*key).is_none())
+    };
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    required
+        .iter()
+        .copied()
+        .find(|name| properties.contains_key(*name) && is_string(name))
+        .or_else(|| {
+            properties
+                .keys()
+                .map(String::as_str)
+                .find(|name| is_string(name))
+        })
+        .map(str::to_owned)
+}
+
+/// The key argument and a value of it that the schema accepts but names nothing: for a
+/// free-form string [`MISSING_VALUE`], for a `pattern` a longer sample than the happy path's.
+/// `None` when the tool has no such argument.
+fn missing_argument(definition: &Value) -> Option<(String, String)> {
+    let key = key_argument(definition)?;
+    let property = &definition["inputSchema"]["properties"][&key];
+    match property["pattern"].as_str() {
+        None => Some((key, MISSING_VALUE.to_owned())),
+        Some(pattern) => {
+            let happy = sample(pattern, 0)?;
+            let missing = sample(pattern, 3)?;
+            (missing != happy).then_some((key, missing))
+        }
+    }
+}
+
+/// A short string `pattern` matches, with every repetition `extra` times longer than its
+/// minimum (at least once); `None` for a pattern this cannot sample.
+pub fn sample(pattern: &str, extra: u32) -> Option<String> {
+    use regex_syntax::hir::{Class, HirKind};
+    fn walk(hir: &regex_syntax::hir::Hir, extra: u32, out: &mut String) -> Option<()> {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => {}
+            HirKind::Literal(literal) => out.push_str(std::str::from_utf8(&literal.0).ok()?),
+            HirKind::Class(Class::Unicode(class)) => out.push(class.ranges().first()?.start()),
+            HirKind::Class(Class::Bytes(class)) => {
+                out.push(char::from(class.ranges().first()?.start()))
+            }
+            HirKind::Repetition(repetition) => {
+                let mut count = repetition.min.max(1) + extra;
+                if let Some(max) = repetition.max {
+                    count = count.min(max);
+                }
+                for _ in 0..count {
+                    walk(&repetition.sub, extra, out)?;
+                }
+            }
+            HirKind::Capture(capture) => walk(&capture.sub, extra, out)?,
+            HirKind::Concat(parts) => {
+                for part in parts {
+                    walk(part, extra, out)?;
+                }
+            }
+            HirKind::Alternation(options) => walk(options.first()?, extra, out)?,
+        }
+        Some(())
+    }
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let mut text = String::new();
+    walk(&hir, extra, &mut text)?;
+    regex::Regex::new(pattern)
+        .ok()?
+        .is_match(&text)
+        .then_some(text)
+}
+
+fn catalog_text(definitions: &[Value]) -> String {
+    let mut text = String::from(
+        "# The mock catalog (docs/mocks.md). Tools come from tools.json unchanged; replace each\n\
+         # tool's draft rules with what the real tool answers. Rules are tried in order.\n\
+         schema_version: 1\ntools_from: tools.json\ntables: {}\nrules:\n",
+    );
+    for definition in definitions {
+        let name = definition["name"].as_str().unwrap_or_default();
+        let _ = writeln!(text, "  {}:", yaml_string(name));
+        if let Some((key, missing)) = missing_argument(definition) {
+            let _ = writeln!(
+                text,
+                "    - note: draft error rule, for the error-case scenario\n      match: {{{}: {}}}\n      error: {}",
+                yaml_string(&key),
+                yaml_string(&missing),
+                yaml_string(&format!("{name}: `{{{{args.{key}}}}}` not found"))
+            );
+        }
+        let _ = writeln!(
+            text,
+            "    - note: draft catch-all; replace it with the tool's real answers\n      return: {{ok: true, tool: {}, arguments: \"{{{{args}}}}\"}}",
+            yaml_string(name)
+        );
+    }
+    text
+}
+
+/// The three drafts of one tool: (file suffix, text with `{ID}` for the id).
+fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
+    let args = example_arguments(&definition["inputSchema"]);
+    let title = definition["title"]
+        .as_str()
+        .or_else(|| definition["description"].as_str())
+        .unwrap_or(name)
+        .lines()
+        .next()
+        .unwrap_or(name)
+        .to_owned();
+    let call = |arguments: &Map<String, Value>| {
+        format!(
+            "expected_calls:\n  - tool: {}\n    args_match: {}\n",
+            yaml_string(name),
+            Value::Object(arguments.clone())
+        )
+    };
+    let head = |tier: u8, kind: &str, what: &str| {
+        format!(
+            "# DRAFT written by `toolgate init`: {what}. Make the prompt a real user request,\n\
+             # tighten the checks, then delete `draft: true`.\n\
+             draft: true\nid: {{ID}}\ntier: {tier}\ntype: {kind}\nseed_state: fixtures/seed.json\n"
+        )
+    };
+    let mut out = vec![
+        (
+            "happy",
+            format!(
+                "{}prompt: {}\n{}max_calls: 2\n",
+                head(1, "single_call", "the happy path"),
+                yaml_string(&format!(
+                    "Use {name} ({title}) with {}.",
+                    Value::Object(args.clone())
+                )),
+                call(&args)
+            ),
+        ),
+        (
+            "edge",
+            format!(
+                "{}prompt: {}\n{}max_calls: 3\nfault_injection:\n  - tool: {}\n    on_call: 1\n    error: rate_limit\n\
+                 # The draft catch-all rule answers `tool: {name}`; point this at a real result field.\n\
+                 final_answer:\n  contains_results: [\"$.calls[0].result.tool\"]\nreference_answer: {}\n",
+                head(
+                    2,
+                    "error_recovery",
+                    "an edge case, a transient rate limit to retry through"
+                ),
+                yaml_string(&format!(
+                    "Use {name} with {}; retry if it is rate limited.",
+                    Value::Object(args.clone())
+                )),
+                call(&args),
+                yaml_string(name),
+                yaml_string(&format!("{name} answered after one retry."))
+            ),
+        ),
+    ];
+    if let Some((key, value)) = missing_argument(definition) {
+        let mut missing = args.clone();
+        missing.insert(key.clone(), Value::String(value.clone()));
+        out.push((
+            "error",
+            format!(
+                "{}prompt: {}\n{}max_calls: 2\nfinal_answer:\n  acknowledges_failure: true\nreference_answer: {}\n",
+                head(1, "error_recovery", "the error case, a lookup that must fail and be reported"),
+                yaml_string(&format!("Use {name} with {key} `{value}` and tell me what happened.")),
+                call(&missing),
+                yaml_string(&format!("{name} failed: `{value}` was not found."))
+            ),
+        ));
+    } else {
+        out.push((
+            "error",
+            format!(
+                "{}prompt: {}\n{}max_calls: 2\nforbidden_calls:\n  - tool: {}\n    args_match: {{}}\n",
+                head(1, "ambiguous_input", "the error case: a request this tool must not serve"),
+                yaml_string(&format!("Something unrelated to {name}: do not call it.")),
+                "expected_calls: []\n",
+                yaml_string(name)
+            ),
+        ));
+    }
+    out
+}
+
+/// Arguments valid for `schema`: every required property with an example value.
+pub fn example_arguments(schema: &Value) -> Map<String, Value> {
+    let mut args = Map::new();
+    let Some(properties) = schema["properties"].as_object() else {
+        return args;
+    };
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let Some(name) = name.as_str() else { continue };
+        if let Some(property) = properties.get(name) {
+            args.insert(name.to_owned(), example_value(property, name));
+        }
+    }
+    args
+}
+
+fn example_value(schema: &Value, name: &str) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|values| values.first()) {
+        return first.clone();
+    }
+    if let Some(value) = schema.get("const").or_else(|| schema.get("default")) {
+        return value.clone();
+    }
+    let kind = match &schema["type"] {
+        Value::Array(kinds) => kinds.first().and_then(Value::as_str).unwrap_or("string"),
+        Value::String(kind) => kind.as_str(),
+        _ => "string",
+    };
+    match kind {
+        "integer" => json!(schema["minimum"].as_i64().unwrap_or(1).max(1)),
+        "number" => json!(schema["minimum"].as_f64().unwrap_or(1.0).max(1.0)),
+        "boolean" => json!(true),
+        "null" => Value::Null,
+        "array" => {
+            let count = schema["minItems"].as_u64().unwrap_or(0);
+            let item = example_value(&schema["items"], name);
+            Value::Array((0..count).map(|_| item.clone()).collect())
+        }
+        "object" => Value::Object(example_arguments(schema)),
+        _ => match schema["format"].as_str() {
+            Some("date") => json!("2026-01-15"),
+            Some("date-time") => json!("2026-01-15T09:00:00Z"),
+            Some("email") => json!("user@example.com"),
+            Some("uri" | "url") => json!("https://example.com/"),
+            _ => {
+                if let Some(text) = schema["pattern"].as_str().and_then(|p| sample(p, 0)) {
+                    return Value::String(text);
+                }
+                let min = usize::try_from(schema["minLength"].as_u64().unwrap_or(0)).unwrap_or(0);
+                let mut text = format!("example-{name}");
+                while text.chars().count() < min {
+                    text.push('x');
+                }
+                Value::String(text)
+            }
+        },
+    }
+}
+
+/// `text` as a YAML double-quoted string (JSON string syntax is valid YAML).
+fn yaml_string(text: &str) -> String {
+    Value::String(text.to_owned()).to_string()
+}
+
+fn smoke_text() -> String {
+    "# The pull-request subset `toolgate gate` runs by default: every tier-1 scenario.\n\
+     tiers:\n  - 1\n"
+        .to_owned()
+}
+
+fn workflow_text() -> String {
+    "# Gate every pull request on toolgate, with the suite's mocks (no real tools in CI).\n\
+     # Fork-safe: `pull_request` only, never `pull_request_target`.\n\
+     name: toolgate\n\
+     on:\n  pull_request:\n\
+     permissions:\n  contents: read\n  actions: read\n  pull-requests: write\n\
+     jobs:\n  gate:\n    runs-on: ubuntu-latest\n    timeout-minutes: 30\n    steps:\n\
+     \x20     - uses: actions/checkout@v5\n        with:\n          persist-credentials: false\n\
+     \x20     - name: toolgate\n        uses: toolgate/toolgate@v0\n        with:\n\
+     \x20         # The suite root, relative to the repository (move this file to the\n\
+     \x20         # repository's .github/workflows/ if the suite lives in a subdirectory).\n\
+     \x20         root: .\n          args: --agent reference\n\
+     \x20         # Without `baseline`, baseline.json under the root (see docs/mocks.md).\n\
+     \x20         comment-key: toolgate\n"
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_match_their_pattern_and_grow_with_extra() {
+        assert_eq!(sample("^TK-[0-9]+$", 0).as_deref(), Some("TK-0"));
+        assert_eq!(sample("^TK-[0-9]+$", 3).as_deref(), Some("TK-0000"));
+        assert_eq!(sample("^(ab|cd){2}x?$", 0).as_deref(), Some("ababx"));
+        assert_eq!(sample("^[a-z]{3}$", 5).as_deref(), Some("aaa"));
+    }
+
+    #[test]
+    fn example_arguments_satisfy_enums_formats_and_patterns() {
+        let schema = json!({"type": "object", "required": ["a", "b", "c", "d", "e"],
+            "properties": {"a": {"type": "string", "enum": ["x", "y"]},
+                "b": {"type": "string", "format": "email"}, "c": {"type": "integer", "minimum": 5},
+                "d": {"type": "string", "pattern": "^AG-[0-9]+$"}, "e": {"type": "boolean"},
+                "f": {"type": "string"}}});
+        assert_eq!(
+            Value::Object(example_arguments(&schema)),
+            json!({"a": "x", "b": "user@example.com", "c": 5, "d": "AG-0", "e": true})
+        );
+    }
+}

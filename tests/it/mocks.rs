@@ -1,0 +1,653 @@
+//! Declarative mocks end to end: the support-desk example suite gated on the reference agent
+//! and the mutation check, rule semantics through the real harness, load errors, `toolgate
+//! mock serve` over stdio and HTTP, `toolgate init`, and the published JSON Schema.
+
+use std::io::BufRead as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use toolgate::agent::Agent;
+use toolgate::harness::client::McpClient;
+use toolgate::harness::{BackendFactory, Harness, ToolAnswer};
+use toolgate::mock::{self, MockBackend, MockBackends};
+use toolgate::runner::{self, RunOptions};
+use toolgate::scenario::{self, ScenarioKind};
+use toolgate::score::{self, CheckKind, Outcome, ScoringOptions};
+use toolgate::verify;
+
+use crate::support::{output, repo, toolgate};
+
+fn desk() -> PathBuf {
+    repo().join("examples/support-desk")
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    value.as_object().cloned().expect("an object")
+}
+
+/// Writes `text` as `mocks.yaml` (with `tools.json` holding `tools`) in a temp dir.
+fn catalog_in(dir: &Path, text: &str) -> PathBuf {
+    let tools = json!({"tools": [
+        {"name": "get_ticket", "description": "Get a ticket.", "inputSchema": {"type": "object",
+            "properties": {"id": {"type": "string"}}, "required": ["id"]}},
+        {"name": "create_ticket", "description": "Create a ticket.", "inputSchema": {"type": "object",
+            "properties": {"subject": {"type": "string"}}, "required": ["subject"]}},
+        {"name": "close_ticket", "description": "Close a ticket.", "inputSchema": {"type": "object",
+            "properties": {"id": {"type": "string"}}, "required": ["id"]}},
+        {"name": "ping", "description": "Ping.", "inputSchema": {"type": "object"}}
+    ]});
+    std::fs::write(dir.join("tools.json"), tools.to_string()).expect("write tools");
+    let path = dir.join("mocks.yaml");
+    std::fs::write(&path, text).expect("write catalog");
+    path
+}
+
+const RULES: &str = r#"
+schema_version: 1
+tools_from: tools.json
+tables:
+  tickets: {key: id, id_prefix: "T-", rows: [{id: T-1, subject: first, status: open}]}
+rules:
+  get_ticket:
+    - select: {table: tickets, where: {id: "{{args.id}}"}}
+      if_found: true
+      return: {ticket: "{{row}}", call: "{{call}}", seq: "{{seq}}"}
+    - match: {id: {$regex: "^boom"}}
+      rpc_error: "upstream exploded on {{args.id}}"
+    - match: {id: {$regex: "^T-"}}
+      error: "ticket {{args.id}} not found"
+  create_ticket:
+    - insert: {table: tickets, row: {subject: "{{args.subject}}", status: open}}
+      return: {id: "{{row.id}}", open: "{{state.tickets}}"}
+  close_ticket:
+    - update: {table: tickets, where: {id: "{{args.id}}"}, set: {status: closed}}
+      if_found: true
+      return: {closed: "{{count}}"}
+  ping:
+    - sequence:
+        - error: warming up
+        - return: {pong: 1}
+        - return: {pong: 2}
+"#;
+
+#[tokio::test]
+async fn rules_answer_in_order_and_change_the_tables() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let catalog = Arc::new(mock::load(&catalog_in(dir.path(), RULES)).expect("a valid catalog"));
+    let backend = MockBackend::new(Arc::clone(&catalog), &json!({})).expect("seeds");
+    let harness = Harness::new(Box::new(backend), Vec::new());
+
+    let found = harness.call("get_ticket", args(json!({"id": "T-1"}))).await;
+    assert_eq!(
+        found,
+        ToolAnswer::Success(
+            json!({"ticket": {"id": "T-1", "subject": "first", "status": "open"},
+                                   "call": 1, "seq": 1})
+        )
+    );
+    let created = harness
+        .call("create_ticket", args(json!({"subject": "second"})))
+        .await;
+    assert_eq!(
+        created,
+        ToolAnswer::Success(json!({"id": "T-2", "open": [
+            {"id": "T-1", "subject": "first", "status": "open"},
+            {"subject": "second", "status": "open", "id": "T-2"}]}))
+    );
+    assert_eq!(
+        harness
+            .call("close_ticket", args(json!({"id": "T-2"})))
+            .await,
+        ToolAnswer::Success(json!({"closed": 1}))
+    );
+    assert_eq!(
+        harness.call("get_ticket", args(json!({"id": "T-9"}))).await,
+        ToolAnswer::ToolError("ticket T-9 not found".into())
+    );
+    assert_eq!(
+        harness
+            .call("get_ticket", args(json!({"id": "boom-1"})))
+            .await,
+        ToolAnswer::ProtocolError("upstream exploded on boom-1".into())
+    );
+    let pings: Vec<ToolAnswer> =
+        futures::future::join_all((0..4).map(|_| harness.call("ping", Map::new()))).await;
+    assert_eq!(
+        pings,
+        vec![
+            ToolAnswer::ToolError("warming up".into()),
+            ToolAnswer::Success(json!({"pong": 1})),
+            ToolAnswer::Success(json!({"pong": 2})),
+            ToolAnswer::Success(json!({"pong": 2})),
+        ]
+    );
+    assert_eq!(
+        harness.state().await,
+        Some(json!({"tickets": [
+            {"id": "T-1", "subject": "first", "status": "open"},
+            {"subject": "second", "status": "closed", "id": "T-2"}]}))
+    );
+    // Arguments the schema rejects never reach the rules.
+    assert_eq!(
+        harness.call("get_ticket", args(json!({"id": 7}))).await,
+        ToolAnswer::ToolError(
+            r#"invalid arguments for `get_ticket`: `/id`: 7 is not of type "string""#.into()
+        )
+    );
+}
+
+#[tokio::test]
+async fn an_unmatched_call_is_a_tool_error_and_a_failing_check() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = catalog_in(dir.path(), RULES);
+    let catalog = Arc::new(mock::load(&path).expect("a valid catalog"));
+    let backend = MockBackend::new(Arc::clone(&catalog), &json!({})).expect("seeds");
+    let harness = Harness::new(Box::new(backend), Vec::new());
+    let answer = harness.call("get_ticket", args(json!({"id": "X-1"}))).await;
+    assert_eq!(
+        answer,
+        ToolAnswer::Unmatched(format!(
+            r#"no mock rule of `get_ticket` matches the arguments {{"id":"X-1"}} (mock catalog `{}`): add a rule for this call or fix the call"#,
+            path.display()
+        ))
+    );
+    let trace = harness.trace();
+    assert!(trace[0].unmatched);
+    assert_eq!(trace[0].outcome, toolgate::trace::CallOutcome::ToolError);
+
+    // The call was the expected one, yet the run fails: the suite never said what it returns.
+    std::fs::create_dir_all(dir.path().join("scenarios")).expect("mkdir");
+    std::fs::write(dir.path().join("seed.json"), "{}").expect("write seed");
+    let text = "id: U-1\ntier: 1\ntype: single_call\nprompt: Get X-1.\nseed_state: seed.json\n\
+                expected_calls:\n  - tool: get_ticket\n    args_match: {id: X-1}\n";
+    let loaded = scenario::load::parse(
+        text,
+        &dir.path().join("scenarios/U-1.yaml"),
+        dir.path(),
+        &catalog.catalog(),
+    )
+    .expect("the scenario loads");
+    let scored = score::score(
+        &loaded,
+        &trace,
+        &json!({}),
+        Some(&json!({})),
+        None,
+        ScoringOptions::default(),
+    );
+    assert_eq!(scored.outcome, Outcome::Fail);
+    let failed: Vec<(CheckKind, &str)> = scored
+        .failures()
+        .map(|check| (check.kind, check.detail.as_str()))
+        .collect();
+    assert_eq!(
+        failed,
+        vec![(
+            CheckKind::UnmatchedCall,
+            "call 1 `get_ticket` matched no mock rule"
+        )]
+    );
+}
+
+#[test]
+fn a_bad_catalog_names_the_file_the_field_and_the_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = "schema_version: 1\ntools_from: tools.json\ntables:\n  tickets: {}\nrules:\n  get_tiket:\n    - return: {}\n  get_ticket:\n    - match: {id: {$regex: \"(\"}}\n      return: {}\n  create_ticket:\n    - insert: {table: tikets, row: {a: 1}}\n      return: {}\n  close_ticket:\n    - return: \"{{arg.id}}\"\n  ping:\n    - return: {}\n      error: both\n";
+    let path = catalog_in(dir.path(), text);
+    let error = format!(
+        "{:#}",
+        mock::load(&path).expect_err("the catalog is invalid")
+    );
+    let shown = path.display();
+    let lines: Vec<&str> = error.lines().collect();
+    assert_eq!(lines[0], "invalid mock catalog:");
+    assert_eq!(
+        lines[1],
+        format!(
+            "`{shown}`: rules.close_ticket[0].return (line 14): `{{{{arg.id}}}}`: unknown root `arg` (expected one of args, row, rows, count, state, call, seq)"
+        )
+    );
+    assert_eq!(
+        lines[2],
+        format!(
+            "`{shown}`: rules.create_ticket[0].insert.table (line 11): unknown table `tikets` (declared in `tables`: tickets)"
+        )
+    );
+    assert_eq!(
+        lines[4],
+        format!(
+            "`{shown}`: rules.get_tiket (line 6): unknown tool `get_tiket` (did you mean `get_ticket`?)"
+        )
+    );
+    assert_eq!(
+        lines[3],
+        format!(
+            "`{shown}`: rules.get_ticket[0].match.id (line 8): invalid regex `(`: unclosed group"
+        )
+    );
+    assert!(
+        error.contains(&format!("`{shown}`: rules.ping[0] (line 16): needs exactly one of `return`, `error`, `rpc_error` (or a `sequence` of them)")),
+        "{error}"
+    );
+
+    let misspelled = catalog_in(
+        dir.path(),
+        "schema_version: 1\ntools_from: tools.json\nrules:\n  ping:\n    - retrun: {}\n",
+    );
+    let error = format!("{:#}", mock::load(&misspelled).expect_err("unknown field"));
+    assert!(
+        error.starts_with(&format!("`{}`: ", misspelled.display()))
+            && error.contains("retrun")
+            && error.contains("line 5"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn the_support_desk_suite_passes_the_reference_agent_and_kills_its_mutants() {
+    let catalog = Arc::new(mock::load(&desk().join("mocks.yaml")).expect("the catalog loads"));
+    let tools = catalog.catalog();
+    let suite = scenario::load_dir(&desk().join("scenarios"), &desk(), &tools).expect("loads");
+    assert!(suite.len() >= 15, "{} scenarios", suite.len());
+    let mut kinds: Vec<ScenarioKind> = suite.iter().map(|s| s.kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    assert_eq!(kinds.len(), 4, "all four scenario types");
+    let mut tiers: Vec<u8> = suite.iter().map(|s| s.tier).collect();
+    tiers.sort_unstable();
+    tiers.dedup();
+    assert_eq!(tiers, [1, 2, 3]);
+
+    let backends = MockBackends::new(Arc::clone(&catalog));
+    assert_eq!(backends.tools().definitions().len(), 9);
+    let runs = runner::run_suite(
+        &suite,
+        &Agent::Reference,
+        &backends,
+        &RunOptions::default(),
+        std::future::pending(),
+        &|_| {},
+    )
+    .await
+    .runs;
+    let failing: Vec<String> = suite
+        .iter()
+        .zip(&runs)
+        .filter(|(_, run)| run.outcome != Outcome::Pass)
+        .map(|(s, run)| format!("{}: {:?} {:?}", s.id, run.error, run.score))
+        .collect();
+    assert_eq!(failing, Vec::<String>::new());
+    // The state the assertions read is the mock tables after the run.
+    let escalation = suite
+        .iter()
+        .position(|s| s.id == "SD3-001")
+        .expect("SD3-001 exists");
+    let checks = &runs[escalation].score.as_ref().expect("scored").checks;
+    assert!(
+        checks
+            .iter()
+            .filter(|c| c.kind == CheckKind::FinalState)
+            .all(|c| c.passed)
+    );
+    assert_eq!(
+        checks
+            .iter()
+            .filter(|c| c.kind == CheckKind::FinalState)
+            .count(),
+        2
+    );
+
+    let report =
+        verify::analyse_suite_in_process(&suite, &runs, &backends, &tools).expect("mocks start");
+    assert!(report.total() >= 100, "{} mutants", report.total());
+    assert!(
+        report.kill_rate() >= verify::REQUIRED_KILL_RATE,
+        "{}",
+        verify::render::render_mutants(&report, true)
+    );
+    assert!(report.holds());
+}
+
+#[test]
+fn verify_and_validate_run_the_example_from_its_toolgate_yaml() {
+    let mut command = toolgate();
+    command.args(["verify", "--mutants", "--root"]).arg(desk());
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("17 of 17 scenarios pass with the reference agent\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(100.0%, goal 95%)"), "{stdout}");
+
+    let mut command = toolgate();
+    command.args(["validate", "--root"]).arg(desk());
+    let (code, stdout, _) = output(command);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        format!(
+            "17 scenarios valid; the smoke set selects 11 (mock catalog `{}`)\n",
+            desk().join("mocks.yaml").display()
+        )
+    );
+}
+
+#[tokio::test]
+async fn mock_serve_answers_over_stdio_with_the_seeded_tables() {
+    let program = env!("CARGO_BIN_EXE_toolgate");
+    let client = McpClient::connect_command(
+        program,
+        &[
+            "mock".into(),
+            "serve".into(),
+            desk().join("mocks.yaml").display().to_string(),
+            "--seed".into(),
+            desk().join("fixtures/desk.json").display().to_string(),
+        ],
+    )
+    .await
+    .expect("the mock server starts");
+    let tools = client.list_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 9);
+    assert_eq!(tools[0]["name"], "search_tickets");
+    let reply = client
+        .call_tool(
+            "get_ticket",
+            args(json!({"ticket_id": "TK-1002"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("a result");
+    assert!(!reply.is_error);
+    assert_eq!(
+        reply.structured.expect("structured")["ticket"]["status"],
+        "pending"
+    );
+    let missing = client
+        .call_tool(
+            "get_ticket",
+            args(json!({"ticket_id": "TK-9"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("a result");
+    assert!(missing.is_error);
+    assert_eq!(missing.text, "ticket `TK-9` not found");
+    client.close().await.expect("closes");
+}
+
+#[tokio::test]
+async fn mock_serve_answers_over_streamable_http() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["mock", "serve", "--listen", "127.0.0.1:0"])
+        .arg(desk().join("mocks.yaml"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("piped"))
+        .read_line(&mut line)
+        .expect("prints the URL");
+    let url = line.trim().rsplit(' ').next().expect("a URL").to_owned();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{line}"
+    );
+    let client = McpClient::connect_http(&url).await.expect("connects");
+    let reply = client
+        .call_tool(
+            "create_ticket",
+            args(json!({"customer_email": "a@b.example", "subject": "Help me"})),
+            Duration::from_secs(10),
+        )
+        .await
+        .expect("a result");
+    assert_eq!(
+        reply.structured,
+        Some(json!({"ticket_id": "TK-2001", "status": "open"}))
+    );
+    let _ = client.close().await;
+    child.kill().expect("stops");
+    let _ = child.wait();
+}
+
+#[test]
+fn init_writes_a_suite_whose_drafts_load_pass_and_are_listed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("suite");
+    let mut command = toolgate();
+    command
+        .args(["init", "--tools-json"])
+        .arg(desk().join("tools.json"))
+        .arg("--dir")
+        .arg(&root);
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.ends_with(&format!(
+            "27 draft scenarios for 9 tools; edit them, drop `draft: true`, then run `toolgate verify --root {} --mutants`\n",
+            root.display()
+        )),
+        "{stdout}"
+    );
+    for file in [
+        "toolgate.yaml",
+        "tools.json",
+        "mocks.yaml",
+        "fixtures/seed.json",
+        "smoke-set.yaml",
+        ".github/workflows/toolgate.yml",
+        "scenarios/get_ticket-happy.yaml",
+        "scenarios/get_ticket-edge.yaml",
+        "scenarios/get_ticket-error.yaml",
+    ] {
+        assert!(root.join(file).is_file(), "{file}");
+    }
+    let workflow =
+        std::fs::read_to_string(root.join(".github/workflows/toolgate.yml")).expect("reads");
+    assert!(
+        workflow.contains("uses: toolgate/toolgate@v0"),
+        "{workflow}"
+    );
+
+    let mut command = toolgate();
+    command.args(["verify", "--mutants", "--root"]).arg(&root);
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with(
+            "27 of 27 scenarios pass with the reference agent\n\
+             27 of 27 scenarios are drafts still to finish (`draft: true`): add_comment-edge, add_comment-error, add_comment-happy, assign_ticket-edge, "
+        ),
+        "{stdout}"
+    );
+
+    let mut again = toolgate();
+    again
+        .args(["init", "--tools-json"])
+        .arg(desk().join("tools.json"))
+        .arg("--dir")
+        .arg(&root);
+    let (code, _, stderr) = output(again);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "error: `{}` already exists; pass --force to overwrite the skeleton's files",
+            root.join("toolgate.yaml").display()
+        )
+    );
+}
+
+#[test]
+fn the_published_schema_accepts_the_example_and_rejects_a_broken_rule() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("schemas/mock-catalog.schema.json")).expect("reads"),
+    )
+    .expect("JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let example: Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(desk().join("mocks.yaml")).expect("reads"))
+            .expect("YAML");
+    let errors: Vec<String> = validator
+        .iter_errors(&example)
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(errors, Vec::<String>::new());
+    let broken = json!({"schema_version": 1, "rules": {"t": [{"return": 1, "error": "x"}]}});
+    assert!(!validator.is_valid(&broken));
+    let misspelled = json!({"schema_version": 1, "rules": {"t": [{"retrun": 1}]}});
+    assert!(!validator.is_valid(&misspelled));
+}
+
+#[test]
+fn init_imports_the_tools_of_a_live_server() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("live");
+    let server = format!(
+        "{} mock serve {}",
+        env!("CARGO_BIN_EXE_toolgate"),
+        desk().join("mocks.yaml").display()
+    );
+    let mut command = toolgate();
+    command
+        .args(["init", "--from", &server, "--dir"])
+        .arg(&root);
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let imported: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tools.json")).expect("reads"))
+            .expect("JSON");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(desk().join("tools.json")).expect("reads"))
+            .expect("JSON");
+    let names = |value: &Value| -> Vec<String> {
+        value["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].as_str().expect("a name").to_owned())
+            .collect()
+    };
+    assert_eq!(names(&imported), names(&expected));
+    assert_eq!(
+        imported["tools"][1]["inputSchema"],
+        expected["tools"][1]["inputSchema"]
+    );
+
+    let mut command = toolgate();
+    command.args(["validate", "--root"]).arg(&root);
+    let (code, stdout, _) = output(command);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.starts_with("27 scenarios valid; the smoke set selects 18"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("27 drafts still to finish"), "{stdout}");
+}
+
+#[test]
+fn gate_runs_on_the_mocks_and_pins_the_catalog_like_a_fixture() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut command = toolgate();
+    command
+        .args(["gate", "--only", "SD2-002", "--root"])
+        .arg(desk())
+        .arg("--out")
+        .arg(dir.path());
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let results: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("results.json")).expect("reads"),
+    )
+    .expect("JSON");
+    let catalog = std::fs::read(desk().join("mocks.yaml")).expect("reads");
+    assert_eq!(
+        results["pins"]["fixtures"]["mocks:mocks.yaml"],
+        toolgate::fs::sha256_hex(&catalog)
+    );
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).expect("reads");
+    let first: Value = serde_json::from_str(trace.lines().next().expect("a line")).expect("JSON");
+    assert_eq!(first["tool"], "create_ticket");
+    assert_eq!(
+        first["result"],
+        json!({"ticket_id": "TK-2001", "status": "open"})
+    );
+}
+
+#[test]
+fn tools_come_from_a_snapshot_lock_and_inline_definitions_replace_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lock = json!({"schema_version": 1, "tools": [
+        {"server": "desk", "name": "get_ticket", "definition": {"name": "get_ticket",
+            "description": "Locked.", "inputSchema": {"type": "object"}}},
+        {"server": "desk", "name": "ping", "definition": {"name": "ping",
+            "description": "Ping.", "inputSchema": {"type": "object"}}}]});
+    std::fs::write(dir.path().join("tools.lock.json"), lock.to_string()).expect("writes");
+    let path = dir.path().join("mocks.json");
+    std::fs::write(
+        &path,
+        json!({"schema_version": 1, "tools_from": "tools.lock.json",
+               "tools": [{"name": "ping", "description": "Inline.", "inputSchema": {"type": "object"}}],
+               "rules": {"ping": [{"return": {"pong": true}}]}})
+        .to_string(),
+    )
+    .expect("writes");
+    let catalog = mock::load(&path).expect("loads");
+    let described: Vec<(&str, &str)> = catalog
+        .tools
+        .definitions()
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().expect("name"),
+                d["description"].as_str().expect("description"),
+            )
+        })
+        .collect();
+    assert_eq!(described, [("get_ticket", "Locked."), ("ping", "Inline.")]);
+
+    std::fs::write(&path, r#"{"schema_version": 1, "tools_from": "tools.lock.json", "rules": {"ping": [{"retrun": 1}]}}"#)
+        .expect("writes");
+    let error = format!("{:#}", mock::load(&path).expect_err("unknown field"));
+    assert!(
+        error.starts_with(&format!(
+            "`{}`: rules.ping[0].retrun: unknown field `retrun`",
+            path.display()
+        )),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_seed_state_with_an_undeclared_table_errors_the_run_naming_it() {
+    let catalog = Arc::new(mock::load(&desk().join("mocks.yaml")).expect("loads"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("scenarios")).expect("mkdir");
+    std::fs::write(dir.path().join("seed.json"), r#"{"tikets": []}"#).expect("writes");
+    let text = "id: X-1\ntier: 1\ntype: single_call\nprompt: List open tickets.\nseed_state: seed.json\n\
+                expected_calls:\n  - tool: search_tickets\n    args_match: {status: open}\n";
+    let loaded = scenario::load::parse(
+        text,
+        &dir.path().join("scenarios/X-1.yaml"),
+        dir.path(),
+        &catalog.catalog(),
+    )
+    .expect("loads");
+    let backends = MockBackends::new(Arc::clone(&catalog));
+    let error = backends
+        .start(&loaded, 0)
+        .await
+        .err()
+        .expect("the seed is refused");
+    assert_eq!(
+        error,
+        format!(
+            "failed to seed the mocks of `{}` from `seed.json`: the seed state has table `tikets`, which the mock catalog does not declare (declared: agents, comments, customers, replies, tickets)",
+            desk().join("mocks.yaml").display()
+        )
+    );
+}
