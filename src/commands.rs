@@ -394,17 +394,23 @@ fn run_for_gate(
     }
     let mut report = RunReport::new(meta, &selected, &suite.runs);
     report.pins = Some(pins);
-    // The previous run's set goes only now, as this run's first file is written: a run
-    // killed before this point leaves the previous set whole, one killed after it leaves
-    // files of this run only.
+    // The previous run's reports go only now, as this run writes its files: a run killed
+    // before this point leaves the previous set whole. The trace and then the results replace
+    // theirs atomically (results last: they are the run's commit point), and every file names
+    // its run id, so a reader can always tell which files belong together.
     gating::clear_outputs(&args.out, false)?;
+    let run_id = report.run.as_ref().and_then(|run| run.run_id.clone());
+    let mut lines = crate::results::trace_lines(&selected, &suite.runs);
+    for line in &mut lines {
+        line.run_id.clone_from(&run_id);
+    }
+    write_atomic(
+        &args.out.join("trace.jsonl"),
+        report::json::render_trace(&lines).as_bytes(),
+    )?;
     write_atomic(
         &args.out.join("results.json"),
         report::json::render_results(&report).as_bytes(),
-    )?;
-    write_atomic(
-        &args.out.join("trace.jsonl"),
-        report::json::render_trace(&crate::results::trace_lines(&selected, &suite.runs)).as_bytes(),
     )?;
     if let Some(judge) = &judge {
         let mut audit = String::new();

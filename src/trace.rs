@@ -267,6 +267,10 @@ pub struct TraceLine {
     /// [`TRACE_SCHEMA_VERSION`] when written by toolgate.
     #[serde(default = "current_version")]
     pub schema_version: u32,
+    /// The run that wrote the line (as `results.json`'s `run.run_id`); absent in lines
+    /// written before run ids existed, or by `serve`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
     /// The scenario id.
     pub scenario: String,
     /// The 0-based repetition.
@@ -364,6 +368,7 @@ impl TraceLine {
     fn empty(scenario: &str, repeat: u32) -> TraceLine {
         TraceLine {
             schema_version: TRACE_SCHEMA_VERSION,
+            run_id: None,
             scenario: scenario.to_owned(),
             repeat,
             tool: None,

@@ -54,19 +54,17 @@ pub(super) fn load_inputs(args: &GateArgs, out: &mut dyn Write) -> Result<JudgeI
     })
 }
 
-/// Removes the previous run's output set from `dir` just before a new run writes its first
-/// file, so the directory never holds a mixture of two runs (a new `results.json` beside an
-/// old `verdict.json` after an interrupted or failed judgement). With `keep_results` (judging
-/// an existing `--results` file) the run's own files stay and only the judged ones go.
+/// Removes the previous run's reports (`report.md`, `junit.xml`, `verdict.json`, and
+/// `judge.jsonl` unless `keep_results`) from `dir` just before a new run writes its files, so
+/// the directory never holds a new `results.json` beside an old verdict after an interrupted
+/// or failed judgement. `keep_results` is for judging an existing `--results` file.
 pub(super) fn clear_outputs(dir: &Path, keep_results: bool) -> Result<()> {
     let paths = OutputPaths::new(dir);
+    // results.json and trace.jsonl are replaced atomically by the run, never removed first:
+    // a run killed at any moment leaves whole files.
     let mut stale = vec![paths.markdown, paths.junit, paths.verdict];
     if !keep_results {
-        stale.extend([
-            paths.results,
-            dir.join("trace.jsonl"),
-            dir.join("judge.jsonl"),
-        ]);
+        stale.push(dir.join("judge.jsonl"));
     }
     for path in stale {
         match std::fs::remove_file(&path) {

@@ -371,7 +371,20 @@ fn run_ids(out: &std::path::Path) -> Vec<(&'static str, Option<String>)> {
             Some(text[start..].split(end).next()?.to_owned())
         })
     };
+    let trace_id = read("trace.jsonl").and_then(|text| {
+        let ids: Vec<Option<String>> = text
+            .lines()
+            .map(|line| {
+                let value: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+                value["run_id"].as_str().map(str::to_owned)
+            })
+            .collect();
+        // Every line names the same run.
+        assert!(ids.windows(2).all(|pair| pair[0] == pair[1]), "{ids:?}");
+        ids.into_iter().next().flatten()
+    });
     vec![
+        ("trace.jsonl", trace_id),
         ("results.json", json_id("results.json")),
         ("verdict.json", json_id("verdict.json")),
         ("report.md", after("report.md", "<!-- toolgate run ", ' ')),
@@ -389,7 +402,7 @@ fn a_bad_baseline_stops_the_gate_before_the_run_and_every_output_names_its_run()
     let (code, stdout, stderr) = gate_in(suite.path());
     assert_eq!(code, 0, "{stdout}{stderr}");
     let first = run_ids(&out);
-    let id = first[0].1.clone().expect("results.json has a run id");
+    let id = first[1].1.clone().expect("results.json has a run id");
     assert!(id.contains('-') && id.len() >= 10, "{id}");
     for (name, found) in &first {
         assert_eq!(found.as_ref(), Some(&id), "{name} belongs to another run");
@@ -412,7 +425,7 @@ fn a_bad_baseline_stops_the_gate_before_the_run_and_every_output_names_its_run()
     let (code, stdout, stderr) = gate_in(suite.path());
     assert_eq!(code, 0, "{stdout}{stderr}");
     let second = run_ids(&out);
-    let new_id = second[0].1.clone().expect("a run id");
+    let new_id = second[1].1.clone().expect("a run id");
     assert_ne!(new_id, id);
     for (name, found) in &second {
         assert_eq!(
