@@ -31,7 +31,7 @@ pub fn load(path: &Path) -> Result<MockCatalog> {
 
 /// Parses and validates catalog text as if read from `path`. Errors as [`load`].
 pub fn parse(text: &str, path: &Path) -> Result<MockCatalog> {
-    let raw = parse_text(text, path)?;
+    let raw: CatalogFile = crate::scenario::load::parse_document(text, path)?;
     if raw.schema_version != SCHEMA_VERSION {
         bail!(
             "`{}`: schema_version: this toolgate reads mock catalogs of version {SCHEMA_VERSION}, got {}",
@@ -354,28 +354,6 @@ pub fn import_tools(path: &Path) -> Result<Vec<Value>> {
         .into_iter()
         .map(|tool| tool.definition)
         .collect())
-}
-
-fn parse_text(text: &str, path: &Path) -> Result<CatalogFile> {
-    let is_yaml = matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml")
-    );
-    if is_yaml {
-        serde_saphyr::from_str(text)
-            .map_err(|error| anyhow::anyhow!("`{}`: {error}", path.display()))
-    } else {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-            let field = error.path().to_string();
-            let inner = error.into_inner();
-            if field == "." {
-                anyhow::anyhow!("`{}`: {inner}", path.display())
-            } else {
-                anyhow::anyhow!("`{}`: {field}: {inner}", path.display())
-            }
-        })
-    }
 }
 
 /// Collects validation problems for one file.

@@ -223,7 +223,7 @@ pub const MAX_ASSERTION_CHARS: usize = 4_096;
 
 /// The deepest nesting of `(`, `[` and `{` accepted. Real assertions nest three or four
 /// levels; the bound keeps the parser's recursion (tens of kilobytes of stack per level in a
-/// debug build) far inside [`LARGE_STACK_BYTES`].
+/// debug build) far inside the 64 MiB stack the parser runs on.
 pub const MAX_NESTING: usize = 32;
 
 /// The most operator characters (`+ - * / % < > = ! & | ? .`) outside string literals. Each

@@ -93,7 +93,7 @@ pub fn load_file(path: &Path, root: &Path, catalog: &Catalog) -> Result<Scenario
 /// Parses and validates scenario text as if read from `path`: its extension picks YAML
 /// (`.yaml`, `.yml`) or JSON, and it names the file in errors. Errors as [`load_file`].
 pub fn parse(text: &str, path: &Path, root: &Path, catalog: &Catalog) -> Result<Scenario> {
-    let raw = parse_text(text, path)?;
+    let raw: ScenarioFile = parse_document(text, path)?;
     let mut problems = Problems {
         path,
         text,
@@ -106,7 +106,10 @@ pub fn parse(text: &str, path: &Path, root: &Path, catalog: &Catalog) -> Result<
     }
 }
 
-fn parse_text(text: &str, path: &Path) -> Result<ScenarioFile> {
+/// Parses a YAML (`.yaml`, `.yml`) or else JSON document read from `path` into `T`. Errors
+/// name the file, then for JSON the field path (`expected_calls[1].tool: ...`, with line and
+/// column), for YAML the line and column with the offending line.
+pub fn parse_document<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> Result<T> {
     let is_yaml = matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")
