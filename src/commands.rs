@@ -569,7 +569,9 @@ fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
                     url: server.clone(),
                 }
             } else {
-                let mut words = server.split_whitespace().map(str::to_owned);
+                let words = shell_words::split(server)
+                    .map_err(|error| anyhow::anyhow!("--from: `{server}`: {error}"))?;
+                let mut words = words.into_iter();
                 let Some(program) = words.next() else {
                     bail!("--from: give a URL or a server command line");
                 };
@@ -599,6 +601,19 @@ fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
     for path in &written.files {
         writeln!(out, "wrote {}", path.display())?;
     }
+    match init_baseline(&args.dir)? {
+        Ok(path) => writeln!(
+            out,
+            "wrote {} (the reference agent passed every scenario)",
+            path.display()
+        )?,
+        Err(failing) => writeln!(
+            out,
+            "no baseline: the reference agent does not pass {}; fix them, then run `toolgate gate --root {} --all` and keep its results.json as baseline.json",
+            failing.join(", "),
+            args.dir.display()
+        )?,
+    }
     writeln!(
         out,
         "{} draft scenarios for {} tools; edit them, drop `draft: true`, then run `toolgate verify --root {} --mutants`",
@@ -607,6 +622,48 @@ fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
         args.dir.display()
     )?;
     Ok(Exit::Pass)
+}
+
+/// Verifies the new suite at `dir` with the reference agent and, when every scenario passes,
+/// writes its results as `dir/baseline.json` (so the suite gates from its first pull
+/// request); `Err` lists the scenarios that did not pass, and no baseline is written.
+fn init_baseline(dir: &std::path::Path) -> Result<std::result::Result<PathBuf, Vec<String>>> {
+    let scratch = tempfile::tempdir().context("failed to make a scratch directory")?;
+    use clap::Parser as _;
+    let argv: [std::ffi::OsString; 12] = [
+        "toolgate".into(),
+        "gate".into(),
+        "--root".into(),
+        dir.as_os_str().to_owned(),
+        "--all".into(),
+        "--collect-only".into(),
+        // The reference agent whatever TOOLGATE_AGENT says: this checks the suite, not a model.
+        "--agent".into(),
+        "reference".into(),
+        "--repeat".into(),
+        "1".into(),
+        "--out".into(),
+        scratch.path().as_os_str().to_owned(),
+    ];
+    let Command::Gate(gate) = Cli::try_parse_from(argv)?.command else {
+        bail!("`gate` did not parse as the gate command");
+    };
+    gate_command(&gate, &mut std::io::sink(), &mut std::io::sink())?;
+    let results = scratch.path().join("results.json");
+    let report = RunReport::load(&results)?;
+    let failing: Vec<String> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.outcome != crate::score::Outcome::Pass)
+        .map(|s| s.id.clone())
+        .collect();
+    if !failing.is_empty() {
+        return Ok(Err(failing));
+    }
+    let baseline = dir.join("baseline.json");
+    std::fs::copy(&results, &baseline)
+        .with_context(|| format!("failed to write `{}`", baseline.display()))?;
+    Ok(Ok(baseline))
 }
 
 fn tools_command(args: &ToolsArgs, out: &mut dyn Write) -> Result<Exit> {

@@ -446,6 +446,27 @@ fn init_writes_a_suite_whose_drafts_load_pass_and_are_listed() {
     ] {
         assert!(root.join(file).is_file(), "{file}");
     }
+    // Verified by the reference agent, the drafts' results are the first baseline.
+    let baseline = root.join("baseline.json");
+    assert!(
+        stdout.contains(&format!(
+            "wrote {} (the reference agent passed every scenario)\n",
+            baseline.display()
+        )),
+        "{stdout}"
+    );
+    let report = toolgate::results::RunReport::load(&baseline).expect("a results file");
+    assert_eq!(report.scenarios.len(), 27);
+    assert_eq!(report.summary.overall.passed, 27);
+    let mut gate = toolgate();
+    gate.args(["gate", "--all", "--root"])
+        .arg(&root)
+        .arg("--out")
+        .arg(dir.path().join("out"));
+    let (code, stdout, stderr) = output(gate);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!stdout.contains("no baseline"), "{stdout}");
+    assert!(stdout.contains("vs baseline 100.0%"), "{stdout}");
     let workflow =
         std::fs::read_to_string(root.join(".github/workflows/toolgate.yml")).expect("reads");
     assert!(
