@@ -87,7 +87,7 @@ pub fn render(input: &Input<'_>) -> String {
     }
     let mut out = head;
     for text in kept.into_iter().flatten() {
-        out.push_str(&text);
+        out.push_str(&fold(&text));
     }
     if !omitted.is_empty() {
         let _ = writeln!(
@@ -113,6 +113,23 @@ pub fn render(input: &Input<'_>) -> String {
         let _ = writeln!(out, "\n<!-- toolgate run {id} -->");
     }
     out
+}
+
+/// A section as the reader first sees it: the Tier 5 failures stay open above the fold, with
+/// the verdict, its reasons and the comparison table; every other `#### Title` section is a
+/// closed `<details>` with that title (sections already folded are left as they are).
+fn fold(text: &str) -> String {
+    let Some(rest) = text.strip_prefix("#### ") else {
+        return text.to_string();
+    };
+    let (title, body) = rest.split_once('\n').unwrap_or((rest, ""));
+    if title == "Tier 5 failures" {
+        return text.to_string();
+    }
+    format!(
+        "<details><summary>{title}</summary>\n\n{}\n\n</details>\n\n",
+        body.trim()
+    )
 }
 
 /// The first lines of a table section that fit in `budget` bytes, with a line saying how many
@@ -222,8 +239,39 @@ fn first_failure(result: &ScenarioResult) -> String {
     }
     result.checks.iter().find(|c| !c.passed).map_or_else(
         || "-".to_string(),
-        |c| format!("{}: {}", code(&c.subject), neutralise(&c.detail)),
+        |c| format!("{}: {}", code(&c.subject), rich(&c.detail)),
     )
+}
+
+/// One of toolgate's own messages, whose `` `names` `` are code spans: each span is rendered
+/// as code and the text between them is neutralised, so a quoted value (which may come from
+/// the model) can neither format nor ping. With an odd number of backticks the whole text is
+/// neutralised as before.
+fn rich(text: &str) -> String {
+    if text.matches('`').count() % 2 == 1 {
+        return neutralise(text);
+    }
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                code(part)
+            } else {
+                // neutralise trims; the spaces around a code span are kept.
+                let before = if part.starts_with(char::is_whitespace) {
+                    " "
+                } else {
+                    ""
+                };
+                let after = if part.ends_with(char::is_whitespace) && !part.trim().is_empty() {
+                    " "
+                } else {
+                    ""
+                };
+                format!("{before}{}{after}", neutralise(part.trim()))
+            }
+        })
+        .collect()
 }
 
 /// Where a failed run first left the expected path, as the metrics found it; a run without
@@ -234,7 +282,7 @@ fn first_divergence(result: &ScenarioResult) -> String {
         .as_ref()
         .and_then(|m| m.first_divergence.as_deref())
     {
-        Some(divergence) if result.error.is_none() => neutralise(divergence),
+        Some(divergence) if result.error.is_none() => rich(divergence),
         _ => first_failure(result),
     }
 }
@@ -368,6 +416,10 @@ fn flipped(input: &Input<'_>) -> Option<String> {
         let Some(rate) = before.pass_rate() else {
             continue;
         };
+        if result.tier == 5 && result.outcome == Outcome::Fail {
+            // Listed in the Tier 5 failures table, above the fold.
+            continue;
+        }
         let direction = match result.outcome {
             Outcome::Fail if rate >= 0.5 => "pass → **fail**",
             Outcome::Pass if rate < 0.5 => "fail → pass",
@@ -596,15 +648,25 @@ fn trend(input: &Input<'_>) -> Option<String> {
     }
     let mut labels: Vec<String> = Vec::new();
     let mut values: Vec<String> = Vec::new();
-    for point in &baseline.trend {
-        if point.judged == 0 {
-            continue;
-        }
-        // `2026-11-29T02:00:00Z` -> `11-29`
-        labels.push(format!(
-            "\"{}\"",
-            point.recorded_at.get(5..10).unwrap_or("?")
-        ));
+    let judged: Vec<_> = baseline.trend.iter().filter(|p| p.judged > 0).collect();
+    let day = |at: &str| at.get(5..10).unwrap_or("?").to_string();
+    for point in &judged {
+        // `2026-11-29T02:00:00Z` -> `11-29`, or `11-29 02:00` when that day has several runs:
+        // equal labels would fold into one point on the chart.
+        let same_day = judged
+            .iter()
+            .filter(|other| day(&other.recorded_at) == day(&point.recorded_at))
+            .count();
+        let label = if same_day > 1 {
+            format!(
+                "{} {}",
+                day(&point.recorded_at),
+                point.recorded_at.get(11..16).unwrap_or("?")
+            )
+        } else {
+            day(&point.recorded_at)
+        };
+        labels.push(format!("\"{label}\""));
         values.push(format!(
             "{:.1}",
             point.passed as f64 / point.judged as f64 * 100.0
@@ -664,12 +726,7 @@ fn failures(input: &Input<'_>) -> Option<String> {
             let _ = writeln!(out, "- error: {}", neutralise(error));
         }
         for check in result.checks.iter().filter(|c| !c.passed) {
-            let _ = writeln!(
-                out,
-                "- {}: {}",
-                code(&check.subject),
-                neutralise(&check.detail)
-            );
+            let _ = writeln!(out, "- {}: {}", code(&check.subject), rich(&check.detail));
         }
         for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
             let _ = writeln!(out, "- parser note: {}", neutralise(&noted.render()));

@@ -88,7 +88,7 @@ fn flipped_runs_show_their_first_divergence_not_their_first_failing_check() {
         .expect("T2-007 flipped");
     assert_eq!(
         row,
-        "| T2-007 | 2 | pass → **fail** | 7/7 | call 2: expected \\`crm\\_log\\_activity\\`, got \\`comm\\_send\\_email\\` |"
+        "| T2-007 | 2 | pass → **fail** | 7/7 | call 2: expected `crm_log_activity`, got `comm_send_email` |"
     );
 }
 
@@ -144,4 +144,27 @@ fn run_metrics(first_divergence: Option<&str>) -> crate::score::metrics::RunMetr
         parser_notes: Vec::new(),
         output_violations: Vec::new(),
     }
+}
+
+#[test]
+fn runs_of_the_same_day_stay_apart_on_the_trend_chart() {
+    let (report, mut baseline, verdict) =
+        (sample::current(), sample::baseline(), sample::verdict());
+    let mut second = baseline.trend[0].clone();
+    second.recorded_at = baseline.trend[0].recorded_at.replace("02:00", "14:30");
+    baseline.trend.insert(1, second);
+    let text = render(&input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT));
+    let axis = text
+        .lines()
+        .find(|line| line.trim_start().starts_with("x-axis"))
+        .expect("a chart");
+    let first_day = &baseline.trend[0].recorded_at[5..10];
+    assert!(
+        axis.contains(&format!("\"{first_day} 02:00\", \"{first_day} 14:30\"")),
+        "{axis}"
+    );
+    assert!(
+        axis.contains("\"11-25\""),
+        "other days keep their short label: {axis}"
+    );
 }
