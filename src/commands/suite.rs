@@ -104,7 +104,12 @@ pub(super) fn load(
     let (catalog, tools, backends, servers): (Catalog, _, Option<Box<dyn BackendFactory>>, _) =
         match (specs, mocks.as_deref()) {
             (None, Some(path)) => {
-                let catalog = Arc::new(crate::mock::load(path)?);
+                let mut catalog = crate::mock::load(path)?;
+                catalog.tools = Arc::new(
+                    ToolSet::from_definitions(catalog.tools.definitions().to_vec())?
+                        .with_modes(numbers, double_encoded),
+                );
+                let catalog = Arc::new(catalog);
                 let backends = crate::mock::MockBackends::new(Arc::clone(&catalog));
                 let tools = Arc::clone(backends.tools());
                 (

@@ -672,3 +672,71 @@ async fn a_seed_state_with_an_undeclared_table_errors_the_run_naming_it() {
         )
     );
 }
+
+/// The `scoring:` modes of toolgate.yaml reach a mock suite's argument checks as they reach
+/// the built-in world's: `limit: 3.0` is an integer under JSON Schema, not under `bfcl`.
+#[test]
+fn scoring_modes_apply_to_a_mock_suites_arguments() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    let files = [
+        (
+            "tools.json",
+            r#"{"tools": [{"name": "list_items", "description": "List up to `limit` items.",
+                "inputSchema": {"type": "object", "properties": {"limit": {"type": "integer"}},
+                                "required": ["limit"]}}]}"#,
+        ),
+        (
+            "mocks.yaml",
+            "schema_version: 1\ntools_from: tools.json\ntables:\n  items: {key: id, id_prefix: \"I-\"}\nrules:\n  list_items:\n    - return: {count: 0}\n",
+        ),
+        ("fixtures/seed.json", r#"{"items": []}"#),
+        (
+            "scenarios/M1-001.yaml",
+            "id: M1-001\ntier: 1\ntype: single_call\nprompt: List three items.\nseed_state: fixtures/seed.json\nexpected_calls:\n  - tool: list_items\n    args_match: {limit: 3}\nmax_calls: 2\n",
+        ),
+        ("smoke-set.yaml", "tiers: [1]\n"),
+        (
+            "trace.jsonl",
+            "{\"scenario\": \"M1-001\", \"tool\": \"list_items\", \"arguments\": {\"limit\": 3.0}}\n{\"scenario\": \"M1-001\", \"final_answer\": \"None.\"}\n",
+        ),
+    ];
+    for (name, text) in files {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    let outcome = |config: &str| {
+        std::fs::write(root.join("toolgate.yaml"), config).expect("write");
+        let mut gate = toolgate();
+        gate.args([
+            "gate",
+            "--agent",
+            "replay",
+            "--collect-only",
+            "--recordings",
+        ])
+        .arg(root.join("trace.jsonl"))
+        .arg("--root")
+        .arg(root)
+        .arg("--out")
+        .arg(root.join("out"));
+        let (code, stdout, stderr) = output(gate);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let report =
+            toolgate::results::RunReport::load(&root.join("out/results.json")).expect("results");
+        let result = &report.scenarios[0];
+        let schema = result
+            .checks
+            .iter()
+            .find(|c| c.kind == toolgate::score::CheckKind::ArgsSchema)
+            .map(|c| c.passed);
+        (result.outcome, schema)
+    };
+    let mocks = "mocks:\n  catalog: mocks.yaml\n";
+    assert_eq!(outcome(mocks), (toolgate::score::Outcome::Pass, Some(true)));
+    assert_eq!(
+        outcome(&format!("{mocks}scoring:\n  numbers: bfcl\n")),
+        (toolgate::score::Outcome::Fail, Some(false))
+    );
+}
