@@ -16,7 +16,7 @@ use crate::cli::{
     LintFormat, MockCommand, MockServeArgs, ServeArgs, SnapshotArgs, ToolsArgs, ToolsFormat,
     ValidateArgs, VerifyArgs,
 };
-use crate::config::{self, ConfigFile, Settings};
+use crate::config::{ConfigFile, Settings};
 use crate::exit::Exit;
 use crate::fs::write_atomic;
 use crate::harness::{self, Harness, ToolSet, WorldBackend};
@@ -235,22 +235,8 @@ fn build_judge(args: &GateArgs) -> Result<Option<Judge>> {
     Ok(Some(Judge::new(config)?))
 }
 
-fn load_config(args: &GateArgs) -> Result<(ConfigFile, PathBuf)> {
-    match &args.config {
-        Some(path) => Ok((ConfigFile::load(path)?, path.clone())),
-        None => {
-            let path = args.suite.root.join(config::FILE_NAME);
-            if path.exists() {
-                Ok((ConfigFile::load(&path)?, path))
-            } else {
-                Ok((ConfigFile::default(), path))
-            }
-        }
-    }
-}
-
 fn gate_command(args: &GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit> {
-    let (file, file_path) = load_config(args)?;
+    let (file, file_path) = suite::suite_config(&args.suite.root, args.config.as_deref())?;
     let settings = Settings::resolve(args, &file, &file_path)?;
     // Every input of the verdict is read before the run: a bad one costs no run.
     let inputs = gating::load_inputs(args, out)?;
@@ -260,7 +246,7 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Re
             gating::clear_outputs(&args.out, true)?;
             report
         }
-        None => match run_for_gate(args, &settings, out)? {
+        None => match run_for_gate(args, &settings, (&file, &file_path), out)? {
             Some(report) => report,
             None => return Ok(Exit::Interrupted),
         },
@@ -275,13 +261,14 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Re
 /// Runs the selected scenarios (or this job's shard of them) and writes `results.json`,
 /// `trace.jsonl` and, with a judge, `judge.jsonl`. `None` when the run was interrupted: the
 /// finished runs were written, and there is no verdict.
+/// `config` is the config file `settings` were resolved from, and the path it was read from.
 fn run_for_gate(
     args: &GateArgs,
     settings: &Settings,
+    (file, file_path): (&ConfigFile, &std::path::Path),
     out: &mut dyn Write,
 ) -> Result<Option<RunReport>> {
-    let (file, file_path) = load_config(args)?;
-    let loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+    let loaded = suite::load(&args.suite, file, file_path, None, suite::CALL_TIMEOUT)?;
     let (scenarios, smoke) = (loaded.scenarios, loaded.smoke);
     let backends = loaded
         .backends
@@ -499,15 +486,22 @@ fn serve_command(args: &ServeArgs) -> Result<Exit> {
     let served = rt.block_on(harness::server::serve_stdio(harness.clone()));
     rt.block_on(harness.close());
     served?;
-    if let Some(path) = &args.trace {
-        let mut text = String::new();
-        for call in harness.trace() {
-            text.push_str(&serde_json::to_string(&call)?);
-            text.push('\n');
-        }
-        write_atomic(path, text.as_bytes())?;
-    }
+    write_served_trace(args.trace.as_deref(), &harness)?;
     Ok(Exit::Pass)
+}
+
+/// Writes the calls a `serve` or `mock serve` session recorded to `path` (JSON Lines, one
+/// call record per line), when a path was given.
+fn write_served_trace(path: Option<&std::path::Path>, harness: &Harness) -> Result<()> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let mut text = String::new();
+    for call in harness.trace() {
+        text.push_str(&serde_json::to_string(&call)?);
+        text.push('\n');
+    }
+    write_atomic(path, text.as_bytes())
 }
 
 fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit> {
@@ -546,14 +540,7 @@ fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit>
             anyhow::Ok(())
         })?,
     }
-    if let Some(path) = &args.trace {
-        let mut text = String::new();
-        for call in harness.trace() {
-            text.push_str(&serde_json::to_string(&call)?);
-            text.push('\n');
-        }
-        write_atomic(path, text.as_bytes())?;
-    }
+    write_served_trace(args.trace.as_deref(), &harness)?;
     Ok(Exit::Pass)
 }
 
