@@ -53,12 +53,12 @@ pub fn check_tool(tool: &ToolRef<'_>, profiles: &[Profile], out: &mut Vec<Findin
                 ));
             }
             if schema.is_object() {
-                SchemaCheck::new(tool, "/inputSchema", schema, strict, out).run();
+                let gemini = profiles.contains(&Profile::Gemini);
+                SchemaCheck::new(tool, "/inputSchema", schema, strict, out)
+                    .with_string_enums(gemini)
+                    .run();
                 check_parameter_descriptions(tool, schema, out);
                 check_nullable_parameters(tool, schema, out);
-                if profiles.contains(&Profile::Gemini) {
-                    check_string_enums(tool, schema, "/inputSchema", 0, out);
-                }
             }
         }
     }
@@ -193,58 +193,6 @@ fn check_nullable_parameters(tool: &ToolRef<'_>, schema: &Value, out: &mut Vec<F
     }
 }
 
-/// Gemini: `enum` values must be strings. Every `enum` with a non-string value, at any depth,
-/// is a warning under the `gemini` profile only.
-fn check_string_enums(
-    tool: &ToolRef<'_>,
-    schema: &Value,
-    pointer: &str,
-    depth: usize,
-    out: &mut Vec<Finding>,
-) {
-    const MAX_DEPTH: usize = 32;
-    let Some(object) = schema.as_object() else {
-        return;
-    };
-    if depth > MAX_DEPTH {
-        return;
-    }
-    if let Some(values) = object.get("enum").and_then(Value::as_array)
-        && let Some(value) = values.iter().find(|value| !value.is_string())
-    {
-        let mut finding = Finding::tool(
-            CheckId::NonStringEnum,
-            Severity::Warning,
-            tool,
-            format!("{pointer}/enum"),
-            format!("enum value {value} is not a string; Gemini accepts string enums only"),
-            "write the values as strings (`\"1\"`), or describe the allowed numbers instead",
-        );
-        finding.profile = Some(Profile::Gemini);
-        out.push(finding);
-    }
-    for (key, child) in object {
-        let at = format!("{pointer}/{}", pointer_token(key));
-        match (key.as_str(), child) {
-            ("properties" | "$defs" | "definitions", Value::Object(children)) => {
-                for (name, inner) in children {
-                    let inner_at = format!("{at}/{}", pointer_token(name));
-                    check_string_enums(tool, inner, &inner_at, depth + 1, out);
-                }
-            }
-            ("items" | "additionalProperties" | "not", inner @ Value::Object(_)) => {
-                check_string_enums(tool, inner, &at, depth + 1, out);
-            }
-            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(branches)) => {
-                for (index, inner) in branches.iter().enumerate() {
-                    check_string_enums(tool, inner, &format!("{at}/{index}"), depth + 1, out);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 /// Top-level parameters without a description: the model has only the name to go on.
 fn check_parameter_descriptions(tool: &ToolRef<'_>, schema: &Value, out: &mut Vec<Finding>) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
@@ -279,6 +227,8 @@ struct SchemaCheck<'a, 'o> {
     base: &'static str,
     root: &'a Value,
     strict: bool,
+    /// Gemini's rule (the `gemini` profile): every `enum` value must be a string.
+    string_enums: bool,
     out: &'o mut Vec<Finding>,
     /// Findings of this walk start here in `out`.
     first: usize,
@@ -303,11 +253,19 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
             base,
             root,
             strict,
+            string_enums: false,
             out,
             first,
             has_unresolved_ref: false,
             has_pattern: false,
         }
+    }
+
+    /// This walk also flags, under the `gemini` profile only, each `enum` with a value that
+    /// is not a string (one warning per `enum`, at its first such value).
+    fn with_string_enums(mut self, on: bool) -> Self {
+        self.string_enums = on;
+        self
     }
 
     fn run(mut self) {
@@ -562,6 +520,20 @@ impl<'a, 'o> SchemaCheck<'a, 'o> {
         let Some(values) = object.get("enum").and_then(Value::as_array) else {
             return;
         };
+        if self.string_enums
+            && let Some(value) = values.iter().find(|value| !value.is_string())
+        {
+            let mut finding = Finding::tool(
+                CheckId::NonStringEnum,
+                Severity::Warning,
+                self.tool,
+                format!("{}{pointer}/enum", self.base),
+                format!("enum value {value} is not a string; Gemini accepts string enums only"),
+                "write the values as strings (`\"1\"`), or describe the allowed numbers instead",
+            );
+            finding.profile = Some(Profile::Gemini);
+            self.out.push(finding);
+        }
         if types.is_empty() {
             return;
         }
