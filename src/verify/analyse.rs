@@ -139,19 +139,36 @@ fn analyse_suite_with(
     ) -> anyhow::Result<ScenarioMutants>,
 ) -> anyhow::Result<super::MutationReport> {
     let mut report = super::MutationReport::default();
-    for (scenario, run) in scenarios.iter().zip(runs) {
-        let Some(scored) = &run.score else {
-            continue;
-        };
+    for (scenario, run, pairing, answer) in scored_runs(scenarios, runs) {
+        report
+            .scenarios
+            .push(analyse_one(scenario, &run.trace, pairing, answer)?);
+    }
+    Ok(report)
+}
+
+/// The reference runs mutants are derived from: each scored run (`runs[i]` is the run of
+/// `scenarios[i]`) with its scenario, its scorer pairing and its final answer. A run that
+/// errored or was not scored yields nothing.
+fn scored_runs<'a>(
+    scenarios: &'a [Scenario],
+    runs: &'a [crate::runner::ScenarioRun],
+) -> impl Iterator<
+    Item = (
+        &'a Scenario,
+        &'a crate::runner::ScenarioRun,
+        &'a [Option<usize>],
+        Option<&'a str>,
+    ),
+> {
+    scenarios.iter().zip(runs).filter_map(|(scenario, run)| {
+        let scored = run.score.as_ref()?;
         let answer = run
             .agent
             .as_ref()
             .and_then(|agent| agent.final_answer.as_deref());
-        report
-            .scenarios
-            .push(analyse_one(scenario, &run.trace, &scored.pairing, answer)?);
-    }
-    Ok(report)
+        Some((scenario, run, scored.pairing.as_slice(), answer))
+    })
 }
 
 /// The mutation analysis of a suite whose tools run on `backends` (the user's own servers):
@@ -165,16 +182,9 @@ pub async fn analyse_suite_on(
     backends: &dyn crate::harness::BackendFactory,
 ) -> super::MutationReport {
     let mut report = super::MutationReport::default();
-    for (scenario, run) in scenarios.iter().zip(runs) {
-        let Some(scored) = &run.score else {
-            continue;
-        };
-        let answer = run
-            .agent
-            .as_ref()
-            .and_then(|agent| agent.final_answer.as_deref());
+    for (scenario, run, pairing, answer) in scored_runs(scenarios, runs) {
         let mut results = Vec::new();
-        for mutant in mutants::derive(scenario, &run.trace, &scored.pairing, answer, catalog) {
+        for mutant in mutants::derive(scenario, &run.trace, pairing, answer, catalog) {
             let killed_by = replay_live(scenario, &mutant, backends).await;
             results.push(MutantResult {
                 kind: mutant.kind,
