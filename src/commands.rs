@@ -344,12 +344,7 @@ fn run_for_gate(
         }
         progress.inc(1);
     };
-    let stop = async {
-        // If the handler cannot be installed, the run simply cannot be interrupted.
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
+    let stop = interrupted();
     let suite = runtime()?.block_on(runner::run_suite(
         &selected,
         &agent,
@@ -490,6 +485,14 @@ fn serve_command(args: &ServeArgs) -> Result<Exit> {
     Ok(Exit::Pass)
 }
 
+/// Resolves on Ctrl-C; never, when the handler cannot be installed (the process then stops
+/// only when killed).
+async fn interrupted() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
 /// Writes the calls a `serve` or `mock serve` session recorded to `path` (JSON Lines, one
 /// call record per line), when a path was given.
 fn write_served_trace(path: Option<&std::path::Path>, harness: &Harness) -> Result<()> {
@@ -533,10 +536,7 @@ fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit>
                 server.url()
             )?;
             out.flush()?;
-            // Serve until interrupted; without a handler, until killed.
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
+            interrupted().await;
             anyhow::Ok(())
         })?,
     }
