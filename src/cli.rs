@@ -508,7 +508,7 @@ pub struct InitArgs {
     #[arg(long, value_name = "FILE")]
     pub tools_json: Option<PathBuf>,
     /// Import the tools from a live MCP server: a streamable HTTP URL (`http://...`), or a
-    /// stdio server's command line (split on spaces, e.g. `"npx -y my-server"`).
+    /// stdio server's command line (split as a shell does, e.g. `"npx -y my-server"`).
     #[arg(long, value_name = "SERVER")]
     pub from: Option<String>,
     /// The directory to write the suite into (created if missing).
