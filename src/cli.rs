@@ -75,6 +75,9 @@ pub enum Command {
     /// Write a suite skeleton for your own tools: toolgate.yaml, a mock catalog, three draft
     /// scenarios per tool, a smoke set and a GitHub workflow.
     Init(InitArgs),
+    /// Print the JSON Schema of a file toolgate reads or writes (scenario, config,
+    /// mock-catalog, results, verdict), for editors and validators; with no name, list them.
+    Schema(SchemaArgs),
 }
 
 /// Output format of `toolgate tools`.
@@ -91,6 +94,15 @@ pub struct ToolsArgs {
     /// How to print the catalog.
     #[arg(long, value_enum, default_value_t = ToolsFormat::Table)]
     pub format: ToolsFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// The schema to print: scenario, config, mock-catalog, results or verdict.
+    pub name: Option<String>,
+    /// Write every schema into this directory as `<name>.schema.json` instead of printing one.
+    #[arg(long, value_name = "DIR", conflicts_with = "name")]
+    pub write: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

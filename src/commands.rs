@@ -1,6 +1,7 @@
 //! The subcommands: wiring between the CLI and the library.
 
 mod gating;
+mod schema;
 mod suite;
 
 use std::io::Write;
@@ -50,6 +51,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
             MockCommand::Serve(args) => mock_serve_command(args, out),
         },
         Command::Init(args) => init_command(&args, out),
+        Command::Schema(args) => schema_command(&args, out),
     }
 }
 
@@ -651,6 +653,35 @@ fn init_baseline(dir: &std::path::Path) -> Result<std::result::Result<PathBuf, V
     std::fs::copy(&results, &baseline)
         .with_context(|| format!("failed to write `{}`", baseline.display()))?;
     Ok(Ok(baseline))
+}
+
+fn schema_command(args: &crate::cli::SchemaArgs, out: &mut dyn Write) -> Result<Exit> {
+    if let Some(dir) = &args.write {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+        for (name, _) in schema::NAMES {
+            let path = dir.join(format!("{name}.schema.json"));
+            let value = schema::schema(name).expect("every listed name has a schema");
+            write_atomic(&path, crate::json::pretty(&value).as_bytes())?;
+            writeln!(out, "wrote {}", path.display())?;
+        }
+        return Ok(Exit::Pass);
+    }
+    let Some(name) = &args.name else {
+        for (name, what) in schema::NAMES {
+            writeln!(out, "{name:<14} {what}")?;
+        }
+        return Ok(Exit::Pass);
+    };
+    let Some(value) = schema::schema(name) else {
+        let names: Vec<&str> = schema::NAMES.iter().map(|(name, _)| *name).collect();
+        bail!(
+            "no schema called `{name}`; the schemas are {}",
+            names.join(", ")
+        );
+    };
+    out.write_all(crate::json::pretty(&value).as_bytes())?;
+    Ok(Exit::Pass)
 }
 
 fn tools_command(args: &ToolsArgs, out: &mut dyn Write) -> Result<Exit> {

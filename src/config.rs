@@ -19,7 +19,7 @@ use crate::defaults;
 pub const FILE_NAME: &str = "toolgate.yaml";
 
 /// `toolgate.yaml` as written. Every key is optional.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
     /// `reference`, `openai`, `anthropic`, `command` or `replay`.
@@ -70,6 +70,7 @@ pub struct ConfigFile {
     pub scoring: Option<ScoringFile>,
     /// The user's own MCP servers the suite runs against, checked by
     /// [`crate::suite::from_value`]; absent for the built-in world.
+    #[schemars(with = "Option<crate::suite::ServersSchema>")]
     pub servers: Option<serde_json::Value>,
     /// `openai` agent: ask for streamed responses (default false).
     pub stream: Option<bool>,
@@ -85,7 +86,7 @@ pub struct ConfigFile {
 ///   double_encoded: strict    # or lenient: decode a JSON string once where an object/array is wanted
 ///   loops: args_only          # or result_aware: identical calls with changing results are polling
 /// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScoringFile {
     /// `json_schema` (default) or `bfcl`.
@@ -97,7 +98,7 @@ pub struct ScoringFile {
 }
 
 /// The `mocks:` block of `toolgate.yaml`: the suite's tools are the mock catalog's.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MocksConfig {
     /// The mock catalog file (YAML or JSON), relative to the config file; see `docs/mocks.md`.

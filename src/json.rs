@@ -6,7 +6,9 @@ use serde_json::Value;
 
 /// How a number argument is read against its schema's type; set by `scoring.numbers` in
 /// `toolgate.yaml` and recorded in the results.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum NumberMode {
     /// JSON Schema semantics: `"type": "integer"` accepts any whole number, `3.0` included,
@@ -32,7 +34,9 @@ impl NumberMode {
 /// What an argument that is JSON text inside a string (`"{\"a\": 1}"` where the schema wants
 /// an object or array) counts as; set by `scoring.double_encoded` in `toolgate.yaml` and
 /// recorded in the results.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DoubleEncoded {
     /// A string is not an object: the schema refuses the call (a type error).

@@ -28,7 +28,7 @@ pub enum InvalidCallKind {
 }
 
 /// Something noteworthy about how a tool call was parsed. None of these makes a call invalid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CallNote {
     /// `arguments` was an empty or whitespace-only string and was read as `{}` (field case B10).
@@ -111,7 +111,19 @@ pub enum CallOutcome {
 
 /// The class of an argument failure (BFCL's error types, plus the ways a call can be
 /// unusable before any schema applies).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ArgumentErrorClass {
     /// The tool does not exist.

@@ -52,7 +52,7 @@ pub struct ToolObservation {
 
 /// What a run cost at the provider: tokens as the provider reported them, requests and model
 /// latency. All zero for agents without a model.
-#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct Usage {
     /// Input tokens summed over turns.
     pub prompt_tokens: u64,
@@ -77,7 +77,17 @@ impl Usage {
 }
 
 /// Whether and how the model must call tools; sent as each provider spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolChoice {
     /// The model decides (OpenAI `auto`, Anthropic `{"type": "auto"}`).
@@ -130,7 +140,17 @@ pub enum AgentError {
 }
 
 /// The agent kinds toolgate can test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentKind {
     /// Plays each scenario's known-good solution; needs no model.

@@ -56,7 +56,7 @@ impl Default for Policy {
 }
 
 /// What the gate decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Nothing blocks.
@@ -82,7 +82,7 @@ impl Decision {
 }
 
 /// A pass rate with its 95% Wilson interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Rate {
     /// Runs that passed.
     pub passed: usize,
@@ -108,7 +108,7 @@ impl Rate {
 }
 
 /// The comparison of pass rates over the scenarios both runs have.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// Scenarios compared.
     pub scenarios: usize,
@@ -129,7 +129,7 @@ pub struct Comparison {
 }
 
 /// A quarantine entry and what it did in this run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct QuarantineUse {
     /// The entry.
     pub entry: QuarantineEntry,
@@ -140,7 +140,7 @@ pub struct QuarantineUse {
 }
 
 /// The verdict with its reasons, for reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Verdict {
     /// The decision.
     pub decision: Decision,

@@ -40,7 +40,7 @@ struct EntryFile {
 }
 
 /// One quarantined scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct QuarantineEntry {
     /// The scenario id.
     pub scenario: String,

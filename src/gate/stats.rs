@@ -8,7 +8,7 @@ use serde::Serialize;
 pub const Z_95: f64 = 1.959_963_984_540_054;
 
 /// A closed interval of rates in 0.0..=1.0 (or of differences in -1.0..=1.0).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Interval {
     /// Lower bound.
     pub low: f64,

@@ -58,7 +58,7 @@ impl std::fmt::Debug for JudgeConfig {
 }
 
 /// The judge's word on one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct JudgeVerdict {
     /// True when the judge flagged the narration: the run becomes `degraded`.
     pub flagged: bool,

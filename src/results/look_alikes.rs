@@ -17,7 +17,7 @@ use crate::score::metrics::ConfusionCell;
 pub const LOOK_ALIKE_CHECK: CheckId = CheckId::LookAlikeTools;
 
 /// A pair of tools the agent confused, and what the look-alike lint says about it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfusedPair {
     /// The tool the scenario expected.
@@ -31,7 +31,7 @@ pub struct ConfusedPair {
 }
 
 /// What the look-alike lint (`look_alike_tools`, default threshold) says about a confused pair.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum LintPointer {
     /// `toolgate lint` reports the pair: their names and descriptions are too alike.

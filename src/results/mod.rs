@@ -32,7 +32,7 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// A whole run's results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunReport {
     /// Always [`SCHEMA_VERSION`] when written by this build.
@@ -65,7 +65,7 @@ pub struct RunReport {
 
 /// How a run was configured, so two results can be told apart. Holds no secrets: the
 /// provider appears as a host name only, the system prompt as a hash.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunMeta {
     /// This run's id (`<unix milliseconds>-<process id>`, both hex), also written into
@@ -109,7 +109,7 @@ pub struct RunMeta {
 }
 
 /// A scenario run that never finished.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NotRun {
     /// Scenario id.
@@ -119,7 +119,7 @@ pub struct NotRun {
 }
 
 /// One scenario's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioResult {
     /// Scenario id.
@@ -179,7 +179,7 @@ fn is_false(value: &bool) -> bool {
 }
 
 /// Pass/fail/errored counts over a set of runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tally {
     /// Runs counted.
@@ -218,7 +218,7 @@ impl Tally {
 }
 
 /// Aggregates of a run. With repetitions, every run counts in `overall` and `tiers`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Summary {
     /// Over every scenario run.

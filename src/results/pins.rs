@@ -22,7 +22,7 @@ use crate::scenario::Scenario;
 pub const HARNESS_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// What a run measured and with which ruler.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pins {
     /// The model under test, for model-backed agents.
@@ -56,7 +56,7 @@ pub struct Pins {
 }
 
 /// One of the user's servers as a run saw it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerPin {
     /// The program and arguments, or the URL (never `env` or header values).
@@ -83,7 +83,7 @@ impl ServerPin {
 }
 
 /// One scenario's file and hash.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioPin {
     /// Path relative to the suite root, `/`-separated.
@@ -94,7 +94,7 @@ pub struct ScenarioPin {
 
 /// Part `index` of `count` (1-based): scenario number `j` (0-based, suite order) belongs to
 /// shard `j % count + 1`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Shard {
     /// 1..=count.

@@ -7,13 +7,18 @@ use serde_json::{Map, Value};
 use super::{Comparator, FailureCounting, FaultKind, Ordering, ScenarioKind};
 
 /// One scenario file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
+    /// Unique id of the scenario; names it in reports, the smoke set and the baseline.
     pub id: String,
+    /// 1 single, 2 sequential, 3 parallel, 4 conditional, 5 adversarial (gated with zero
+    /// tolerance).
     pub tier: WholeNumber,
+    /// `single_call`, `multi_step`, `error_recovery` or `ambiguous_input`.
     #[serde(rename = "type")]
     pub kind: ScenarioKind,
+    /// The user's request the agent receives.
     pub prompt: String,
     /// Required for the built-in world; absent for a suite of the user's own servers.
     #[serde(default)]
@@ -21,102 +26,147 @@ pub struct ScenarioFile {
     /// A file or directory copied fresh for every run of the user's own servers.
     #[serde(default)]
     pub seed_path: Option<String>,
+    /// When true, a call matching `forbidden_calls` is refused before it reaches the tools (it
+    /// still fails the run).
     #[serde(default)]
     pub block_forbidden: bool,
+    /// Own servers: read-only tool calls made on the seeded servers before and after the run;
+    /// their assertions check the result after it (`result`, with `baseline` from before).
     #[serde(default)]
     pub final_state_probes: Vec<ProbeFile>,
+    /// The calls a good run makes (may be empty), paired with the trajectory by an optimal
+    /// assignment.
     pub expected_calls: Vec<ExpectedCallFile>,
+    /// `strict` (default): paired calls in the expected order; `any`: in any order.
     #[serde(default)]
     pub ordering: Ordering,
+    /// The most tool calls a passing run may emit, refused ones included; 0 means none.
     #[serde(default)]
     pub max_calls: Option<WholeNumber>,
+    /// The most calls a passing run may emit to each named tool, refused ones included.
     #[serde(default)]
     pub max_per_tool: std::collections::BTreeMap<String, WholeNumber>,
+    /// The most failed calls or turns (see `failure_counting`) a passing run may have.
     #[serde(default)]
     pub max_failures: Option<WholeNumber>,
+    /// `per_turn` (default) or `per_call`: how `max_failures` counts; only with `max_failures`.
     #[serde(default)]
     pub failure_counting: Option<FailureCounting>,
+    /// Calls that fail on purpose, without touching the state.
     #[serde(default)]
     pub fault_injection: Option<Vec<FaultFile>>,
+    /// CEL expressions over the state after the run (docs/assertions.md); each must be true.
     #[serde(default)]
     pub final_state_assertions: Vec<String>,
+    /// Calls that must not appear anywhere in the trajectory; an attempt counts even when it
+    /// fails.
     #[serde(default)]
     pub forbidden_calls: Vec<ForbiddenCallFile>,
+    /// Checks on the agent's final text answer.
     #[serde(default)]
     pub final_answer: Option<AnswerChecksFile>,
+    /// The final answer the reference agent gives; required when `final_answer` has a check.
     #[serde(default)]
     pub reference_answer: Option<String>,
+    /// The question the optional judge answers about the final answer; without it, a rubric for
+    /// the scenario's type.
     #[serde(default)]
     pub judge_rubric: Option<String>,
+    /// Marks a scenario `toolgate init` wrote that nobody finished; `validate` and `verify`
+    /// list it until removed.
     #[serde(default)]
     pub draft: bool,
 }
 
 /// One entry of `final_state_probes`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProbeFile {
+    /// The tool to call after the run.
     pub tool: String,
+    /// Its arguments.
     #[serde(default)]
     pub arguments: Map<String, Value>,
+    /// CEL expressions over the probe's result (`result`); each must be true.
     pub assertions: Vec<String>,
 }
 
 /// One entry of `forbidden_calls`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ForbiddenCallFile {
+    /// The forbidden tool.
     pub tool: String,
+    /// Partial match of the arguments; empty forbids every call to the tool.
     #[serde(default, deserialize_with = "unique_keys")]
     pub args_match: Map<String, Value>,
 }
 
 /// The `final_answer` section.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerChecksFile {
+    /// JSONPaths into the run record (`$.calls[i]...`) whose values the answer must mention.
     #[serde(default)]
     pub contains_results: Vec<String>,
+    /// Texts the answer must contain, case-insensitively.
     #[serde(default)]
     pub contains_text: Vec<String>,
+    /// The answer must ask a clarifying question.
     #[serde(default)]
     pub asks_clarification: bool,
+    /// The answer must say that something failed.
     #[serde(default)]
     pub acknowledges_failure: bool,
+    /// The answer must decline the request.
     #[serde(default)]
     pub refuses: bool,
 }
 
 /// One entry of `expected_calls`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectedCallFile {
+    /// The tool the call names.
     pub tool: String,
+    /// Partial match: each key present with an equal value (numbers by value, objects
+    /// partially, arrays element-wise).
     #[serde(default, deserialize_with = "unique_keys")]
     pub args_match: Map<String, Value>,
+    /// Argument names that must be absent.
     #[serde(default)]
     pub args_forbid: Vec<String>,
+    /// Argument -> JSONPath into the run record (`$.calls[i]` is the call paired with expected
+    /// call i): the value must be the one that call returned.
     #[serde(default, deserialize_with = "unique_keys")]
     pub args_from_prior: Map<String, Value>,
+    /// Argument -> list of accepted values.
     #[serde(default, deserialize_with = "unique_keys")]
     pub args_accept: Map<String, Value>,
+    /// Names from `args_match`/`args_accept` that may be left out; if sent they must match.
     #[serde(default)]
     pub args_optional: Vec<String>,
+    /// Argument -> comparator (`exact` by default; see docs/scenarios.md).
     #[serde(default)]
     pub args_compare: std::collections::BTreeMap<String, Comparator>,
+    /// Extra values the reference agent sends; never checked.
     #[serde(default, deserialize_with = "unique_keys")]
     pub reference_args: Map<String, Value>,
 }
 
 /// One entry of `fault_injection`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FaultFile {
+    /// The tool whose calls fail.
     pub tool: String,
+    /// The first failing call, 1-based, counted per tool (default 1).
     #[serde(default = "one")]
     pub on_call: WholeNumber,
+    /// How many calls in a row fail (default 1).
     #[serde(default = "one")]
     pub times: WholeNumber,
+    /// `server_error`, `rate_limit`, `not_found` or `timeout`.
     pub error: FaultKind,
 }
 
@@ -134,6 +184,22 @@ pub struct WholeNumber(pub i128);
 impl std::fmt::Display for WholeNumber {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.0.fmt(f)
+    }
+}
+
+/// In the published schema, a JSON Schema integer (which `3.0` is too); the range is checked
+/// at load, with the field named.
+impl schemars::JsonSchema for WholeNumber {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "WholeNumber".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer"})
     }
 }
 

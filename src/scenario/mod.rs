@@ -30,7 +30,19 @@ pub use source::SourceLines;
 pub type Tier = u8;
 
 /// The kind of behaviour a scenario exercises; every tier mixes the four.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ScenarioKind {
     /// One correct tool with one correct set of arguments.
@@ -56,7 +68,9 @@ impl ScenarioKind {
 }
 
 /// How the matched calls must be ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Ordering {
     /// Matched calls appear in the expected relative order; unrelated extra calls are allowed
@@ -72,7 +86,9 @@ pub enum Ordering {
 ///
 /// A failing call is any call that did not succeed: a tool error (an injected fault
 /// included), a protocol error, or a call the harness refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureCounting {
     /// Every failing call counts once: five failing parallel reads are five failures.
@@ -96,7 +112,7 @@ impl FailureCounting {
 }
 
 /// The error a fault injection makes a tool call return.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultKind {
     /// HTTP 500 from the upstream system.
@@ -129,7 +145,7 @@ impl FaultKind {
 
 /// One injected fault: calls `on_call..on_call + times` (1-based, counted per tool) of `tool`
 /// fail with `error` instead of running. The mock state is not touched by a faulted call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Fault {
     /// The tool whose calls fail.
     pub tool: String,
@@ -162,7 +178,9 @@ pub struct PriorRef {
 }
 
 /// How an argument's value is compared with the expected one (`args_compare`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Comparator {
     /// Equal JSON values, numbers by value (the default).

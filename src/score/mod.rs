@@ -17,7 +17,7 @@ use crate::scenario::{Ordering, Scenario};
 use crate::trace::CallRecord;
 
 /// The verdict on one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Every deterministic check holds.
@@ -40,7 +40,7 @@ impl Outcome {
 }
 
 /// What a check looks at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckKind {
     /// An expected call was made with the right tool.
@@ -84,7 +84,7 @@ pub enum CheckKind {
 }
 
 /// One deterministic check with its reason.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Check {
     /// What it looks at.
     pub kind: CheckKind,
@@ -124,7 +124,18 @@ impl RunScore {
 
 /// What a missing argument whose expected value equals the schema's `default` counts as
 /// (field case B02, BFCL's possible-answer rule vs a default-aware rule).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OmittedDefaults {
     /// Missing: the expected value must be sent (BFCL-compatible).
@@ -135,7 +146,9 @@ pub enum OmittedDefaults {
 }
 
 /// Scoring rules that apply to a whole run; recorded in the results.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct ScoringOptions {
     /// See [`OmittedDefaults`].
     pub omitted_defaults: OmittedDefaults,
@@ -170,7 +183,9 @@ impl ScoringOptions {
 }
 
 /// What counts as a loop (`scoring.loops` in `toolgate.yaml`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum LoopMode {
     /// The same tool with the same arguments (by value, keys in any order) more than once.

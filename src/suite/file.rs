@@ -7,43 +7,70 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// One server entry, in the `mcpServers` shape plus toolgate's own fields.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ServerFile {
+pub struct ServerFile {
     /// MCP clients write `stdio`, `http` or `streamable-http`; checked against the fields.
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
+    /// stdio: the program to start, fresh for every run.
     pub command: Option<String>,
+    /// stdio: its arguments.
     #[serde(default)]
     pub args: Vec<String>,
+    /// stdio: environment variables to set.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// stdio: the working directory, relative to the suite root (the default).
     pub cwd: Option<String>,
+    /// Streamable HTTP: the server's MCP endpoint.
     pub url: Option<String>,
+    /// Streamable HTTP: headers sent with every request (never written to traces).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// Glob patterns of the tool names the agent sees (default: all).
     #[serde(default)]
     pub include: Vec<String>,
+    /// Glob patterns of tool names hidden from the agent.
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Streamable HTTP: how to reset the server's state before each run.
     pub reset: Option<ResetFile>,
 }
 
 /// `reset:` of an HTTP server: exactly one of `command` or `tool`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ResetFile {
+pub struct ResetFile {
+    /// A program and its arguments, run before each run.
     pub command: Option<Vec<String>>,
+    /// A tool of the server to call before each run.
     pub tool: Option<String>,
+    /// The arguments of `tool`.
     #[serde(default)]
     pub arguments: Map<String, Value>,
 }
 
 /// `servers: {from: PATH}`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct FromFile {
+pub struct FromFile {
+    /// The MCP client config (e.g. `.mcp.json`) whose `mcpServers` to use, relative to the
+    /// suite root.
     pub from: String,
+}
+
+/// `servers:` as the published schema describes it: server entries by name, or `{from: PATH}`.
+/// The loader reads the section as a JSON value and checks it itself
+/// ([`crate::suite::from_value`]), so only its schema is used.
+#[derive(schemars::JsonSchema)]
+#[schemars(untagged)]
+pub enum ServersSchema {
+    /// `{from: PATH}`: the `mcpServers` of an MCP client config (`.mcp.json`), relative to
+    /// `toolgate.yaml`.
+    From(FromFile),
+    /// Server entries by name, in the `mcpServers` shape.
+    Servers(BTreeMap<String, ServerFile>),
 }
 
 /// An MCP client config file. Only `mcpServers` is read; other top-level keys are the

@@ -2,6 +2,7 @@
 
 use wiremock::ResponseTemplate;
 
+use crate::schemas::schema_errors;
 use crate::support::{FakeProvider, answer, arg, output, repo, scratch_suite, toolgate};
 
 #[test]
@@ -21,6 +22,13 @@ fn gate_on_the_built_in_defaults_passes_with_the_reference_agent() {
     .expect("results are JSON");
     assert_eq!(results["schema_version"], 2);
     assert_eq!(results["summary"]["overall"]["passed"], 36);
+    assert_eq!(schema_errors("results", &results), Vec::<String>::new());
+    let verdict: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("out/verdict.json")).expect("verdict written"),
+    )
+    .expect("the verdict is JSON");
+    assert_eq!(verdict["decision"], "pass");
+    assert_eq!(schema_errors("verdict", &verdict), Vec::<String>::new());
     let trace = std::fs::read_to_string(out.path().join("out/trace.jsonl")).expect("trace written");
     let first: serde_json::Value =
         serde_json::from_str(trace.lines().next().expect("a call")).expect("JSON line");

@@ -17,4 +17,5 @@ mod openai_agent;
 mod own_servers;
 mod peers;
 mod reliability;
+mod schemas;
 mod support;

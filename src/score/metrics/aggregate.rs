@@ -9,7 +9,7 @@ use crate::trace::ArgumentErrorClass;
 
 /// One cell of the confusion matrix: how often `expected` was answered by a call to `called`
 /// (`None`: no call at that step). Cells with `expected == called` are correct selections.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ConfusionCell {
     /// The expected tool.
     pub expected: String,
@@ -21,7 +21,7 @@ pub struct ConfusionCell {
 
 /// Aggregates of [`RunMetrics`] over a set of runs. Rates are `None` when their denominator
 /// is zero.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MetricsSummary {
     /// Runs with metrics (errored runs have none).
     pub runs: usize,
@@ -119,7 +119,7 @@ impl MetricsSummary {
 }
 
 /// Metrics aggregated overall and by group.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MetricsReport {
     /// Over every run with metrics.
     pub overall: MetricsSummary,

@@ -10,7 +10,7 @@ use crate::score::matching;
 use crate::trace::{ArgumentErrorClass, CallOutcome, InvalidCallKind};
 
 /// One classified argument failure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ArgumentError {
     /// Position of the call in the trace (0-based).
     pub call: usize,
@@ -25,7 +25,7 @@ pub struct ArgumentError {
 }
 
 /// Argument metrics of one run; rates are over `calls`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ArgumentMetrics {
     /// Calls made.
     pub calls: usize,

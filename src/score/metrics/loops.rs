@@ -11,7 +11,7 @@ use crate::trace::CallRecord;
 
 /// A call repeated with identical arguments (compared as canonical JSON, so key order does
 /// not matter).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoopFinding {
     /// The tool.
     pub tool: String,

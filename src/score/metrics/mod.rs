@@ -31,7 +31,7 @@ pub use trajectory::TrajectoryMatch;
 pub const EFFICIENCY_FLOOR: f64 = 0.7;
 
 /// Everything measured about one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunMetrics {
     /// Tool selection against the expected calls.
     pub selection: SelectionMetrics,
@@ -75,7 +75,7 @@ pub struct RunMetrics {
 }
 
 /// One call with the parser's notes about it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NotedCall {
     /// Position of the call in the trace (0-based).
     pub call: usize,
@@ -117,7 +117,7 @@ impl NotedCall {
 }
 
 /// Two percentiles of a sample (nearest-rank method); zero for an empty sample.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Percentiles {
     /// Median.
     pub p50: u64,

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::RunView;
 
 /// Whether a finding is an invention or a near miss.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ProvenanceKind {
     /// Seen nowhere earlier in the run.
@@ -18,7 +18,7 @@ pub enum ProvenanceKind {
 }
 
 /// An id-like argument value without provenance.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProvenanceFinding {
     /// Position of the call in the trace (0-based).
     pub call: usize,

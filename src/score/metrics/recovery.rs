@@ -9,7 +9,19 @@ use crate::scenario::FaultKind;
 pub const LOOP_ATTEMPTS: usize = 3;
 
 /// What happened after a failure, from best to worst.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoveryClass {
     /// The same call again, and it worked (right for transient faults).
@@ -31,7 +43,7 @@ pub enum RecoveryClass {
 }
 
 /// One failure episode: a failed call and any immediate identical retries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Recovery {
     /// Position of the first failed call (0-based).
     pub call: usize,

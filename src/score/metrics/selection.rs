@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use super::RunView;
 
 /// One expected tool and the tool called in its place.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Confusion {
     /// The tool the scenario expected.
     pub expected: String,
@@ -15,7 +17,7 @@ pub struct Confusion {
 
 /// Tool selection of one run. Aggregated over runs, `confusions` form a confusion matrix of
 /// expected tool against tool called (the diagonal is `correct`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SelectionMetrics {
     /// Expected calls.
     pub expected: usize,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::RunView;
 
 /// Precision, recall and F1 of a trajectory, each in 0.0..=1.0.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TrajectoryMatch {
     /// Paired calls / calls made (1.0 when nothing was made and nothing expected).
     pub precision: f64,
