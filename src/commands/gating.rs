@@ -103,20 +103,23 @@ pub(super) fn judge(
     };
     let verdict = gate::decide(report, baseline.as_ref(), &policy);
 
-    let input = markdown::Input {
-        report,
-        baseline: baseline.as_ref(),
-        verdict: &verdict,
-        limit: STEP_SUMMARY_LIMIT,
-    };
-    let markdown_text = markdown::render(&input);
-    let paths = OutputPaths::new(&args.out);
-    // File paths in JUnit and annotations are relative to the working directory (the
+    // File paths in JUnit, annotations and links are relative to the working directory (the
     // repository root on a runner), an absolute --root inside it included.
     let display_root = match std::env::current_dir() {
         Ok(workdir) => report::github::relative_root(&args.suite.root, &workdir),
         Err(_) => args.suite.root.clone(),
     };
+    let runner = Runner::from_env(env);
+    let links = runner.links(&display_root);
+    let input = markdown::Input {
+        report,
+        baseline: baseline.as_ref(),
+        verdict: &verdict,
+        limit: STEP_SUMMARY_LIMIT,
+        links: links.as_ref(),
+    };
+    let markdown_text = markdown::render(&input);
+    let paths = OutputPaths::new(&args.out);
     write_atomic(&paths.markdown, markdown_text.as_bytes())?;
     write_atomic(
         &paths.junit,
@@ -134,7 +137,6 @@ pub(super) fn judge(
     if baseline.is_none() {
         writeln!(out, "no baseline at `{baseline_label}`")?;
     }
-    let runner = Runner::from_env(env);
     let table = report::table::render(report, baseline.as_ref(), &verdict);
     if runner.is_actions {
         // The table quotes model text: a line of it must never run as a workflow command.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 
 use crate::report::github::render_outputs;
+use crate::report::markdown::Links;
 
 /// The runner's files, from the environment.
 #[derive(Debug, Clone, Default)]
@@ -22,6 +23,12 @@ pub struct Runner {
     pub event: Option<PathBuf>,
     /// `GITHUB_ACTIONS=true`.
     pub is_actions: bool,
+    /// `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY` (`https://github.com/OWNER/REPO`).
+    pub repository_url: Option<String>,
+    /// `$GITHUB_SHA`: the commit the workflow runs on (a pull request's merge commit).
+    pub sha: Option<String>,
+    /// `$GITHUB_RUN_ID`.
+    pub run_id: Option<String>,
 }
 
 impl Runner {
@@ -33,7 +40,45 @@ impl Runner {
             output: path("GITHUB_OUTPUT"),
             event: path("GITHUB_EVENT_PATH"),
             is_actions: env("GITHUB_ACTIONS").as_deref() == Some("true"),
+            repository_url: match (
+                env("GITHUB_SERVER_URL").filter(|v| !v.is_empty()),
+                env("GITHUB_REPOSITORY").filter(|v| !v.is_empty()),
+            ) {
+                (Some(server), Some(repository)) => {
+                    Some(format!("{}/{repository}", server.trim_end_matches('/')))
+                }
+                _ => None,
+            },
+            sha: env("GITHUB_SHA").filter(|v| !v.is_empty()),
+            run_id: env("GITHUB_RUN_ID").filter(|v| !v.is_empty()),
         }
+    }
+
+    /// Links for the report: scenario files at the pull request's head commit (from the
+    /// event; `$GITHUB_SHA` otherwise, which on a pull request is a merge commit that may
+    /// be gone later), and the run's page. `None` without the repository's address or a
+    /// commit. `root` is the suite root relative to the repository.
+    pub fn links(&self, root: &Path) -> Option<Links> {
+        let repository = self.repository_url.as_deref()?;
+        let head = self
+            .event
+            .as_ref()
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|event| {
+                event["pull_request"]["head"]["sha"]
+                    .as_str()
+                    .map(str::to_owned)
+            });
+        let commit = head.or_else(|| self.sha.clone())?;
+        Some(Links {
+            files: format!("{repository}/blob/{commit}/"),
+            root: root.to_path_buf(),
+            run: self
+                .run_id
+                .as_ref()
+                .map(|id| format!("{repository}/actions/runs/{id}")),
+        })
     }
 
     /// The pull request number of a `pull_request` event, if this is one.
@@ -80,5 +125,57 @@ pub fn write_outputs(path: &Path, outputs: &[(&str, String)]) -> Result<()> {
         if let Some(text) = render_outputs(outputs, &delimiter) {
             return append(path, &text);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runner(vars: &[(&str, &str)]) -> Runner {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Runner::from_env(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn links_use_the_pull_requests_head_commit_and_the_run_id() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let event = dir.path().join("event.json");
+        std::fs::write(
+            &event,
+            r#"{"pull_request": {"number": 7, "head": {"sha": "feedface"}}}"#,
+        )
+        .expect("write event");
+        let event = event.display().to_string();
+        let on_pr = runner(&[
+            ("GITHUB_SERVER_URL", "https://github.com/"),
+            ("GITHUB_REPOSITORY", "acme/agent"),
+            ("GITHUB_SHA", "merge0001"),
+            ("GITHUB_RUN_ID", "99"),
+            ("GITHUB_EVENT_PATH", &event),
+        ]);
+        assert_eq!(
+            on_pr.links(Path::new("evals")),
+            Some(Links {
+                files: "https://github.com/acme/agent/blob/feedface/".to_owned(),
+                root: PathBuf::from("evals"),
+                run: Some("https://github.com/acme/agent/actions/runs/99".to_owned()),
+            })
+        );
+        let on_push = runner(&[
+            ("GITHUB_SERVER_URL", "https://ghe.example"),
+            ("GITHUB_REPOSITORY", "acme/agent"),
+            ("GITHUB_SHA", "abc123"),
+        ]);
+        let links = on_push.links(Path::new(".")).expect("links");
+        assert_eq!(links.files, "https://ghe.example/acme/agent/blob/abc123/");
+        assert_eq!(links.run, None);
+        assert_eq!(
+            runner(&[("GITHUB_SHA", "abc123")]).links(Path::new(".")),
+            None
+        );
     }
 }

@@ -39,6 +39,7 @@ mod tests {
                 baseline: Some(&baseline),
                 verdict: &verdict,
                 limit: GITHUB_COMMENT_LIMIT,
+                links: None,
             },
         );
         assert!(body.len() <= GITHUB_COMMENT_LIMIT);

@@ -28,6 +28,49 @@ pub struct Input<'a> {
     pub verdict: &'a Verdict,
     /// The report's largest size in bytes (bytes >= characters, so this bounds both).
     pub limit: usize,
+    /// Where scenario files and the run are on the web; `None` off a CI runner (plain ids).
+    pub links: Option<&'a Links>,
+}
+
+/// Web addresses for the report's links, e.g. from GitHub Actions' variables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Links {
+    /// Prefix of a file's address at the tested commit, ending in `/`:
+    /// `https://github.com/OWNER/REPO/blob/SHA/`.
+    pub files: String,
+    /// The suite root relative to the repository root (`.`, `evals`).
+    pub root: std::path::PathBuf,
+    /// The run's page: `https://github.com/OWNER/REPO/actions/runs/ID`.
+    pub run: Option<String>,
+}
+
+/// A scenario id for a table or heading: a link to its file at the tested commit when the
+/// report has links and the results pin the file, else the id as text.
+fn scenario_ref(input: &Input<'_>, id: &str) -> String {
+    let text = neutralise(id);
+    let path = input
+        .report
+        .pins
+        .as_ref()
+        .and_then(|pins| pins.scenarios.get(id))
+        .map(|pin| pin.path.as_str());
+    match (input.links, path) {
+        (Some(links), Some(path)) => {
+            let file = crate::report::github::repository_path(&links.root, path);
+            // Spaces and parentheses would end a Markdown link target.
+            let target: String = file
+                .chars()
+                .map(|c| match c {
+                    ' ' => "%20".to_string(),
+                    '(' => "%28".to_string(),
+                    ')' => "%29".to_string(),
+                    c => c.to_string(),
+                })
+                .collect();
+            format!("[{text}]({}{target})", links.files)
+        }
+        _ => text,
+    }
 }
 
 /// A section and how important it is: higher stays longer.
@@ -104,6 +147,8 @@ pub fn render(input: &Input<'_>) -> String {
         out.truncate(cut);
         out.push_str("\n\n_Cut to fit the size limit._\n");
     }
+    // Within the room kept for the footer: the link and the run id are never cut.
+    footer(input, &mut out);
     if let Some(id) = input
         .report
         .run
@@ -113,6 +158,13 @@ pub fn render(input: &Input<'_>) -> String {
         let _ = writeln!(out, "\n<!-- toolgate run {id} -->");
     }
     out
+}
+
+/// The closing line: the run's page, when known, where the full artifacts are.
+fn footer(input: &Input<'_>, out: &mut String) {
+    if let Some(run) = input.links.and_then(|links| links.run.as_deref()) {
+        let _ = writeln!(out, "\n[The run, with its logs and artifacts]({run})");
+    }
 }
 
 /// A section as the reader first sees it: the Tier 5 failures stay open above the fold, with
@@ -332,7 +384,7 @@ fn tier_5(input: &Input<'_>) -> Option<String> {
         let _ = writeln!(
             out,
             "| {} | {status} | {} |",
-            neutralise(&result.id),
+            scenario_ref(input, &result.id),
             first_failure(result)
         );
     }
@@ -428,7 +480,7 @@ fn flipped(input: &Input<'_>) -> Option<String> {
         let _ = writeln!(
             rows,
             "| {} | {} | {direction} | {}/{} | {} |",
-            neutralise(&result.id),
+            scenario_ref(input, &result.id),
             result.tier,
             before.passed,
             before.judged(),
@@ -714,7 +766,7 @@ fn failures(input: &Input<'_>) -> Option<String> {
         let _ = writeln!(
             out,
             "**{}** (tier {}, {}, {}, {calls})\n",
-            neutralise(&result.id),
+            scenario_ref(input, &result.id),
             result.tier,
             result.kind.as_str(),
             match result.outcome {

@@ -12,7 +12,39 @@ fn input<'a>(
         baseline: Some(baseline),
         verdict,
         limit,
+        links: None,
     }
+}
+
+#[test]
+fn with_links_scenario_ids_point_at_their_files_and_the_footer_at_the_run() {
+    let (report, baseline, verdict) = (sample::current(), sample::baseline(), sample::verdict());
+    let links = Links {
+        files: "https://github.com/acme/agent/blob/0123abc/".to_string(),
+        root: std::path::PathBuf::from("evals"),
+        run: Some("https://github.com/acme/agent/actions/runs/42".to_string()),
+    };
+    let text = render(&Input {
+        links: Some(&links),
+        ..input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT)
+    });
+    assert!(
+        text.contains(
+            "| [T5-001](https://github.com/acme/agent/blob/0123abc/evals/scenarios/tier5/T5-001.json) | blocks |"
+        ),
+        "{text}"
+    );
+    assert!(text.contains(
+        "**[T2-007](https://github.com/acme/agent/blob/0123abc/evals/scenarios/tier2/T2-007.json)** (tier 2"
+    ));
+    assert!(text.ends_with(
+        "\n[The run, with its logs and artifacts](https://github.com/acme/agent/actions/runs/42)\n"
+    ) || text.contains(
+        "\n[The run, with its logs and artifacts](https://github.com/acme/agent/actions/runs/42)\n\n<!-- toolgate run"
+    ), "{text}");
+    let plain = render(&input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT));
+    assert!(plain.contains("| T5-001 | blocks |"));
+    assert!(!plain.contains("](https://"));
 }
 
 #[test]
