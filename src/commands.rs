@@ -801,13 +801,16 @@ fn load_catalog(args: &CatalogArgs) -> Result<lint::LoadedCatalog> {
         let root = std::path::absolute(root)
             .with_context(|| format!("failed to resolve the suite root `{}`", root.display()))?;
         let discovery = runtime()?.block_on(harness::discover(&specs, &root))?;
-        return Ok(lint::LoadedCatalog::from_servers(
+        let mut catalog = lint::LoadedCatalog::from_servers(
             discovery
                 .servers
                 .into_iter()
                 .map(|server| (server.name, server.tools))
                 .collect(),
-        ));
+        );
+        // SARIF results point at each server's entry in the config.
+        catalog.origin = Some(file_path);
+        return Ok(catalog);
     }
     runtime()?.block_on(lint::sources::load(&catalog_source(args)))
 }

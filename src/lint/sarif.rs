@@ -117,12 +117,29 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// The 1-based line in `text` where the tool named `tool` is defined (its `"name"` line), or 1.
-fn line_of(text: &str, tool: &str) -> usize {
-    let quoted = format!("\"{tool}\"");
-    text.lines()
-        .position(|line| line.contains("\"name\"") && line.contains(&quoted))
-        .map_or(1, |index| index + 1)
+/// The 1-based line in `text` a finding points at: where its tool is defined (a saved
+/// tools/list: the `"name"` line), else where its server's entry starts (an `mcpServers` file
+/// or `toolgate.yaml`: the `"billing":` or `billing:` key line), else 1.
+fn line_of(text: &str, finding: &Finding) -> usize {
+    let tool_line = finding.tool.as_deref().and_then(|tool| {
+        let quoted = format!("\"{tool}\"");
+        text.lines()
+            .position(|line| line.contains("\"name\"") && line.contains(&quoted))
+    });
+    let server_line = || {
+        let server = finding.server.as_deref().filter(|s| !s.is_empty())?;
+        let keys = [
+            format!("\"{server}\":"),
+            format!("\"{server}\" :"),
+            format!("{server}:"),
+            format!("'{server}':"),
+        ];
+        text.lines().position(|line| {
+            let line = line.trim_start();
+            keys.iter().any(|key| line.starts_with(key.as_str()))
+        })
+    };
+    tool_line.or_else(server_line).map_or(1, |index| index + 1)
 }
 
 fn location(finding: &Finding, origin: Option<(&Path, &str)>) -> Location {
@@ -134,10 +151,7 @@ fn location(finding: &Finding, origin: Option<(&Path, &str)>) -> Location {
                 uri: path.to_string_lossy().replace('\\', "/"),
             },
             region: Region {
-                start_line: finding
-                    .tool
-                    .as_deref()
-                    .map_or(1, |tool| line_of(text, tool)),
+                start_line: line_of(text, finding),
             },
         }),
         logical_locations: vec![LogicalLocation {
@@ -155,8 +169,9 @@ fn location(finding: &Finding, origin: Option<(&Path, &str)>) -> Location {
 /// Renders `report` as a SARIF 2.1.0 log (pretty JSON, trailing newline).
 ///
 /// `origin` is the file the catalog came from and its text: results then point at the line of
-/// the tool's `"name"` (line 1 when not found). Without it (live servers) results carry only
-/// logical locations (`server/tool#pointer`).
+/// the tool's `"name"`, else of its server's entry (live servers named in an `mcpServers`
+/// file or `toolgate.yaml`), else line 1. Every result also carries a logical location
+/// (`server/tool#pointer`); without `origin` it is the only one.
 pub fn render(report: &LintReport, origin: Option<(&Path, &str)>) -> String {
     let mut rules: Vec<Rule> = Vec::new();
     let mut results = Vec::new();
@@ -223,6 +238,41 @@ mod tests {
 
     use super::*;
     use crate::lint::{LintOptions, lint};
+
+    #[test]
+    fn live_server_findings_point_at_the_servers_entry_in_the_config() {
+        let config = "agent: reference\nservers:\n  billing:\n    command: node\n  crm:\n    url: http://localhost:9/mcp\n";
+        let tool =
+            json!({"name": "admin.list", "inputSchema": {"type": "object", "properties": {}}});
+        let catalog = crate::lint::LoadedCatalog::from_servers(vec![
+            ("billing".to_owned(), Vec::new()),
+            ("crm".to_owned(), vec![tool]),
+        ]);
+        let report = lint(&catalog, &LintOptions::default());
+        let sarif: Value = serde_json::from_str(&render(
+            &report,
+            Some((Path::new("evals/toolgate.yaml"), config)),
+        ))
+        .expect("SARIF is JSON");
+        let first = &sarif["runs"][0]["results"][0];
+        assert_eq!(first["ruleId"], "invalid_tool_name");
+        assert_eq!(
+            first["locations"][0]["physicalLocation"],
+            json!({"artifactLocation": {"uri": "evals/toolgate.yaml"}, "region": {"startLine": 5}})
+        );
+        assert_eq!(
+            first["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+            "crm/admin.list#/name"
+        );
+        let mcp_json = "{\n  \"mcpServers\": {\n    \"crm\": {\"command\": \"x\"}\n  }\n}\n";
+        let sarif: Value =
+            serde_json::from_str(&render(&report, Some((Path::new(".mcp.json"), mcp_json))))
+                .expect("SARIF is JSON");
+        assert_eq!(
+            sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"],
+            json!({"startLine": 3})
+        );
+    }
 
     #[test]
     fn renders_findings_as_sarif_results_pointing_at_the_tools_line() {

@@ -463,3 +463,35 @@ fn an_http_server_is_reset_before_every_run_and_a_failing_reset_errors_the_run()
         "{error}"
     );
 }
+
+#[test]
+fn sarif_findings_on_a_live_server_point_at_its_entry_in_the_suite_config() {
+    node_server("server-memory");
+    let mut command = toolgate();
+    command.current_dir(repo()).args([
+        "lint",
+        "--suite",
+        "examples/own-servers",
+        "--format",
+        "sarif",
+    ]);
+    let (_, stdout, stderr) = output(command);
+    let sarif: serde_json::Value = serde_json::from_str(&stdout).expect("SARIF is JSON");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert!(!results.is_empty(), "{stderr}");
+    for result in results {
+        // Line 7 of the example's toolgate.yaml is `  memory:`, the server's entry.
+        assert_eq!(
+            result["locations"][0]["physicalLocation"],
+            serde_json::json!({
+                "artifactLocation": {"uri": "examples/own-servers/toolgate.yaml"},
+                "region": {"startLine": 7}
+            }),
+            "{result}"
+        );
+        let name = result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]
+            .as_str()
+            .expect("a logical location");
+        assert!(name.starts_with("memory/"), "{name}");
+    }
+}
