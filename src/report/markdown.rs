@@ -533,56 +533,40 @@ fn neutralise_note(note: &str) -> String {
         .replace('@', "@\u{200D}")
 }
 
+/// The baseline-compared metrics as a table, then the run's trajectory metrics, with the
+/// names and values the terminal shows ([`text::BASELINE_METRICS`],
+/// [`text::trajectory_metrics`]).
 fn metrics(input: &Input<'_>) -> Option<String> {
     let now = Metrics::of(input.report);
-    let before = input.baseline.map(|b| b.metrics).unwrap_or_default();
-    let rows: [(&str, Option<f64>, Option<f64>, bool); 4] = [
-        ("tool selection", now.selection, before.selection, true),
-        ("arguments", now.arguments, before.arguments, true),
-        (
-            "tool calls per run",
-            now.calls_per_run,
-            before.calls_per_run,
-            false,
-        ),
-        (
-            "degraded tools (error recovery)",
-            now.degraded,
-            before.degraded,
-            true,
-        ),
-    ];
+    let before = input.baseline.map(|b| b.metrics);
     let mut out =
         "#### Metrics\n\n| metric | this run | baseline | Δ |\n|---|--:|--:|--:|\n".to_string();
     let mut any = false;
-    for (name, now, before, is_share) in rows {
-        let Some(value) = now else { continue };
+    for (name, pick, is_share) in text::BASELINE_METRICS {
+        let value = pick(&now);
+        if value.is_none() {
+            continue;
+        }
         any = true;
-        let show = |v: f64| {
-            if is_share {
-                format!("{:.1}%", v * 100.0)
-            } else {
-                format!("{v:.2}")
-            }
-        };
-        let delta = before.map_or_else(
-            || "-".to_string(),
-            |b| {
-                if is_share {
-                    format!("{:+.1} pts", (value - b) * 100.0)
-                } else {
-                    format!("{:+.2}", value - b)
-                }
-            },
-        );
+        let earlier = before.as_ref().and_then(pick);
         let _ = writeln!(
             out,
-            "| {name} | {} | {} | {delta} |",
-            show(value),
-            before.map_or_else(|| "-".to_string(), show)
+            "| {name} | {} | {} | {} |",
+            text::metric_value(value, is_share),
+            text::metric_value(earlier, is_share),
+            text::metric_delta(value, earlier, is_share)
         );
     }
     out.push('\n');
+    let overall = &input.report.metrics.overall;
+    if overall.runs > 0 {
+        any = true;
+        let parts: Vec<String> = text::trajectory_metrics(overall)
+            .into_iter()
+            .map(|(name, value)| format!("{name} **{value}**"))
+            .collect();
+        let _ = writeln!(out, "Trajectories: {}\n", parts.join(" · "));
+    }
     any.then_some(out)
 }
 

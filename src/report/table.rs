@@ -45,41 +45,51 @@ fn row(table: &mut Table, label: String, tally: &Tally, baseline: Option<&Tally>
     }));
 }
 
-/// One line of headline metrics, plus one line of tool confusions when there are any.
-fn metrics_lines(metrics: &MetricsSummary) -> String {
+/// One line of trajectory metrics, one of the baseline-compared metrics, plus one line of
+/// tool confusions when there are any; the names are those of report.md
+/// ([`text::trajectory_metrics`], [`text::BASELINE_METRICS`]).
+fn metrics_lines(
+    metrics: &MetricsSummary,
+    report: &RunReport,
+    baseline: Option<&Baseline>,
+) -> String {
     if metrics.runs == 0 {
         return String::new();
     }
-    let mut parts = vec![
-        format!("tool selection {}", percent(metrics.selection_accuracy)),
-        format!("call accuracy {}", percent(metrics.call_accuracy)),
-        format!("schema-valid {}", percent(metrics.schema_valid_rate)),
-        format!(
-            "chain efficiency {}",
-            metrics
-                .chain_efficiency
-                .map_or_else(|| "-".to_string(), |e| format!("{e:.2}"))
-        ),
-        format!("runs with loops {}", metrics.runs_with_loops),
-        format!("invented ids {}", metrics.invented_ids),
-    ];
-    if !metrics.recovery.is_empty() {
-        let recovery: Vec<String> = metrics
-            .recovery
-            .iter()
-            .map(|(class, count)| {
-                format!(
-                    "{} {count}",
-                    serde_json::to_value(class)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default()
-                )
-            })
-            .collect();
-        parts.push(format!("recovery: {}", recovery.join(", ")));
-    }
-    let mut text = format!("metrics: {}\n", parts.join(" | "));
+    let parts: Vec<String> = text::trajectory_metrics(metrics)
+        .into_iter()
+        .map(|(name, value)| {
+            if name == "recovery" {
+                format!("{name}: {value}")
+            } else {
+                format!("{name} {value}")
+            }
+        })
+        .collect();
+    let now = crate::gate::metrics::Metrics::of(report);
+    let compared: Vec<String> = text::BASELINE_METRICS
+        .iter()
+        .map(|(name, pick, is_share)| {
+            let value = text::metric_value(pick(&now), *is_share);
+            match baseline {
+                Some(baseline) => format!(
+                    "{name} {value} ({})",
+                    text::metric_delta(pick(&now), pick(&baseline.metrics), *is_share)
+                ),
+                None => format!("{name} {value}"),
+            }
+        })
+        .collect();
+    let mut text = format!(
+        "metrics: {}\n{}: {}\n",
+        parts.join(" | "),
+        if baseline.is_some() {
+            "vs baseline"
+        } else {
+            "checks"
+        },
+        compared.join(" | ")
+    );
     let confused: Vec<String> = metrics
         .confusion
         .iter()
@@ -185,7 +195,11 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
     for change in &verdict.ruler_moved {
         let _ = writeln!(out, "ruler moved: {change}");
     }
-    let _ = write!(out, "{}", metrics_lines(&report.metrics.overall));
+    let _ = write!(
+        out,
+        "{}",
+        metrics_lines(&report.metrics.overall, report, baseline)
+    );
     let _ = write!(out, "{}", confused_pair_lines(&report.confused_pairs));
     let scoring = report
         .run

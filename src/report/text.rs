@@ -1,7 +1,81 @@
 //! Text pieces shared by the renderers: numbers with intervals, and neutralising model text
 //! before it is quoted in Markdown.
 
+use crate::gate::metrics::Metrics;
 use crate::gate::{Comparison, Rate};
+use crate::score::metrics::MetricsSummary;
+
+/// Reads one metric of [`Metrics`].
+pub type MetricPick = fn(&Metrics) -> Option<f64>;
+
+/// The metrics compared with the baseline ([`Metrics`]), by the one name every report uses:
+/// (name, value, whether it is a share in 0.0..=1.0 shown in percent and points; else a mean
+/// shown with two decimals).
+pub const BASELINE_METRICS: [(&str, MetricPick, bool); 4] = [
+    ("selection checks", |m| m.selection, true),
+    ("argument checks", |m| m.arguments, true),
+    ("calls per run", |m| m.calls_per_run, false),
+    ("error-recovery pass rate", |m| m.degraded, true),
+];
+
+/// `value` as [`BASELINE_METRICS`] shows it: `97.5%` for a share, `1.75` for a mean, `-`
+/// when absent.
+pub fn metric_value(value: Option<f64>, is_share: bool) -> String {
+    match value {
+        None => "-".to_string(),
+        Some(v) if is_share => format!("{:.1}%", v * 100.0),
+        Some(v) => format!("{v:.2}"),
+    }
+}
+
+/// `now - before` as [`BASELINE_METRICS`] shows it: `+2.5 pts` for a share, `-0.25` for a
+/// mean, `-` when either is absent.
+pub fn metric_delta(now: Option<f64>, before: Option<f64>, is_share: bool) -> String {
+    match (now, before) {
+        (Some(now), Some(before)) if is_share => format!("{:+.1} pts", (now - before) * 100.0),
+        (Some(now), Some(before)) => format!("{:+.2}", now - before),
+        _ => "-".to_string(),
+    }
+}
+
+/// The trajectory metrics of a run ([`MetricsSummary`]), by the one name every report uses,
+/// with their values as text: tool selection (correct expected calls / expected calls),
+/// call accuracy (accurate calls / calls made), schema-valid, chain efficiency, runs with
+/// loops, invented ids, and the recovery classes when any failure happened.
+pub fn trajectory_metrics(metrics: &MetricsSummary) -> Vec<(&'static str, String)> {
+    let mut parts = vec![
+        (
+            "tool selection",
+            metric_value(metrics.selection_accuracy, true),
+        ),
+        ("call accuracy", metric_value(metrics.call_accuracy, true)),
+        (
+            "schema-valid",
+            metric_value(metrics.schema_valid_rate, true),
+        ),
+        (
+            "chain efficiency",
+            metric_value(metrics.chain_efficiency, false),
+        ),
+        ("runs with loops", metrics.runs_with_loops.to_string()),
+        ("invented ids", metrics.invented_ids.to_string()),
+    ];
+    if !metrics.recovery.is_empty() {
+        let recovery: Vec<String> = metrics
+            .recovery
+            .iter()
+            .map(|(class, count)| {
+                let name = serde_json::to_value(class)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                format!("{name} {count}")
+            })
+            .collect();
+        parts.push(("recovery", recovery.join(", ")));
+    }
+    parts
+}
 
 /// `93.3% [78.7, 98.2]`: a rate in percent with its 95% Wilson interval.
 pub fn rate(rate: &Rate) -> String {

@@ -29,6 +29,34 @@ fn gate_on_the_built_in_defaults_passes_with_the_reference_agent() {
     .expect("the verdict is JSON");
     assert_eq!(verdict["decision"], "pass");
     assert_eq!(schema_errors("verdict", &verdict), Vec::<String>::new());
+    // The terminal and report.md name and show the metrics alike.
+    let report = std::fs::read_to_string(out.path().join("out/report.md")).expect("report");
+    let line = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("metrics: "))
+        .expect("a metrics line");
+    let mut shown = 0;
+    for part in line.split(" | ") {
+        let (name, value) = match part.split_once(": ") {
+            Some(pair) => pair,
+            None => part.rsplit_once(' ').expect("name value"),
+        };
+        assert!(
+            report.contains(&format!("{name} **{value}**")),
+            "{part}\n{report}"
+        );
+        shown += 1;
+    }
+    assert_eq!(shown, 7, "{line}");
+    let compared = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("vs baseline: "))
+        .expect("a baseline metrics line");
+    assert!(compared.starts_with("selection checks 100.0% (+0.0 pts) | argument checks 100.0% (+0.0 pts) | calls per run "), "{compared}");
+    assert!(
+        report.contains("| selection checks | 100.0% | 100.0% | +0.0 pts |"),
+        "{report}"
+    );
     let trace = std::fs::read_to_string(out.path().join("out/trace.jsonl")).expect("trace written");
     let first: serde_json::Value =
         serde_json::from_str(trace.lines().next().expect("a call")).expect("JSON line");
