@@ -424,7 +424,7 @@ mod tests {
         assert!(message.contains("line 2"), "{message}");
     }
 
-    /// Issue #18: the scoring modes are explicit settings; a misspelled mode or key fails the
+    /// The scoring modes are explicit settings; a misspelled mode or key fails the
     /// load naming the file and line.
     #[test]
     fn scoring_modes_come_from_the_file() {

@@ -1018,7 +1018,7 @@ mod field_case_tests {
     }
 
     /// A server that hands back the same cursor forever is stopped with `non_advancing_cursor`,
-    /// and the page it served twice is one set of tools (issue #18: 8 tools listed as 16).
+    /// and the page it served twice is one set of tools (8 tools listed as 16).
     #[tokio::test]
     async fn stops_on_a_cursor_that_does_not_advance_and_merges_the_repeated_page() {
         let (client, requests) = scripted::connect(Box::new(|_, _| {

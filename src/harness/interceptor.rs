@@ -350,7 +350,7 @@ mod tests {
         value.as_object().cloned().expect("an object")
     }
 
-    /// Issue #18: in lenient mode a double-encoded object reaches the backend decoded and the
+    /// In lenient mode a double-encoded object reaches the backend decoded and the
     /// trace says so; parser notes announced by the agent ride on the next call only.
     #[tokio::test]
     async fn double_encoded_arguments_and_parser_notes_reach_the_trace() {
@@ -384,7 +384,7 @@ mod tests {
         assert_eq!(trace[1].notes, vec![]);
     }
 
-    /// Issue #18: a successful result is checked against the tool's `outputSchema` as the
+    /// A successful result is checked against the tool's `outputSchema` as the
     /// `structuredContent` the server sends, one violation per path; errors are not checked.
     #[tokio::test]
     async fn results_that_break_the_output_schema_are_recorded_per_path() {

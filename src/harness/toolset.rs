@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(refusal("crm_log_activity", &args), None);
     }
 
-    /// Issue #18: `3.0` for an integer is an integer under JSON Schema semantics and a type
+    /// `3.0` for an integer is an integer under JSON Schema semantics and a type
     /// error under BFCL-strict numbers; a `number` parameter takes `3` in both.
     #[test]
     fn number_mode_decides_whether_a_float_is_an_integer() {
@@ -449,7 +449,7 @@ mod tests {
         assert_eq!(check.map(|c| c.refusal), Some(None));
     }
 
-    /// Issue #18: a JSON string where the schema wants an object is decoded once in lenient
+    /// A JSON string where the schema wants an object is decoded once in lenient
     /// mode only, and only for object/array parameters.
     #[test]
     fn lenient_mode_decodes_double_encoded_objects_once() {
@@ -481,7 +481,7 @@ mod tests {
         );
     }
 
-    /// Issue #18: the string "null" for a nullable optional parameter is flagged, a real
+    /// The string "null" for a nullable optional parameter is flagged, a real
     /// `null` and the string for a plain string parameter are not.
     #[test]
     fn the_string_null_for_a_nullable_parameter_is_a_violation() {

@@ -448,7 +448,7 @@ mod tests {
             "namespace the tools by server, e.g. `srvA__execute_sql`, or drop one"
         );
 
-        // Issue #18: one server listing a name twice is not "listed by `srvA` and `srvA`".
+        // One server listing a name twice is not "listed by `srvA` and `srvA`".
         let other = json!({"name": "execute_sql", "description": "v2"});
         let tools = [
             ToolRef {

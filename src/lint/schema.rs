@@ -943,7 +943,7 @@ mod tests {
         assert_eq!(found[0].message, "parameter `q` has no description");
     }
 
-    /// Issue #18: the text copy and `structuredContent` compare by value (`36 == 36.0`) and
+    /// The text copy and `structuredContent` compare by value (`36 == 36.0`) and
     /// regardless of key order; a real difference is still noted.
     #[test]
     fn text_and_structured_copies_compare_by_value_and_key_order() {
@@ -961,7 +961,7 @@ mod tests {
         );
     }
 
-    /// Issue #18: `structuredContent` (never the envelope, never an `isError` result) is
+    /// `structuredContent` (never the envelope, never an `isError` result) is
     /// validated against the outputSchema, one finding per violating path.
     #[test]
     fn structured_content_is_validated_against_the_output_schema_per_path() {
@@ -1012,7 +1012,7 @@ mod tests {
         );
     }
 
-    /// Issue #18: an optional `anyOf [T, null]` parameter is shown as `T | null` (info); a
+    /// An optional `anyOf [T, null]` parameter is shown as `T | null` (info); a
     /// required one is not flagged.
     #[test]
     fn nullable_optional_parameters_are_shown_as_t_or_null() {
@@ -1043,7 +1043,7 @@ mod tests {
         );
     }
 
-    /// Issue #18: numeric enums warn under the Gemini profile only.
+    /// Numeric enums warn under the Gemini profile only.
     #[test]
     fn numeric_enums_warn_under_gemini_only() {
         let tool = json!({"name": "set_level", "inputSchema": {"type": "object",

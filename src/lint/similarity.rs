@@ -283,7 +283,7 @@ mod tests {
         assert_eq!(pairs[0].only_second, ["find", "address", "book"]);
     }
 
-    /// Issue #18: a catalog that holds each tool twice (two listings of one server) reports
+    /// A catalog that holds each tool twice (two listings of one server) reports
     /// the look-alike pair of names once, not once per copy.
     #[test]
     fn a_pair_of_names_seen_twice_is_reported_once() {

@@ -836,7 +836,7 @@ fn b33_trace_2_passes_counting_per_turn_the_default() {
     }
 }
 
-/// Issue #18: results written before the number, double-encoding and loop modes existed read
+/// Results written before the number, double-encoding and loop modes existed read
 /// with each mode's default, and the modes are written by name.
 #[test]
 fn scoring_options_without_the_modes_read_as_their_defaults() {

@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(world.next_id("activities", "A-"), "A-001");
     }
 
-    /// Issue #18: the schema accepts `limit: 3.0` as an integer, so the tools must too (a
+    /// The schema accepts `limit: 3.0` as an integer, so the tools must too (a
     /// search with `limit: 3.0` returned all 5 records, `days: 3.0` was "needs `days`").
     #[test]
     fn integer_valued_floats_are_integers_in_every_tool() {

@@ -73,7 +73,7 @@ async fn a_model_that_recovers_from_malformed_arguments_passes_t2_007() {
         run.trace[1].invalid,
         Some(InvalidCallKind::UnparseableArguments)
     );
-    // The parser's note reaches the trace (issue #18), and only the call it concerns.
+    // The parser's note reaches the trace, and only the call it concerns.
     assert_eq!(run.trace[1].notes, vec![CallNote::PossiblyTruncated]);
     assert_eq!(run.trace[0].notes, vec![]);
     assert_eq!(run.trace[2].notes, vec![]);
@@ -173,7 +173,7 @@ async fn arguments_that_are_not_an_object_are_recorded_and_fail_the_checks() {
     );
 }
 
-/// Issue #18: two calls of one turn sharing an id are both executed, their results are paired
+/// Two calls of one turn sharing an id are both executed, their results are paired
 /// by order, and the second is marked `duplicate_id` in the trace.
 #[tokio::test]
 async fn duplicate_call_ids_reach_the_trace_as_a_note() {

@@ -470,7 +470,7 @@ mod tests {
         );
     }
 
-    /// Issue #18: a second `tool_use` started on an occupied index is a second call, not a
+    /// A second `tool_use` started on an occupied index is a second call, not a
     /// replacement of the first.
     #[test]
     fn tool_use_blocks_sharing_an_index_are_both_kept() {

@@ -717,7 +717,7 @@ mod tests {
         }
     }
 
-    /// Issue #18: a legacy `function_call` beside `tool_calls` that names another call is
+    /// A legacy `function_call` beside `tool_calls` that names another call is
     /// noted on the call used; one that agrees (by value) is not.
     #[test]
     fn function_call_disagreeing_with_tool_calls_is_noted() {

@@ -239,7 +239,7 @@ mod tests {
         assert_eq!(turn.usage.map(|u| u.completion_tokens), Some(4));
     }
 
-    /// Issue #18: a new id on an occupied index starts a new call; the first is kept whole.
+    /// A new id on an occupied index starts a new call; the first is kept whole.
     #[test]
     fn a_new_id_on_an_occupied_index_starts_a_new_call() {
         let chunks = [
@@ -275,7 +275,7 @@ mod tests {
         );
     }
 
-    /// Issue #18: pieces without an index continue the call with their id, or the latest
+    /// Pieces without an index continue the call with their id, or the latest
     /// call; a new id starts a call.
     #[test]
     fn pieces_without_an_index_follow_their_id_or_the_latest_call() {

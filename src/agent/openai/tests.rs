@@ -801,7 +801,7 @@ async fn records_requests_and_model_latency_per_run() {
     assert_eq!(outcome.usage.completion_tokens, 7);
 }
 
-/// Issue #18: `stream: true` asks for a streamed response, whose chunks are joined; two calls
+/// `stream: true` asks for a streamed response, whose chunks are joined; two calls
 /// a server sends on one index (a new id on an occupied index) are two calls.
 #[tokio::test]
 async fn streamed_responses_are_joined_and_an_index_collision_is_two_calls() {

@@ -99,7 +99,7 @@ fn model_text_cannot_ping_or_inject_html() {
     assert!(!text.contains("<script>") && !text.contains("<b>") && !text.contains("<issue>"));
 }
 
-/// Issue #18: the "first divergence" column shows where the run left the expected path (the
+/// The "first divergence" column shows where the run left the expected path (the
 /// metrics' first divergence), not the first failing check in check order.
 #[test]
 fn flipped_runs_show_their_first_divergence_not_their_first_failing_check() {
@@ -124,7 +124,7 @@ fn flipped_runs_show_their_first_divergence_not_their_first_failing_check() {
     );
 }
 
-/// Issue #18: parser notes reach the report, in the details of a run that did not pass.
+/// Parser notes reach the report, in the details of a run that did not pass.
 #[test]
 fn parser_notes_are_listed_in_the_details() {
     use crate::score::metrics::NotedCall;

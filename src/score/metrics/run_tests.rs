@@ -192,7 +192,7 @@ fn recovery_is_classified_from_what_follows_the_failure() {
         measured(&scenario, &abandoned, "Logging the call failed.").recovery[0].class,
         RecoveryClass::GaveUpHonestly
     );
-    // Issue #18: a run that gave no final answer claimed nothing.
+    // A run that gave no final answer claimed nothing.
     assert_eq!(
         measured_with(&scenario, &abandoned, None).recovery[0].class,
         RecoveryClass::NoFinalAnswer
@@ -217,7 +217,7 @@ fn recovery_is_classified_from_what_follows_the_failure() {
     );
 }
 
-/// Issue #18: loop keys compare numbers by value and objects regardless of key order, so
+/// Loop keys compare numbers by value and objects regardless of key order, so
 /// `{"type": "call", "n": 1}` and `{"n": 1.0, "type": "call"}` are the same call twice.
 #[test]
 fn loops_compare_arguments_by_value_and_key_order() {
@@ -247,7 +247,7 @@ fn loops_compare_arguments_by_value_and_key_order() {
     );
 }
 
-/// Issue #18: in `result_aware` mode polling a status that changes is not a loop; the same
+/// In `result_aware` mode polling a status that changes is not a loop; the same
 /// answer twice still is. `args_only` counts both.
 #[test]
 fn result_aware_loops_excuse_polling_with_changing_results() {
@@ -481,7 +481,7 @@ fn scoring_is_pure_the_same_trace_gives_the_same_bytes() {
     assert!(first.contains("\"class\":\"gave_up_honestly\""), "{first}");
 }
 
-/// Issue #18: output-schema violations recorded by the harness reach the run's metrics as one
+/// Output-schema violations recorded by the harness reach the run's metrics as one
 /// line per path.
 #[test]
 fn output_schema_violations_reach_the_metrics() {
