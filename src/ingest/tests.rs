@@ -21,7 +21,7 @@ fn toolgate_lines_of_one_run_make_one_trajectory_and_a_new_run_starts_another() 
     ]
     .map(|v| v.to_string())
     .join("\n");
-    let runs = import(&text, Format::Toolgate).unwrap();
+    let runs = import(&text, Format::Toolgate).expect("the import succeeds");
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0].trace_id, "s1#0");
     assert_eq!(runs[0].calls.len(), 2);
@@ -51,7 +51,7 @@ fn openai_conversations_pair_tool_messages_by_id_and_keep_prompt_and_answer() {
         ]},
         {"role": "assistant", "content": "Ada is u_1."}
     ]});
-    let runs = import(&line.to_string(), Format::Openai).unwrap();
+    let runs = import(&line.to_string(), Format::Openai).expect("the import succeeds");
     let run = &runs[0];
     assert_eq!(run.trace_id, "conv-7");
     assert_eq!(run.prompt.as_deref(), Some("You help.\nFind ada"));
@@ -84,7 +84,7 @@ fn an_openai_call_without_its_tool_message_leaves_results_missing() {
         {"role": "assistant", "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{}"}}]}
     ]);
-    let runs = import(&line.to_string(), Format::Openai).unwrap();
+    let runs = import(&line.to_string(), Format::Openai).expect("the import succeeds");
     assert_eq!(runs[0].trace_id, "line 1");
     assert!(!runs[0].has.results);
 }
@@ -93,15 +93,21 @@ fn an_openai_call_without_its_tool_message_leaves_results_missing() {
 fn a_malformed_line_names_the_file_and_line_and_stops_the_import() {
     let text = format!("{}\n\n{{not json\n", json!({"messages": []}));
     let mut items = Trajectories::new(Cursor::new(text), "prod.jsonl", Format::Openai);
-    assert!(items.next().unwrap().is_ok());
-    let error = format!("{:#}", items.next().unwrap().unwrap_err());
+    assert!(items.next().expect("an item").is_ok());
+    let error = format!(
+        "{:#}",
+        items
+            .next()
+            .expect("an item")
+            .expect_err("the import fails")
+    );
     assert!(error.contains("`prod.jsonl` line 3"), "{error}");
     assert!(items.next().is_none());
 
     let orphan = json!({"messages": [{"role": "tool", "tool_call_id": "zz", "content": "x"}]});
     let error = format!(
         "{:#}",
-        import(&orphan.to_string(), Format::Openai).unwrap_err()
+        import(&orphan.to_string(), Format::Openai).expect_err("the import fails")
     );
     assert!(
         error.contains("line 1") && error.contains("`zz`"),
@@ -111,7 +117,7 @@ fn a_malformed_line_names_the_file_and_line_and_stops_the_import() {
         json!({"messages": [{"role": "assistant", "tool_calls": [{"id": "a", "function": {}}]}]});
     let error = format!(
         "{:#}",
-        import(&nameless.to_string(), Format::Openai).unwrap_err()
+        import(&nameless.to_string(), Format::Openai).expect_err("the import fails")
     );
     assert!(
         error.contains("`messages[0].tool_calls[0]` has no `function.name`"),
@@ -182,7 +188,7 @@ fn otlp_tool_spans_group_by_trace_order_by_start_and_dedupe_mcp_client_spans() {
         execute("t1", 5_000, "beta", "k2", 2), chat, execute("t2", 20, "gamma", "k3", 0),
         execute("t1", 1_000, "alpha", "k1", 0), mcp_client
     ]}]}]});
-    let runs = import(&request.to_string(), Format::Otel).unwrap();
+    let runs = import(&request.to_string(), Format::Otel).expect("the import succeeds");
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0].trace_id, "t1");
     let tools: Vec<&str> = runs[0].calls.iter().map(|c| c.tool.as_str()).collect();
@@ -203,7 +209,7 @@ fn an_otlp_tool_span_without_a_tool_name_is_an_error_with_its_path() {
     ]}]}]});
     let error = format!(
         "{:#}",
-        import(&request.to_string(), Format::Otel).unwrap_err()
+        import(&request.to_string(), Format::Otel).expect_err("the import fails")
     );
     assert!(error.contains("`traces.jsonl` line 1"), "{error}");
     assert!(
