@@ -11,10 +11,13 @@
 //! - `otel`: OTLP JSON, one `ExportTraceServiceRequest` per line (what the OpenTelemetry file
 //!   exporters write): `execute_tool` spans (`gen_ai.tool.name`) and MCP client spans
 //!   (`mcp.method.name` = `tools/call`), grouped by trace id within the line.
+//! - `langfuse`: a Langfuse observations export, one observation per line: `TOOL`
+//!   observations, consecutive observations of one `traceId` making one trajectory.
 //!
 //! A malformed line is an error naming the file and the 1-based line; nothing is skipped
 //! silently.
 
+mod langfuse;
 mod openai;
 mod otel;
 mod toolgate;
@@ -36,6 +39,8 @@ pub enum Format {
     Openai,
     /// OTLP JSON, one export request per line.
     Otel,
+    /// A Langfuse observations export, one observation per line.
+    Langfuse,
 }
 
 /// One imported trajectory: the tool calls of one trace, in order, and what the trace says
@@ -76,6 +81,7 @@ pub struct Trajectories<R> {
     buffer: String,
     ready: VecDeque<Trajectory>,
     pending: Option<toolgate::Run>,
+    pending_trace: Option<Trajectory>,
     done: bool,
 }
 
@@ -90,6 +96,7 @@ impl<R: BufRead> Trajectories<R> {
             buffer: String::new(),
             ready: VecDeque::new(),
             pending: None,
+            pending_trace: None,
             done: false,
         }
     }
@@ -122,6 +129,11 @@ impl<R: BufRead> Trajectories<R> {
                 let trajectories = otel::export_request(&value)
                     .with_context(|| format!("failed to import {}", where_()))?;
                 self.ready.extend(trajectories);
+            }
+            Format::Langfuse => {
+                let finished = langfuse::push(&mut self.pending_trace, &value)
+                    .with_context(|| format!("failed to import {}", where_()))?;
+                self.ready.extend(finished);
             }
             Format::Toolgate => {
                 let line = toolgate::parse(value)
@@ -158,6 +170,7 @@ impl<R: BufRead> Iterator for Trajectories<R> {
                     if let Some(run) = self.pending.take() {
                         self.ready.push_back(run.finish());
                     }
+                    self.ready.extend(self.pending_trace.take());
                 }
                 Err(error) => {
                     self.done = true;

@@ -218,3 +218,59 @@ fn an_otlp_tool_span_without_a_tool_name_is_an_error_with_its_path() {
     );
     assert!(error.contains("`gen_ai.tool.name`"), "{error}");
 }
+
+#[test]
+fn langfuse_tool_observations_group_by_consecutive_trace_and_read_errors_and_durations() {
+    let observation = |trace: &str, kind: &str, name: &str, extra: serde_json::Value| {
+        let mut value = json!({"id": name, "traceId": trace, "type": kind, "name": name,
+            "startTime": "2026-12-02T10:00:00.000Z", "endTime": "2026-12-02T10:00:00.250Z"});
+        value
+            .as_object_mut()
+            .expect("an object")
+            .extend(extra.as_object().expect("an object").clone());
+        value.to_string()
+    };
+    let text = [
+        observation("tr-1", "GENERATION", "chat", json!({})),
+        observation(
+            "tr-1",
+            "TOOL",
+            "find_user",
+            json!({"input": {"q": "ada"}, "output": {"id": "u_1"}}),
+        ),
+        observation(
+            "tr-1",
+            "TOOL",
+            "get_user",
+            json!({"input": "{\"id\":\"u_9\"}", "level": "ERROR", "statusMessage": "not found"}),
+        ),
+        observation("tr-2", "TOOL", "list", json!({"input": {}})),
+    ]
+    .join("\n");
+    let runs = import(&text, Format::Langfuse).expect("the import succeeds");
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0].trace_id, "tr-1");
+    assert_eq!(runs[0].calls.len(), 2);
+    assert_eq!(runs[0].calls[0].result, Some(json!({"id": "u_1"})));
+    assert_eq!(runs[0].calls[0].duration_us, 250_000);
+    assert_eq!(runs[0].calls[1].arguments, json!({"id": "u_9"}));
+    assert_eq!(runs[0].calls[1].outcome, CallOutcome::ToolError);
+    assert_eq!(runs[0].calls[1].error.as_deref(), Some("not found"));
+    assert!(runs[0].has.results);
+    assert_eq!(runs[1].trace_id, "tr-2");
+    assert!(
+        !runs[1].has.results,
+        "a tool observation without output has no result"
+    );
+
+    let bad = json!({"traceId": "t", "type": "TOOL", "name": "x", "startTime": "yesterday",
+                     "endTime": "2026-12-02T10:00:00Z"});
+    let error = format!(
+        "{:#}",
+        import(&bad.to_string(), Format::Langfuse).expect_err("the import fails")
+    );
+    assert!(
+        error.contains("line 1") && error.contains("`startTime` `yesterday`"),
+        "{error}"
+    );
+}
