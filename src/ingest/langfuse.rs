@@ -20,17 +20,8 @@ pub(super) fn push(pending: &mut Option<Trajectory>, value: &Value) -> Result<Op
         Some(trajectory) if trajectory.trace_id == trace_id => None,
         _ => pending.take(),
     };
-    let trajectory = pending.get_or_insert_with(|| Trajectory {
-        trace_id: trace_id.to_string(),
-        prompt: None,
-        calls: Vec::new(),
-        final_answer: None,
-        has: Present {
-            results: true,
-            outcomes: true,
-            durations: true,
-        },
-    });
+    let trajectory =
+        pending.get_or_insert_with(|| Trajectory::empty(trace_id.to_string(), Present::ALL));
     if kind != "TOOL" {
         return Ok(finished);
     }

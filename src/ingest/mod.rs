@@ -60,6 +60,19 @@ pub struct Trajectory {
     pub has: Present,
 }
 
+impl Trajectory {
+    /// An empty trajectory of `trace_id` whose source carries `has`.
+    fn empty(trace_id: String, has: Present) -> Trajectory {
+        Trajectory {
+            trace_id,
+            prompt: None,
+            calls: Vec::new(),
+            final_answer: None,
+            has,
+        }
+    }
+}
+
 /// Which data a trajectory's source carries; a check that needs a missing one is
 /// inconclusive, never passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -70,6 +83,15 @@ pub struct Present {
     pub outcomes: bool,
     /// Calls carry their duration.
     pub durations: bool,
+}
+
+impl Present {
+    /// Every kind of data present.
+    const ALL: Present = Present {
+        results: true,
+        outcomes: true,
+        durations: true,
+    };
 }
 
 /// The trajectories of a trace file, read line by line.
@@ -191,22 +213,10 @@ fn call(
     error: Option<String>,
 ) -> CallRecord {
     CallRecord {
-        index,
-        tool: tool.to_string(),
-        arguments,
         outcome,
         result,
         error,
-        fault: None,
-        invalid: None,
-        duration_us: 0,
-        turn: u32::try_from(index + 1).unwrap_or(u32::MAX),
-        refused: false,
-        unknown_tool: false,
-        violations: Vec::new(),
-        notes: Vec::new(),
-        output_violations: Vec::new(),
-        unmatched: false,
+        ..CallRecord::recorded(index, tool, arguments)
     }
 }
 

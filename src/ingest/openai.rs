@@ -20,17 +20,14 @@ pub(super) fn conversation(value: &Value, line: usize) -> Result<Trajectory> {
         }
         _ => bail!("a conversation is an object with `messages` or an array of messages"),
     };
-    let mut trajectory = Trajectory {
-        trace_id: id.map_or_else(|| format!("line {line}"), str::to_string),
-        prompt: None,
-        calls: Vec::new(),
-        final_answer: None,
-        has: Present {
+    let mut trajectory = Trajectory::empty(
+        id.map_or_else(|| format!("line {line}"), str::to_string),
+        Present {
             results: true,
             outcomes: false,
             durations: false,
         },
-    };
+    );
     let mut ids: Vec<Option<String>> = Vec::new();
     let mut prompt = String::new();
     for (position, message) in messages.iter().enumerate() {

@@ -62,17 +62,7 @@ pub(super) fn export_request(value: &Value) -> Result<Vec<Trajectory>> {
             }
             None => true,
         });
-        let mut trajectory = Trajectory {
-            trace_id,
-            prompt: None,
-            calls: Vec::with_capacity(group.len()),
-            final_answer: None,
-            has: Present {
-                results: true,
-                outcomes: true,
-                durations: true,
-            },
-        };
+        let mut trajectory = Trajectory::empty(trace_id, Present::ALL);
         for span in group {
             let (args, invalid) = arguments(span.arguments.as_ref());
             let outcome = if invalid.is_some() {

@@ -40,20 +40,13 @@ pub(super) fn push(pending: &mut Option<Run>, line: TraceLine) -> Option<Traject
         _ => pending.take().map(Run::finish),
     };
     let run = pending.get_or_insert_with(|| Run {
-        trajectory: Trajectory {
-            trace_id: match &key.0 {
+        trajectory: Trajectory::empty(
+            match &key.0 {
                 Some(run_id) => format!("{run_id}/{}#{}", key.1, key.2),
                 None => format!("{}#{}", key.1, key.2),
             },
-            prompt: None,
-            calls: Vec::new(),
-            final_answer: None,
-            has: Present {
-                results: true,
-                outcomes: true,
-                durations: true,
-            },
-        },
+            Present::ALL,
+        ),
         key,
     });
     let trajectory = &mut run.trajectory;
