@@ -34,7 +34,7 @@ pub(super) fn conversation(value: &Value, line: usize) -> Result<Trajectory> {
         let role = string_field(message, "role")
             .with_context(|| format!("in `messages[{position}]`"))?
             .with_context(|| format!("`messages[{position}].role` is missing"))?;
-        let content = content_text(message.get("content"));
+        let content = message.get("content").and_then(crate::json::message_text);
         match role {
             "system" | "developer" | "user" => {
                 if let Some(text) = content {
@@ -114,19 +114,4 @@ pub(super) fn conversation(value: &Value, line: usize) -> Result<Trajectory> {
         trajectory.prompt = Some(prompt);
     }
     Ok(trajectory)
-}
-
-/// A message's text: a string, or the `text` parts of a content array.
-fn content_text(content: Option<&Value>) -> Option<String> {
-    match content? {
-        Value::String(text) => Some(text.clone()),
-        Value::Array(parts) => {
-            let texts: Vec<&str> = parts
-                .iter()
-                .filter_map(|part| part.get("text").and_then(Value::as_str))
-                .collect();
-            (!texts.is_empty()).then(|| texts.join("\n"))
-        }
-        _ => None,
-    }
 }
