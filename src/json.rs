@@ -244,6 +244,22 @@ pub fn same_value(a: &Value, b: &Value) -> bool {
     canonical(a) == canonical(b)
 }
 
+/// The text of a chat message's `content`: a string, or the `text` parts of an array joined
+/// together without a separator; `None` for any other value or an array without text parts.
+pub fn message_text(content: &Value) -> Option<String> {
+    match content {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter_map(|part| part.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.concat())
+        }
+        _ => None,
+    }
+}
+
 /// The JSON type of `value` with its article, for messages: "null", "a boolean", "a number",
 /// "a string", "an array" or "an object".
 pub fn json_type(value: &Value) -> &'static str {

@@ -43,6 +43,7 @@ pub mod fs;
 pub mod gate;
 pub mod github;
 pub mod harness;
+pub mod ingest;
 pub mod json;
 pub mod judge;
 pub mod lint;

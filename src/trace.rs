@@ -240,6 +240,29 @@ pub struct OutputViolation {
 }
 
 impl CallRecord {
+    /// Call `index` of a trajectory: `tool` called with `arguments`, a success without a
+    /// result, in turn `index + 1`, with nothing else known (a recorded or imported call).
+    pub fn recorded(index: usize, tool: &str, arguments: Value) -> CallRecord {
+        CallRecord {
+            index,
+            tool: tool.to_string(),
+            arguments,
+            outcome: CallOutcome::Success,
+            result: None,
+            error: None,
+            fault: None,
+            invalid: None,
+            duration_us: 0,
+            turn: u32::try_from(index + 1).unwrap_or(u32::MAX),
+            refused: false,
+            unknown_tool: false,
+            violations: Vec::new(),
+            notes: Vec::new(),
+            output_violations: Vec::new(),
+            unmatched: false,
+        }
+    }
+
     /// Whether the tool ran and succeeded.
     pub fn is_success(&self) -> bool {
         self.outcome == CallOutcome::Success

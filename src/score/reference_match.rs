@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::ScoringOptions;
 use super::matching;
 use crate::scenario::ExpectedCall;
-use crate::trace::{CallOutcome, CallRecord};
+use crate::trace::CallRecord;
 
 /// How a trajectory must relate to the reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,24 +84,7 @@ pub fn partial_call(tool: &str, arguments: Map<String, Value>) -> ExpectedCall {
 /// A recorded call at position `index` of a trajectory: `tool` called with `arguments`, a
 /// success without a result.
 pub fn recorded_call(index: usize, tool: &str, arguments: Value) -> CallRecord {
-    CallRecord {
-        index,
-        tool: tool.to_string(),
-        arguments,
-        outcome: CallOutcome::Success,
-        result: None,
-        error: None,
-        fault: None,
-        invalid: None,
-        duration_us: 0,
-        turn: u32::try_from(index + 1).unwrap_or(u32::MAX),
-        refused: false,
-        unknown_tool: false,
-        violations: Vec::new(),
-        notes: Vec::new(),
-        output_violations: Vec::new(),
-        unmatched: false,
-    }
+    CallRecord::recorded(index, tool, arguments)
 }
 
 /// Whether `trace` matches the reference calls `expected` under `mode`. Both lists are in

@@ -14,7 +14,7 @@ const NEUTRAL: [&str; 6] = ["json", "fs", "defaults", "exit", "tls", "redact"];
 
 /// What each top-level module may use besides [`NEUTRAL`]; a module not listed here (the
 /// CLI glue: `commands`, `lib`, `main`) may use anything.
-const ALLOWED: [(&str, &[&str]); 24] = [
+const ALLOWED: [(&str, &[&str]); 25] = [
     ("catalog", &[]),
     ("redact", &[]),
     ("json", &[]),
@@ -24,6 +24,7 @@ const ALLOWED: [(&str, &[&str]); 24] = [
     ("tls", &[]),
     ("provider", &[]),
     ("trace", &["scenario"]),
+    ("ingest", &["trace"]),
     ("scenario", &["catalog"]),
     ("world", &[]),
     ("suite", &[]),

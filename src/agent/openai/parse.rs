@@ -76,7 +76,7 @@ pub fn parse_response(
         );
 
     let raw_content = message.get("content").cloned().unwrap_or(Value::Null);
-    let content = text_of(&raw_content);
+    let content = crate::json::message_text(&raw_content);
 
     let mut assistant_message = Map::new();
     assistant_message.insert("role".to_owned(), Value::from("assistant"));
@@ -282,21 +282,6 @@ fn parse_usage(usage: &Value) -> Option<Usage> {
         completion_tokens: count("completion_tokens"),
         ..Usage::default()
     })
-}
-
-/// The text of a message `content`: a string, or the `text` parts of an array joined together.
-fn text_of(content: &Value) -> Option<String> {
-    match content {
-        Value::String(text) => Some(text.clone()),
-        Value::Array(parts) => {
-            let texts: Vec<&str> = parts
-                .iter()
-                .filter_map(|part| part.get("text").and_then(Value::as_str))
-                .collect();
-            (!texts.is_empty()).then(|| texts.concat())
-        }
-        _ => None,
-    }
 }
 
 /// The provider's `error.message` (or a string `error`), if the body carries one.
