@@ -15,7 +15,7 @@ use toolgate::harness::ToolSet;
 use toolgate::scenario::{Scenario, load_dir};
 use toolgate::score::metrics::{self, RunView};
 use toolgate::score::{ScoringOptions, score};
-use toolgate::trace::{CallOutcome, CallRecord};
+use toolgate::trace::CallRecord;
 
 /// A trajectory of the expected calls of `scenario`, with a variation chosen by `seed`.
 fn trajectory(scenario: &Scenario, seed: usize) -> Vec<CallRecord> {
@@ -39,22 +39,9 @@ fn trajectory(scenario: &Scenario, seed: usize) -> Vec<CallRecord> {
         .take(3 + seed % 4)
         .enumerate()
         .map(|(index, (tool, arguments))| CallRecord {
-            index,
-            tool,
-            arguments,
-            outcome: CallOutcome::Success,
             result: Some(json!({"id": "ID-001", "total": 3})),
-            error: None,
-            fault: None,
-            invalid: None,
             duration_us: 100,
-            turn: index as u32 + 1,
-            refused: false,
-            unknown_tool: false,
-            violations: Vec::new(),
-            notes: Vec::new(),
-            output_violations: Vec::new(),
-            unmatched: false,
+            ..CallRecord::recorded(index, &tool, arguments)
         })
         .collect();
     match seed % 5 {

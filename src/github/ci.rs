@@ -60,16 +60,11 @@ impl Runner {
     /// commit. `root` is the suite root relative to the repository.
     pub fn links(&self, root: &Path) -> Option<Links> {
         let repository = self.repository_url.as_deref()?;
-        let head = self
-            .event
-            .as_ref()
-            .and_then(|path| std::fs::read_to_string(path).ok())
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .and_then(|event| {
-                event["pull_request"]["head"]["sha"]
-                    .as_str()
-                    .map(str::to_owned)
-            });
+        let head = self.event_payload().and_then(|event| {
+            event["pull_request"]["head"]["sha"]
+                .as_str()
+                .map(str::to_owned)
+        });
         let commit = head.or_else(|| self.sha.clone())?;
         Some(Links {
             files: format!("{repository}/blob/{commit}/"),
@@ -83,9 +78,13 @@ impl Runner {
 
     /// The pull request number of a `pull_request` event, if this is one.
     pub fn pull_request(&self) -> Option<u64> {
+        self.event_payload()?["pull_request"]["number"].as_u64()
+    }
+
+    /// The event's JSON payload (`$GITHUB_EVENT_PATH`); `None` when absent or unreadable.
+    fn event_payload(&self) -> Option<serde_json::Value> {
         let text = std::fs::read_to_string(self.event.as_ref()?).ok()?;
-        let event: serde_json::Value = serde_json::from_str(&text).ok()?;
-        event["pull_request"]["number"].as_u64()
+        serde_json::from_str(&text).ok()
     }
 }
 

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use crate::gate::metrics::Metrics;
 use crate::gate::{Baseline, Decision, Verdict};
-use crate::report::text::{self, neutralise};
+use crate::report::text::{self, neutralise, percent};
 use crate::results::pins::Pins;
 use crate::results::{LintPointer, RunReport, ScenarioResult, Tally};
 use crate::score::Outcome;
@@ -58,15 +58,10 @@ fn scenario_ref(input: &Input<'_>, id: &str) -> String {
         (Some(links), Some(path)) => {
             let file = crate::report::github::repository_path(&links.root, path);
             // Spaces and parentheses would end a Markdown link target.
-            let target: String = file
-                .chars()
-                .map(|c| match c {
-                    ' ' => "%20".to_string(),
-                    '(' => "%28".to_string(),
-                    ')' => "%29".to_string(),
-                    c => c.to_string(),
-                })
-                .collect();
+            let target = file
+                .replace(' ', "%20")
+                .replace('(', "%28")
+                .replace(')', "%29");
             format!("[{text}]({}{target})", links.files)
         }
         _ => text,
@@ -415,10 +410,6 @@ fn quarantine(input: &Input<'_>) -> Option<String> {
     }
     out.push('\n');
     Some(out)
-}
-
-fn percent(rate: Option<f64>) -> String {
-    rate.map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0))
 }
 
 fn tiers(input: &Input<'_>) -> String {

@@ -7,14 +7,9 @@ use comfy_table::{Cell, CellAlignment, Table, presets};
 
 use crate::gate::{Baseline, Decision, Verdict};
 use crate::report::sanitize::{MAX_TERMINAL_CHARS, terminal_line};
-use crate::report::text;
+use crate::report::text::{self, percent};
 use crate::results::{ConfusedPair, LintPointer, RunReport, Tally};
 use crate::score::Outcome;
-use crate::score::metrics::MetricsSummary;
-
-fn percent(rate: Option<f64>) -> String {
-    rate.map_or_else(|| "-".to_string(), |rate| format!("{:.1}%", rate * 100.0))
-}
 
 fn delta(now: Option<f64>, before: Option<f64>) -> String {
     match (now, before) {
@@ -48,11 +43,8 @@ fn row(table: &mut Table, label: String, tally: &Tally, baseline: Option<&Tally>
 /// One line of trajectory metrics, one of the baseline-compared metrics, plus one line of
 /// tool confusions when there are any; the names are those of report.md
 /// ([`text::trajectory_metrics`], [`text::BASELINE_METRICS`]).
-fn metrics_lines(
-    metrics: &MetricsSummary,
-    report: &RunReport,
-    baseline: Option<&Baseline>,
-) -> String {
+fn metrics_lines(report: &RunReport, baseline: Option<&Baseline>) -> String {
+    let metrics = &report.metrics.overall;
     if metrics.runs == 0 {
         return String::new();
     }
@@ -195,11 +187,7 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
     for change in &verdict.ruler_moved {
         let _ = writeln!(out, "ruler moved: {change}");
     }
-    let _ = write!(
-        out,
-        "{}",
-        metrics_lines(&report.metrics.overall, report, baseline)
-    );
+    let _ = write!(out, "{}", metrics_lines(report, baseline));
     let _ = write!(out, "{}", confused_pair_lines(&report.confused_pairs));
     let scoring = report
         .run

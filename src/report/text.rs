@@ -18,13 +18,17 @@ pub const BASELINE_METRICS: [(&str, MetricPick, bool); 4] = [
     ("error-recovery pass rate", |m| m.degraded, true),
 ];
 
+/// A share in 0.0..=1.0 as `97.5%`; `-` when absent.
+pub fn percent(share: Option<f64>) -> String {
+    share.map_or_else(|| "-".to_string(), |share| format!("{:.1}%", share * 100.0))
+}
+
 /// `value` as [`BASELINE_METRICS`] shows it: `97.5%` for a share, `1.75` for a mean, `-`
 /// when absent.
 pub fn metric_value(value: Option<f64>, is_share: bool) -> String {
     match value {
-        None => "-".to_string(),
-        Some(v) if is_share => format!("{:.1}%", v * 100.0),
-        Some(v) => format!("{v:.2}"),
+        Some(v) if !is_share => format!("{v:.2}"),
+        share => percent(share),
     }
 }
 

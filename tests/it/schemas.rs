@@ -16,14 +16,23 @@ fn printed(name: &str) -> Value {
     serde_json::from_str(&stdout).expect("a schema is JSON")
 }
 
-/// The errors of `instance` against the published schema `name`, one line each.
-pub(crate) fn schema_errors(name: &str, instance: &Value) -> Vec<String> {
-    let schema = printed(name);
-    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+/// A validator for the published schema `name`, built once per use site (each build runs
+/// the binary).
+fn validator(name: &str) -> jsonschema::Validator {
+    jsonschema::validator_for(&printed(name)).expect("a valid schema")
+}
+
+/// The errors of `instance` against `validator`, one line each.
+fn errors(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
     validator
         .iter_errors(instance)
         .map(|error| format!("{}: {error}", error.instance_path()))
         .collect()
+}
+
+/// The errors of `instance` against the published schema `name`, one line each.
+pub(crate) fn schema_errors(name: &str, instance: &Value) -> Vec<String> {
+    errors(&validator(name), instance)
 }
 
 fn yaml_or_json(path: &Path) -> Value {
@@ -93,14 +102,16 @@ fn every_shipped_scenario_config_and_catalog_validates() {
         files(&repo().join(example).join("scenarios"), &mut scenarios);
     }
     assert!(scenarios.len() >= 78 + 14 + 17, "{}", scenarios.len());
+    let scenario = validator("scenario");
     for path in &scenarios {
-        let errors = schema_errors("scenario", &yaml_or_json(path));
-        assert_eq!(errors, Vec::<String>::new(), "{}", path.display());
+        let found = errors(&scenario, &yaml_or_json(path));
+        assert_eq!(found, Vec::<String>::new(), "{}", path.display());
     }
+    let config = validator("config");
     for example in ["examples/own-servers", "examples/support-desk"] {
         let path = repo().join(example).join("toolgate.yaml");
-        let errors = schema_errors("config", &yaml_or_json(&path));
-        assert_eq!(errors, Vec::<String>::new(), "{}", path.display());
+        let found = errors(&config, &yaml_or_json(&path));
+        assert_eq!(found, Vec::<String>::new(), "{}", path.display());
     }
     let catalog = repo().join("examples/support-desk/mocks.yaml");
     assert_eq!(
@@ -114,40 +125,54 @@ fn every_shipped_scenario_config_and_catalog_validates() {
     assert_eq!(schema_errors("results", &baseline), Vec::<String>::new());
 }
 
+/// Where each error of `instance` against `validator` is: its instance paths.
+fn error_paths(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+    validator
+        .iter_errors(instance)
+        .map(|error| error.instance_path().to_string())
+        .collect()
+}
+
 #[test]
 fn the_schemas_refuse_what_the_parser_refuses() {
-    let scenario = json!({
+    let scenario = validator("scenario");
+    let misspelled = json!({
         "id": "T1-x", "tier": 1, "type": "single_call", "prompt": "p",
         "expected_calls": [{"tool": "t", "args_macth": {}}]
     });
     assert_eq!(
-        schema_errors("scenario", &scenario),
+        errors(&scenario, &misspelled),
         ["/expected_calls/0: Additional properties are not allowed ('args_macth' was unexpected)"]
     );
     let wrong_type = json!({
         "id": "T1-x", "tier": 1, "type": "single", "prompt": "p", "expected_calls": []
     });
-    assert_eq!(schema_errors("scenario", &wrong_type).len(), 1);
-    let config = json!({"agent": "gpt", "servers": {"db": {"command": "x", "argz": []}}});
-    assert_eq!(
-        schema_errors("config", &config).len(),
-        2,
-        "{:?}",
-        schema_errors("config", &config)
-    );
-    assert_eq!(
-        schema_errors("config", &json!({"servers": {"from": ".mcp.json"}})),
-        Vec::<String>::new()
-    );
+    assert_eq!(error_paths(&scenario, &wrong_type), ["/type"]);
+
+    let config = validator("config");
+    let bad = json!({"agent": "gpt", "servers": {"db": {"command": "x", "argz": []}}});
+    assert_eq!(error_paths(&config, &bad), ["/agent", "/servers"]);
+    let from = json!({"servers": {"from": ".mcp.json"}});
+    assert_eq!(errors(&config, &from), Vec::<String>::new());
+
+    let catalog = validator("mock-catalog");
     let two_replies = json!({"schema_version": 1, "rules": {"t": [{"return": 1, "error": "x"}]}});
-    assert_eq!(schema_errors("mock-catalog", &two_replies).len(), 1);
+    assert_eq!(error_paths(&catalog, &two_replies), ["/rules/t/0"]);
     let two_effects = json!({"schema_version": 1, "rules": {"t": [{
         "return": 1,
         "insert": {"table": "a", "row": {}},
         "delete": {"table": "a", "where": {}}
     }]}});
-    assert_eq!(schema_errors("mock-catalog", &two_effects).len(), 1);
-    let misspelled = json!({"schema_version": 1, "rules": {"t": [{"retrun": 1}]}});
-    assert!(!schema_errors("mock-catalog", &misspelled).is_empty());
-    assert!(!schema_errors("mock-catalog", &json!({"schema_version": 2})).is_empty());
+    assert_eq!(error_paths(&catalog, &two_effects), ["/rules/t/0"]);
+    let misspelled_rule = json!({"schema_version": 1, "rules": {"t": [{"retrun": 1}]}});
+    assert!(
+        error_paths(&catalog, &misspelled_rule)
+            .iter()
+            .all(|path| path == "/rules/t/0")
+    );
+    assert!(!error_paths(&catalog, &misspelled_rule).is_empty());
+    assert_eq!(
+        error_paths(&catalog, &json!({"schema_version": 2})),
+        ["/schema_version"]
+    );
 }

@@ -37,11 +37,16 @@ fn with_links_scenario_ids_point_at_their_files_and_the_footer_at_the_run() {
     assert!(text.contains(
         "**[T2-007](https://github.com/acme/agent/blob/0123abc/evals/scenarios/tier2/T2-007.json)** (tier 2"
     ));
-    assert!(text.ends_with(
-        "\n[The run, with its logs and artifacts](https://github.com/acme/agent/actions/runs/42)\n"
-    ) || text.contains(
-        "\n[The run, with its logs and artifacts](https://github.com/acme/agent/actions/runs/42)\n\n<!-- toolgate run"
-    ), "{text}");
+    // The link is the last line, but for the run id's comment when the run has one.
+    let last = text
+        .trim_end()
+        .lines()
+        .rfind(|line| !line.starts_with("<!-- toolgate run"))
+        .expect("a last line");
+    assert_eq!(
+        last,
+        "[The run, with its logs and artifacts](https://github.com/acme/agent/actions/runs/42)"
+    );
     let plain = render(&input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT));
     assert!(plain.contains("| T5-001 | blocks |"));
     assert!(!plain.contains("](https://"));
