@@ -70,8 +70,15 @@ pub enum Command {
     Record(RecordArgs),
     /// Combine the results of `gate --shard i/n --collect-only` jobs into one results file.
     Merge(MergeArgs),
-    /// Declarative mock tools (docs/mocks.md): serve a mock catalog as an MCP server.
+    /// Declarative mock tools (docs/mocks.md): serve a mock catalog as an MCP server, or
+    /// write one from recorded cassettes.
     Mock(MockArgs),
+    /// Recorded MCP traffic (docs/cassettes.md): check cassettes against live servers
+    /// (exit 0 unchanged, 1 an answer or the tools changed, 2 error).
+    Cassette(CassetteArgs),
+    /// Stand between any MCP client and a stdio server (a drop-in `mcpServers` entry): trace
+    /// every call, inject faults, optionally record a cassette.
+    Proxy(ProxyArgs),
     /// Write a suite skeleton for your own tools: toolgate.yaml, a mock catalog, three draft
     /// scenarios per tool, a smoke set and a GitHub workflow.
     Init(InitArgs),
@@ -256,6 +263,11 @@ pub struct SuiteArgs {
     /// built-in tools [default: `mocks.catalog` of `toolgate.yaml` under the root, if set].
     #[arg(long, value_name = "CATALOG", env = "TOOLGATE_MOCKS")]
     pub mocks: Option<PathBuf>,
+    /// Serve the answers recorded in this cassette directory (`gate --record DIR`) instead of
+    /// starting the suite's `servers:`; a call not recorded makes its run errored
+    /// (`not_recorded`), see docs/cassettes.md.
+    #[arg(long, value_name = "DIR", conflicts_with = "mocks")]
+    pub replay: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -278,6 +290,10 @@ pub struct GateArgs {
     /// Run only these scenario ids (repeatable).
     #[arg(long, value_name = "ID")]
     pub only: Vec<String>,
+    /// Record every run's traffic with the suite's `servers:` into this directory, one
+    /// cassette per run (`<scenario>.r<repeat>.jsonl`), to replay with `--replay DIR`.
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    pub record: Option<PathBuf>,
     /// Config file (default: `toolgate.yaml` under the root, when it exists). Flags and
     /// environment variables override it.
     #[arg(long, value_name = "FILE", env = "TOOLGATE_CONFIG")]
@@ -490,6 +506,83 @@ pub enum MockCommand {
     /// Serve a mock catalog's tools over MCP: on stdin/stdout, or streamable HTTP with
     /// `--listen`. Calls change the tables as in a run; nothing is reset between calls.
     Serve(MockServeArgs),
+    /// Write a mock catalog from a cassette directory: the recorded tools, and one rule per
+    /// recorded call (the same answers in the same order).
+    FromCassette(MockFromCassetteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MockFromCassetteArgs {
+    /// The cassette directory (`gate --record DIR`).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Write the catalog here (YAML) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CassetteArgs {
+    #[command(subcommand)]
+    pub command: CassetteCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CassetteCommand {
+    /// Send every recorded request again to fresh live servers and diff the answers with the
+    /// recorded ones: a pull-request gate for the server itself.
+    Verify(CassetteVerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CassetteVerifyArgs {
+    /// The cassette directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Start the servers of this suite (`servers:` of DIR/toolgate.yaml), each cassette with
+    /// its scenario's seed, and ignore its `cassettes.ignore_paths`.
+    #[arg(long, value_name = "ROOT", conflicts_with = "command")]
+    pub suite: Option<PathBuf>,
+    /// Leave this part of every answer out of the comparison (JSONPath over the stored
+    /// answer, e.g. `$.result.created_at`; repeatable).
+    #[arg(long = "ignore", value_name = "PATH")]
+    pub ignore: Vec<String>,
+    /// With `-- COMMAND`: the server name it stands for [default: the cassettes' only server].
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// A stdio MCP server command, after `--`; `{seed_dir}` in it is a fresh directory per
+    /// cassette.
+    #[arg(last = true, value_name = "COMMAND", required_unless_present = "suite")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// The server's name: the `server` of its calls, and the trace's scenario id unless
+    /// `--scenario` is given.
+    #[arg(long, value_name = "NAME")]
+    pub name: String,
+    /// The scenario id the trace lines carry (for `gate --agent replay`) [default: NAME].
+    #[arg(long, value_name = "ID")]
+    pub scenario: Option<String>,
+    /// Append every call to this trace (JSON Lines, as `gate` writes `trace.jsonl`) as it
+    /// happens.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Inject the faults of this file (YAML or JSON: `fault_injection:` entries, as in a
+    /// scenario).
+    #[arg(long, value_name = "FILE")]
+    pub faults: Option<PathBuf>,
+    /// Record the session as a cassette in this directory (`<scenario>.r0.jsonl`).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+    /// Serve streamable HTTP on this address (e.g. `127.0.0.1:8808`; port 0 picks one and
+    /// prints the URL) until interrupted, instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// The stdio MCP server command, after `--` (e.g. `-- npx -y @modelcontextprotocol/server-memory`).
+    #[arg(last = true, value_name = "COMMAND", required = true)]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,8 @@
 //! The subcommands: wiring between the CLI and the library.
 
+mod cassette;
 mod gating;
+mod proxy;
 mod schema;
 mod suite;
 
@@ -13,7 +15,7 @@ use anyhow::{Context as _, Result, bail};
 use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
-    CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, InitArgs, JudgeArgs, LintArgs,
+    CassetteCommand, CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, InitArgs, JudgeArgs, LintArgs,
     LintFormat, MockCommand, MockServeArgs, ServeArgs, SnapshotArgs, ToolsArgs, ToolsFormat,
     ValidateArgs, VerifyArgs,
 };
@@ -49,7 +51,12 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
         Command::Merge(args) => gating::merge_command(&args, out),
         Command::Mock(args) => match &args.command {
             MockCommand::Serve(args) => mock_serve_command(args, out),
+            MockCommand::FromCassette(args) => cassette::from_cassette_command(args, out, err),
         },
+        Command::Cassette(args) => match &args.command {
+            CassetteCommand::Verify(args) => cassette::verify_command(args, out),
+        },
+        Command::Proxy(args) => proxy::proxy_command(&args, out),
         Command::Init(args) => init_command(&args, out),
         Command::Schema(args) => schema_command(&args, out),
     }
@@ -270,7 +277,14 @@ fn run_for_gate(
     (file, file_path): (&ConfigFile, &std::path::Path),
     out: &mut dyn Write,
 ) -> Result<Option<RunReport>> {
-    let loaded = suite::load(&args.suite, file, file_path, None, suite::CALL_TIMEOUT)?;
+    let loaded = suite::load_recording(
+        &args.suite,
+        file,
+        file_path,
+        None,
+        suite::CALL_TIMEOUT,
+        args.record.as_deref(),
+    )?;
     let (scenarios, smoke) = (loaded.scenarios, loaded.smoke);
     let backends = loaded
         .backends
@@ -450,6 +464,7 @@ fn serve_command(args: &ServeArgs) -> Result<Exit> {
             let suite_args = crate::cli::SuiteArgs {
                 root: root.clone(),
                 mocks: None,
+                replay: None,
             };
             let (file, file_path) = suite::suite_config(root, None)?;
             let loaded = suite::load(&suite_args, &file, &file_path, None, suite::CALL_TIMEOUT)?;

@@ -76,6 +76,8 @@ pub struct ConfigFile {
     pub stream: Option<bool>,
     /// Run the suite on the user's declarative mock tools instead of the built-in world.
     pub mocks: Option<MocksConfig>,
+    /// What recorded cassettes leave out, and what `toolgate cassette verify` ignores.
+    pub cassettes: Option<CassettesConfig>,
 }
 
 /// The `scoring:` section of `toolgate.yaml`. Every key is optional; unknown keys are errors.
@@ -103,6 +105,24 @@ pub struct ScoringFile {
 pub struct MocksConfig {
     /// The mock catalog file (YAML or JSON), relative to the config file; see `docs/mocks.md`.
     pub catalog: PathBuf,
+}
+
+/// The `cassettes:` block of `toolgate.yaml` (docs/cassettes.md). Every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CassettesConfig {
+    /// Environment variables whose values are replaced by `[redacted]` in cassettes (the
+    /// servers' own `env` and header values always are).
+    #[serde(default)]
+    pub redact_env: Vec<String>,
+    /// Regular expressions (Rust `regex` syntax) whose matches in arguments and answers are
+    /// replaced by `[redacted]`.
+    #[serde(default)]
+    pub redact_patterns: Vec<String>,
+    /// JSONPath expressions (RFC 9535) of answer parts `toolgate cassette verify` does not
+    /// compare (timestamps, generated ids), e.g. `$.result.created_at`.
+    #[serde(default)]
+    pub ignore_paths: Vec<String>,
 }
 
 impl ConfigFile {

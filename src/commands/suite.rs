@@ -12,6 +12,8 @@ use crate::catalog::Catalog;
 use crate::cli::SuiteArgs;
 use crate::config::{self, ConfigFile};
 use crate::defaults;
+use crate::harness::cassette::{RecordingBackends, ReplayBackends, Scrubber};
+use crate::harness::servers::DiscoveredServer;
 use crate::harness::{BackendFactory, Discovery, ServerBackends, ToolSet, WorldBackends};
 use crate::lint::drift::Lock;
 use crate::results::pins::ServerPin;
@@ -87,19 +89,68 @@ pub(super) fn load(
     lock: Option<&Path>,
     call_timeout: std::time::Duration,
 ) -> Result<Suite> {
+    load_recording(args, file, file_path, lock, call_timeout, None)
+}
+
+/// As [`load`]; with `record`, every run with the suite's servers also writes its cassette
+/// into that directory.
+///
+/// Errors: as [`load`], and `record` without `servers:` (or with a replay).
+pub(super) fn load_recording(
+    args: &SuiteArgs,
+    file: &ConfigFile,
+    file_path: &Path,
+    lock: Option<&Path>,
+    call_timeout: std::time::Duration,
+    record: Option<&Path>,
+) -> Result<Suite> {
     let root = &args.root;
-    let specs = server_specs(file, file_path)?;
     let modes = file.scoring.unwrap_or_default();
     let (numbers, double_encoded) = (
         modes.numbers.unwrap_or_default(),
         modes.double_encoded.unwrap_or_default(),
     );
     let mocks = mocks_path(args, file, file_path);
-    if specs.is_some() && mocks.is_some() {
+    let replay = replay_dir(args, file, file_path)?;
+    if record.is_some() && (replay.is_some() || file.servers.is_none()) {
+        anyhow::bail!(
+            "--record records the traffic of the suite's own servers: it needs `servers:` in `{}` and no replay",
+            file_path.display()
+        );
+    }
+    // A replay never starts (or even reads) the servers: their `${VAR}`s need not be set.
+    let specs = match replay {
+        Some(_) => None,
+        None => server_specs(file, file_path)?,
+    };
+    if (specs.is_some() || replay.is_some()) && mocks.is_some() {
         anyhow::bail!(
             "`{}`: the suite runs on `servers:` or on `mocks:`, not both",
             file_path.display()
         );
+    }
+    if let Some(dir) = &replay {
+        let backends = ReplayBackends::load(
+            dir,
+            scrubber(file, &[])?,
+            numbers,
+            double_encoded,
+        )
+        .with_context(|| format!("failed to load the cassettes in `{}`", dir.display()))?;
+        let discovery = backends.discovery().clone();
+        let catalog = discovery.catalog()?;
+        let tools = Arc::clone(backends.tools());
+        let scenarios = scenario::load_dir(&root.join("scenarios"), root, &catalog)?;
+        let smoke = SmokeSet::load(&root.join("smoke-set.yaml"), &scenarios)?;
+        return Ok(Suite {
+            scenarios,
+            smoke,
+            catalog,
+            tools,
+            backends: Some(Box::new(backends)),
+            servers: pins_of(&discovery, |server| server.label.clone()),
+            mocks: None,
+        });
     }
     let (catalog, tools, backends, servers): (Catalog, _, Option<Box<dyn BackendFactory>>, _) =
         match (specs, mocks.as_deref()) {
@@ -164,9 +215,15 @@ pub(super) fn load(
                     let root = std::path::absolute(root).with_context(|| {
                         format!("failed to resolve the suite root `{}`", root.display())
                     })?;
+                    let scrubber = scrubber(file, &specs)?;
                     let backends = ServerBackends::new(specs, &root, &discovery, call_timeout)?
                         .with_modes(numbers, double_encoded)?;
-                    Some(Box::new(backends) as Box<dyn BackendFactory>)
+                    Some(match record {
+                        Some(dir) => Box::new(RecordingBackends::new(
+                            backends, &discovery, dir, scrubber,
+                        )?) as Box<dyn BackendFactory>,
+                        None => Box::new(backends) as Box<dyn BackendFactory>,
+                    })
                 } else {
                     None
                 };
@@ -192,21 +249,74 @@ pub(super) fn load(
 
 /// The pin of each discovered server: its command line or URL, version and tools.
 fn server_pins(specs: &[ServerSpec], discovery: &Discovery) -> BTreeMap<String, ServerPin> {
+    pins_of(discovery, |server| {
+        specs
+            .iter()
+            .find(|spec| spec.name == server.name)
+            .map(ServerSpec::label)
+            .unwrap_or_else(|| server.label.clone())
+    })
+}
+
+/// The pin of each discovered server, its command line given by `command`.
+fn pins_of(
+    discovery: &Discovery,
+    command: impl Fn(&DiscoveredServer) -> String,
+) -> BTreeMap<String, ServerPin> {
     discovery
         .servers
         .iter()
         .map(|server| {
-            let command = specs
-                .iter()
-                .find(|spec| spec.name == server.name)
-                .map(ServerSpec::label)
-                .unwrap_or_else(|| server.label.clone());
             (
                 server.name.clone(),
-                ServerPin::new(command, server.version.clone(), &server.tools),
+                ServerPin::new(command(server), server.version.clone(), &server.tools),
             )
         })
         .collect()
+}
+
+/// The cassette directory the suite replays: `--replay`, else `servers: {replay: DIR}` of
+/// the config `file` (relative to it); `None` for a live suite.
+fn replay_dir(args: &SuiteArgs, file: &ConfigFile, file_path: &Path) -> Result<Option<PathBuf>> {
+    if let Some(dir) = &args.replay {
+        return Ok(Some(dir.clone()));
+    }
+    let Some(serde_json::Value::Object(servers)) = &file.servers else {
+        return Ok(None);
+    };
+    let Some(dir) = servers.get("replay") else {
+        return Ok(None);
+    };
+    match (dir.as_str(), servers.len()) {
+        (Some(dir), 1) => Ok(Some(
+            file_path
+                .parent()
+                .unwrap_or_else(|| Path::new("."))
+                .join(dir),
+        )),
+        _ => anyhow::bail!(
+            "`{}`: servers.replay: must be the only key, naming a cassette directory (`servers: {{replay: cassettes}}`)",
+            file_path.display()
+        ),
+    }
+}
+
+/// What cassettes leave out: the servers' secrets, the `cassettes.redact_env` variables that
+/// are set, and the `cassettes.redact_patterns`.
+///
+/// Errors: a pattern that does not compile.
+pub(super) fn scrubber(file: &ConfigFile, specs: &[ServerSpec]) -> Result<Scrubber> {
+    let config = file.cassettes.clone().unwrap_or_default();
+    let mut secrets = crate::redact::Redactor::default();
+    for spec in specs {
+        secrets.extend(&spec.secrets());
+    }
+    for name in &config.redact_env {
+        if let Ok(value) = std::env::var(name) {
+            secrets.add(&value);
+        }
+    }
+    Scrubber::new(secrets, &config.redact_patterns).context("in `cassettes.redact_patterns`")
 }
 
 /// The default call timeout for the servers of a suite.

@@ -284,6 +284,11 @@ impl McpClient {
         Some(format!("{} {}", server.name, server.version))
     }
 
+    /// The protocol version the server agreed in `initialize` (e.g. `2025-11-25`).
+    pub fn protocol_version(&self) -> Option<String> {
+        Some(self.service.peer_info()?.protocol_version.to_string())
+    }
+
     /// Whether the session has ended (the server closed the connection or exited).
     pub fn is_closed(&self) -> bool {
         self.service.is_closed()

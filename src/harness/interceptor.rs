@@ -23,7 +23,14 @@ pub struct Harness {
     blocked: Vec<ForbiddenCall>,
     backend: tokio::sync::Mutex<Box<dyn Backend>>,
     state: Mutex<RunState>,
+    /// Called with every call as it is recorded (`proxy --trace` appends it to a file).
+    observer: Option<Observer>,
+    /// Hand calls the input schema rejects to the backend anyway (a proxy stays transparent).
+    forward_invalid: bool,
 }
+
+/// What [`Harness::observing`] calls with each recorded call.
+pub type Observer = Box<dyn Fn(&CallRecord) + Send + Sync>;
 
 struct RunState {
     trace: Vec<CallRecord>,
@@ -57,7 +64,31 @@ impl Harness {
                 turn: None,
                 pending_notes: Vec::new(),
             }),
+            observer: None,
+            forward_invalid: false,
         }
+    }
+
+    /// Calls `observer` with every call as it is recorded, in arrival order.
+    pub fn observing(mut self, observer: Observer) -> Harness {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Hands calls whose arguments the input schema rejects to the backend instead of refusing
+    /// them; their violations are still recorded. For a proxy, whose server must see what
+    /// the client sent.
+    pub fn forwarding_invalid(mut self) -> Harness {
+        self.forward_invalid = true;
+        self
+    }
+
+    /// Appends `record` to the trace and shows it to the observer.
+    fn push(&self, state: &mut RunState, record: CallRecord) {
+        if let Some(observer) = &self.observer {
+            observer(&record);
+        }
+        state.trace.push(record);
     }
 
     /// Refuses calls matching `forbidden` (the scenario's `forbidden_calls`, under
@@ -146,7 +177,7 @@ impl Harness {
         let index = state.trace.len();
         let turn = state.next_turn();
         let notes = std::mem::take(&mut state.pending_notes);
-        state.trace.push(CallRecord {
+        self.push(&mut state, CallRecord {
             index,
             tool: tool.to_string(),
             arguments: Value::String(raw_arguments.to_string()),
@@ -178,7 +209,7 @@ impl Harness {
         let index = state.trace.len();
         let turn = state.next_turn();
         let notes = std::mem::take(&mut state.pending_notes);
-        state.trace.push(CallRecord {
+        self.push(&mut state, CallRecord {
             index,
             tool: tool.to_string(),
             arguments: Value::Object(arguments),
@@ -234,7 +265,10 @@ impl Harness {
         let check = self.tools.check(tool, &arguments);
         let blocked = self.is_blocked(tool, &arguments);
         let fault = fault.filter(|_| !blocked);
-        let refusal = check.as_ref().and_then(|check| check.refusal.clone());
+        let refusal = check
+            .as_ref()
+            .and_then(|check| check.refusal.clone())
+            .filter(|_| !self.forward_invalid);
         let refused = blocked || (fault.is_none() && refusal.is_some());
         let answer = match (blocked, fault, refusal) {
             (true, _, _) => ToolAnswer::ToolError(Harness::blocked_message(tool)),
@@ -267,7 +301,7 @@ impl Harness {
         if decoded {
             notes.push(CallNote::DoubleEncoded);
         }
-        state.trace.push(CallRecord {
+        self.push(&mut state, CallRecord {
             index,
             tool: tool.to_string(),
             arguments: Value::Object(arguments),

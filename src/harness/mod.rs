@@ -6,6 +6,7 @@
 //! [`CallRecord`](crate::trace::CallRecord)s of [`crate::trace`] and the final state.
 
 mod backend;
+pub mod cassette;
 mod child;
 pub mod client;
 pub mod http;
@@ -17,6 +18,6 @@ mod toolset;
 mod wire_tap;
 
 pub use backend::{Backend, BackendFactory, ToolAnswer, WorldBackend, WorldBackends};
-pub use interceptor::Harness;
+pub use interceptor::{Harness, Observer};
 pub use servers::{Discovery, ServerBackends, discover};
 pub use toolset::{SchemaCheck, ToolSet, check_arguments, nullable_type};

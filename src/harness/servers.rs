@@ -35,6 +35,8 @@ pub struct DiscoveredServer {
     pub label: String,
     /// `serverInfo` `name version` from `initialize`, when the server sent one.
     pub version: Option<String>,
+    /// The protocol version `initialize` agreed, when known.
+    pub protocol_version: Option<String>,
     /// The tools the suite uses (after `include`/`exclude`), as listed, in server order.
     pub tools: Vec<Value>,
 }
@@ -58,6 +60,7 @@ impl Discovery {
                     name: server,
                     label: String::new(),
                     version: None,
+                    protocol_version: None,
                     tools: vec![definition],
                 }),
             }
@@ -108,6 +111,7 @@ pub async fn discover(specs: &[ServerSpec], root: &Path) -> Result<Discovery> {
             .await
             .map_err(|error| running.fail(&format!("{error:#}")));
         let version = running.client().server_version();
+        let protocol_version = running.client().protocol_version();
         running.close().await;
         let listed = listed.map_err(anyhow::Error::msg)?;
         if listed.tools.is_empty() {
@@ -135,6 +139,7 @@ pub async fn discover(specs: &[ServerSpec], root: &Path) -> Result<Discovery> {
             name: spec.name.clone(),
             label: spec.label(),
             version,
+            protocol_version,
             tools,
         });
     }
@@ -202,8 +207,20 @@ impl ServerBackends {
         })
     }
 
-    async fn start_all(&self, scenario: &Scenario) -> Result<ServerBackend, String> {
-        let seed = SeedDir::new(scenario.seed_path.as_deref()).map_err(|e| format!("{e:#}"))?;
+    /// Fresh servers for one run outside a suite's runs (`cassette verify`, `proxy`), with a
+    /// copy of `seed` (a file or directory) as `{seed}`. `Err` says why they did not start.
+    pub fn start_seeded<'a>(
+        &'a self,
+        seed: Option<&'a Path>,
+    ) -> BoxFuture<'a, Result<Box<dyn Backend>, String>> {
+        Box::pin(async move {
+            let backend = self.start_all(seed).await?;
+            Ok(Box::new(backend) as Box<dyn Backend>)
+        })
+    }
+
+    async fn start_all(&self, seed: Option<&Path>) -> Result<ServerBackend, String> {
+        let seed = SeedDir::new(seed).map_err(|e| format!("{e:#}"))?;
         let mut servers = Vec::new();
         for spec in &self.specs {
             match start(spec, &self.root, &seed.paths).await {
@@ -244,10 +261,7 @@ impl BackendFactory for ServerBackends {
         scenario: &'a Scenario,
         _repeat: u32,
     ) -> BoxFuture<'a, Result<Box<dyn Backend>, String>> {
-        Box::pin(async move {
-            let backend = self.start_all(scenario).await?;
-            Ok(Box::new(backend) as Box<dyn Backend>)
-        })
+        self.start_seeded(scenario.seed_path.as_deref())
     }
 }
 

@@ -16,6 +16,7 @@
 
 mod backend;
 pub mod file;
+pub mod from_cassette;
 pub mod init;
 pub mod load;
 pub mod pattern;

@@ -131,6 +131,38 @@ pub fn parse_document<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -
     }
 }
 
+/// A faults file, as `toolgate proxy --faults` reads it: `fault_injection:` entries exactly
+/// as in a scenario.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FaultsFile {
+    fault_injection: Vec<FaultFile>,
+}
+
+/// Reads a faults file (YAML or JSON, `fault_injection: [...]`) whose tools are in `catalog`.
+///
+/// Errors name the file and the field (with line): unreadable, misspelled keys, an unknown
+/// tool, an `on_call` or `times` below 1.
+pub fn load_faults(path: &Path, catalog: &Catalog) -> Result<Vec<Fault>> {
+    let text = crate::fs::read_text(path, "faults file", crate::defaults::MAX_SMALL_FILE_BYTES)?;
+    let raw: FaultsFile = parse_document(&text, path)?;
+    let mut problems = Problems {
+        path,
+        text: &text,
+        list: Vec::new(),
+    };
+    let faults: Vec<Fault> = raw
+        .fault_injection
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, fault)| validate_fault(index, fault, catalog, &mut problems))
+        .collect();
+    if !problems.list.is_empty() {
+        bail!("{}", problems.list.join("\n"));
+    }
+    Ok(faults)
+}
+
 /// Why `n` is not a count of at least `min` that fits in a `u32`.
 fn out_of_range(n: WholeNumber, min: i128) -> String {
     if n.0 < min {

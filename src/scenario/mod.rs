@@ -21,7 +21,7 @@ use serde_json_path::JsonPath;
 use self::assertion::Assertion;
 
 pub use fixture::load_fixture;
-pub use load::{load_dir, load_file};
+pub use load::{load_dir, load_faults, load_file};
 pub use smoke::SmokeSet;
 pub use source::SourceLines;
 

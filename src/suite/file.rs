@@ -60,7 +60,17 @@ pub struct FromFile {
     pub from: String,
 }
 
-/// `servers:` as the published schema describes it: server entries by name, or `{from: PATH}`.
+/// `servers: {replay: DIR}`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayFile {
+    /// A cassette directory (`toolgate gate --record DIR`), relative to `toolgate.yaml`:
+    /// the suite serves its recorded answers and starts no server.
+    pub replay: String,
+}
+
+/// `servers:` as the published schema describes it: server entries by name, `{from: PATH}`
+/// or `{replay: DIR}`.
 /// The loader reads the section as a JSON value and checks it itself
 /// ([`crate::suite::from_value`]), so only its schema is used.
 #[derive(schemars::JsonSchema)]
@@ -69,6 +79,8 @@ pub enum ServersSchema {
     /// `{from: PATH}`: the `mcpServers` of an MCP client config (`.mcp.json`), relative to
     /// `toolgate.yaml`.
     From(FromFile),
+    /// `{replay: DIR}`: recorded cassettes instead of live servers.
+    Replay(ReplayFile),
     /// Server entries by name, in the `mcpServers` shape.
     Servers(BTreeMap<String, ServerFile>),
 }

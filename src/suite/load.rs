@@ -28,6 +28,12 @@ pub fn from_value(
             at("servers")
         );
     };
+    if object.contains_key("replay") {
+        bail!(
+            "{}: `{{replay: DIR}}` serves recorded cassettes; this command needs live servers (give them by name, or `{{from: .mcp.json}}`)",
+            at("servers")
+        );
+    }
     if object.contains_key("from") {
         let from: FromFile = typed(value)
             .map_err(|error| anyhow::anyhow!("{}{error}", at("servers").trim_end_matches(':')))?;

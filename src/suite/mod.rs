@@ -83,6 +83,22 @@ pub struct ToolFilter {
 }
 
 impl ToolFilter {
+    /// A filter admitting exactly the tools named in `names` (matched literally); all tools
+    /// when `names` is empty.
+    pub fn only(names: &[&str]) -> ToolFilter {
+        if names.is_empty() {
+            return ToolFilter::default();
+        }
+        let mut builder = globset::GlobSetBuilder::new();
+        for name in names {
+            builder.add(globset::Glob::new(&globset::escape(name)).expect("an escaped name is a glob"));
+        }
+        ToolFilter {
+            include: Some(builder.build().expect("literal globs build")),
+            exclude: None,
+        }
+    }
+
     /// Whether the suite uses the tool named `tool`.
     pub fn admits(&self, tool: &str) -> bool {
         self.include.as_ref().is_none_or(|set| set.is_match(tool))

@@ -1,0 +1,162 @@
+//! `toolgate proxy`: toolgate between any MCP client and one stdio server, as a drop-in
+//! `mcpServers` entry. The client sees the server's tools and answers; every call goes through
+//! the harness (traced, faults injected from a file, optionally recorded as a cassette).
+//! Calls the input schema rejects are still forwarded (the server decides), with their
+//! violations in the trace.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context as _, Result};
+
+use crate::cli::ProxyArgs;
+use crate::exit::Exit;
+use crate::harness::cassette::{RecordingBackends, Scrubber};
+use crate::harness::{self, Harness, ServerBackends};
+use crate::suite::{ServerSpec, ToolFilter, Transport};
+use crate::trace::{CallRecord, TraceLine};
+
+pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exit> {
+    // One thread on stdio, as `serve`: every message hop between threads costs a wake-up.
+    let rt = match args.listen {
+        None => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("failed to start the async runtime")?,
+        Some(_) => super::runtime()?,
+    };
+    let (program, rest) = args
+        .command
+        .split_first()
+        .context("give the server command after `--`")?;
+    let spec = ServerSpec {
+        name: args.name.clone(),
+        transport: Transport::Stdio {
+            command: program.clone(),
+            args: rest.to_vec(),
+            env: Vec::new(),
+            cwd: None,
+        },
+        filter: ToolFilter::default(),
+        reset: None,
+    };
+    let root = std::env::current_dir().context("failed to read the working directory")?;
+    let discovery = rt.block_on(harness::discover(std::slice::from_ref(&spec), &root))?;
+    let catalog = discovery.catalog()?;
+    let faults = match &args.faults {
+        Some(path) => crate::scenario::load_faults(path, &catalog)?,
+        None => Vec::new(),
+    };
+    let scenario = args.scenario.clone().unwrap_or_else(|| args.name.clone());
+    let secrets = spec.secrets();
+    let backends = ServerBackends::new(
+        vec![spec],
+        &root,
+        &discovery,
+        super::suite::CALL_TIMEOUT,
+    )?;
+    let backend = match &args.record {
+        Some(dir) => {
+            let recording =
+                RecordingBackends::new(backends, &discovery, dir, Scrubber::new(secrets, &[])?)?;
+            rt.block_on(recording.start_named(&scenario, 0, None))
+        }
+        None => rt.block_on(backends.start_seeded(None)),
+    }
+    .map_err(anyhow::Error::msg)?;
+    let mut harness = Harness::new(backend, faults).forwarding_invalid();
+    let trace = match &args.trace {
+        Some(path) => {
+            let file = Arc::new(TraceFile::create(path)?);
+            let writer = Arc::clone(&file);
+            harness = harness.observing(Box::new(move |call| writer.append(&scenario, call)));
+            Some(file)
+        }
+        None => None,
+    };
+    let harness = Arc::new(harness);
+    let served = rt.block_on(async {
+        match &args.listen {
+            None => {
+                tokio::select! {
+                    served = harness::server::serve_stdio(harness.clone()) => served,
+                    () = stopped() => Ok(()),
+                }
+            }
+            Some(address) => {
+                let server = harness::http::serve_at(harness.clone(), address).await?;
+                writeln!(out, "proxying `{}` at {}", args.name, server.url())?;
+                out.flush()?;
+                stopped().await;
+                Ok(())
+            }
+        }
+    });
+    rt.block_on(harness.close());
+    served?;
+    if let Some(failure) = trace.and_then(|file| file.failure()) {
+        anyhow::bail!(failure);
+    }
+    Ok(Exit::Pass)
+}
+
+/// Resolves on Ctrl-C or SIGTERM (how MCP clients stop a server that ignores a closed stdin).
+async fn stopped() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = super::interrupted() => {}
+        () = terminate => {}
+    }
+}
+
+/// A trace file written one line per call, as calls are recorded.
+struct TraceFile {
+    path: std::path::PathBuf,
+    state: Mutex<(std::fs::File, Option<String>)>,
+}
+
+impl TraceFile {
+    fn create(path: &Path) -> Result<TraceFile> {
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("failed to create trace `{}`", path.display()))?;
+        Ok(TraceFile {
+            path: path.to_path_buf(),
+            state: Mutex::new((file, None)),
+        })
+    }
+
+    /// Appends the line of `call`; the first write error is kept for [`TraceFile::failure`].
+    fn append(&self, scenario: &str, call: &CallRecord) {
+        let line = TraceLine::call(scenario, 0, call);
+        let mut json = serde_json::to_string(&line).expect("a trace line is JSON");
+        json.push('\n');
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if state.1.is_none()
+            && let Err(error) = state.0.write_all(json.as_bytes())
+        {
+            state.1 = Some(format!(
+                "failed to write trace `{}`: {error}",
+                self.path.display()
+            ));
+        }
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1
+            .clone()
+    }
+}
