@@ -15,9 +15,9 @@ use anyhow::{Context as _, Result, bail};
 use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
 use crate::catalog::Catalog;
 use crate::cli::{
-    CassetteCommand, CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, InitArgs, JudgeArgs, LintArgs,
-    LintFormat, MockCommand, MockServeArgs, ServeArgs, SnapshotArgs, ToolsArgs, ToolsFormat,
-    ValidateArgs, VerifyArgs,
+    CassetteCommand, CatalogArgs, Cli, Command, DriftArgs, FailOn, GateArgs, InitArgs, JudgeArgs,
+    LintArgs, LintFormat, MockCommand, MockServeArgs, ServeArgs, SnapshotArgs, ToolsArgs,
+    ToolsFormat, ValidateArgs, VerifyArgs,
 };
 use crate::config::{ConfigFile, Settings};
 use crate::exit::Exit;

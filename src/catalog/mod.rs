@@ -209,6 +209,17 @@ impl Catalog {
         self.tools.iter().any(|tool| tool.server.is_some())
     }
 
+    /// Whether this is a declarative mock catalog (tools with neither a category nor a
+    /// server), whose tables start from the catalog's own rows: scenarios then need no
+    /// `seed_state`.
+    pub fn is_mocks(&self) -> bool {
+        !self.tools.is_empty()
+            && self
+                .tools
+                .iter()
+                .all(|tool| tool.category.is_none() && tool.server.is_none())
+    }
+
     /// All tools in catalog order.
     pub fn tools(&self) -> &[ToolDef] {
         &self.tools

@@ -22,14 +22,18 @@ pub(super) fn verify_command(args: &CassetteVerifyArgs, out: &mut dyn Write) -> 
         Some(root) => verify_suite(root, &cassettes, &args.ignore, &rt)?,
         None => verify_command_line(args, &cassettes, &rt)?,
     };
-    let changed = checks.iter().filter(|check| !check.changes.is_empty()).count();
+    let changed = checks
+        .iter()
+        .filter(|check| !check.changes.is_empty())
+        .count();
     for check in &checks {
-        let name = check
-            .path
-            .file_name()
-            .map_or_else(|| check.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let name = check.path.file_name().map_or_else(
+            || check.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         if check.changes.is_empty() {
-            writeln!(out, "ok       {name} ({} calls)", check.calls)?;
+            let plural = if check.calls == 1 { "" } else { "s" };
+            writeln!(out, "ok       {name} ({} call{plural})", check.calls)?;
         } else {
             writeln!(out, "changed  {name}")?;
             for change in &check.changes {
@@ -60,7 +64,10 @@ fn verify_suite(
 ) -> Result<Vec<CassetteCheck>> {
     let (file, file_path) = super::suite::suite_config(root, None)?;
     if file.servers.is_none() {
-        bail!("`{}` has no `servers:` to verify against", file_path.display());
+        bail!(
+            "`{}` has no `servers:` to verify against",
+            file_path.display()
+        );
     }
     let mut paths = ignore.to_vec();
     paths.extend(file.cassettes.clone().unwrap_or_default().ignore_paths);
@@ -70,7 +77,13 @@ fn verify_suite(
         mocks: None,
         replay: None,
     };
-    let loaded = super::suite::load(&suite_args, &file, &file_path, None, super::suite::CALL_TIMEOUT)?;
+    let loaded = super::suite::load(
+        &suite_args,
+        &file,
+        &file_path,
+        None,
+        super::suite::CALL_TIMEOUT,
+    )?;
     let backends = loaded
         .backends
         .expect("a suite loaded without a lock file has backends");
@@ -119,7 +132,11 @@ fn verify_command_line(
         (None, servers) => bail!(
             "the cassettes record {} servers ({}); name the one after `--` with `--name`, or verify the whole suite with `--suite ROOT`",
             servers.len(),
-            servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+            servers
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     let Some(entry) = recorded.iter().find(|server| server.name == name) else {

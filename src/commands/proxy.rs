@@ -50,12 +50,7 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
     };
     let scenario = args.scenario.clone().unwrap_or_else(|| args.name.clone());
     let secrets = spec.secrets();
-    let backends = ServerBackends::new(
-        vec![spec],
-        &root,
-        &discovery,
-        super::suite::CALL_TIMEOUT,
-    )?;
+    let backends = ServerBackends::new(vec![spec], &root, &discovery, super::suite::CALL_TIMEOUT)?;
     let backend = match &args.record {
         Some(dir) => {
             let recording =

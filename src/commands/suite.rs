@@ -130,13 +130,8 @@ pub(super) fn load_recording(
         );
     }
     if let Some(dir) = &replay {
-        let backends = ReplayBackends::load(
-            dir,
-            scrubber(file, &[])?,
-            numbers,
-            double_encoded,
-        )
-        .with_context(|| format!("failed to load the cassettes in `{}`", dir.display()))?;
+        let backends = ReplayBackends::load(dir, scrubber(file, &[])?, numbers, double_encoded)
+            .with_context(|| format!("failed to load the cassettes in `{}`", dir.display()))?;
         let discovery = backends.discovery().clone();
         let catalog = discovery.catalog()?;
         let tools = Arc::clone(backends.tools());
@@ -219,9 +214,10 @@ pub(super) fn load_recording(
                     let backends = ServerBackends::new(specs, &root, &discovery, call_timeout)?
                         .with_modes(numbers, double_encoded)?;
                     Some(match record {
-                        Some(dir) => Box::new(RecordingBackends::new(
-                            backends, &discovery, dir, scrubber,
-                        )?) as Box<dyn BackendFactory>,
+                        Some(dir) => {
+                            Box::new(RecordingBackends::new(backends, &discovery, dir, scrubber)?)
+                                as Box<dyn BackendFactory>
+                        }
                         None => Box::new(backends) as Box<dyn BackendFactory>,
                     })
                 } else {

@@ -177,24 +177,27 @@ impl Harness {
         let index = state.trace.len();
         let turn = state.next_turn();
         let notes = std::mem::take(&mut state.pending_notes);
-        self.push(&mut state, CallRecord {
-            index,
-            tool: tool.to_string(),
-            arguments: Value::String(raw_arguments.to_string()),
-            outcome: CallOutcome::InvalidCall,
-            result: None,
-            error: Some(kind.as_str().to_owned()),
-            fault: None,
-            invalid: Some(kind),
-            duration_us: 0,
-            turn,
-            refused: true,
-            unknown_tool: !self.tools.offers(tool),
-            violations: Vec::new(),
-            notes,
-            output_violations: Vec::new(),
-            unmatched: false,
-        });
+        self.push(
+            &mut state,
+            CallRecord {
+                index,
+                tool: tool.to_string(),
+                arguments: Value::String(raw_arguments.to_string()),
+                outcome: CallOutcome::InvalidCall,
+                result: None,
+                error: Some(kind.as_str().to_owned()),
+                fault: None,
+                invalid: Some(kind),
+                duration_us: 0,
+                turn,
+                refused: true,
+                unknown_tool: !self.tools.offers(tool),
+                violations: Vec::new(),
+                notes,
+                output_violations: Vec::new(),
+                unmatched: false,
+            },
+        );
     }
 
     /// Records a call that got a protocol-level failure instead of a tool result: refused by
@@ -209,24 +212,27 @@ impl Harness {
         let index = state.trace.len();
         let turn = state.next_turn();
         let notes = std::mem::take(&mut state.pending_notes);
-        self.push(&mut state, CallRecord {
-            index,
-            tool: tool.to_string(),
-            arguments: Value::Object(arguments),
-            outcome: CallOutcome::ProtocolError,
-            result: None,
-            error: Some(message),
-            fault: None,
-            invalid: None,
-            duration_us: 0,
-            turn,
-            refused: true,
-            unknown_tool: !self.tools.offers(tool),
-            violations: Vec::new(),
-            notes,
-            output_violations: Vec::new(),
-            unmatched: false,
-        });
+        self.push(
+            &mut state,
+            CallRecord {
+                index,
+                tool: tool.to_string(),
+                arguments: Value::Object(arguments),
+                outcome: CallOutcome::ProtocolError,
+                result: None,
+                error: Some(message),
+                fault: None,
+                invalid: None,
+                duration_us: 0,
+                turn,
+                refused: true,
+                unknown_tool: !self.tools.offers(tool),
+                violations: Vec::new(),
+                notes,
+                output_violations: Vec::new(),
+                unmatched: false,
+            },
+        );
     }
 
     /// The trace so far, in arrival order.
@@ -301,24 +307,27 @@ impl Harness {
         if decoded {
             notes.push(CallNote::DoubleEncoded);
         }
-        self.push(&mut state, CallRecord {
-            index,
-            tool: tool.to_string(),
-            arguments: Value::Object(arguments),
-            outcome,
-            result,
-            error,
-            fault,
-            invalid: None,
-            duration_us,
-            turn,
-            refused,
-            unknown_tool: check.is_none(),
-            violations: check.map(|check| check.violations).unwrap_or_default(),
-            notes,
-            output_violations,
-            unmatched: matches!(answer, ToolAnswer::Unmatched(_)),
-        });
+        self.push(
+            &mut state,
+            CallRecord {
+                index,
+                tool: tool.to_string(),
+                arguments: Value::Object(arguments),
+                outcome,
+                result,
+                error,
+                fault,
+                invalid: None,
+                duration_us,
+                turn,
+                refused,
+                unknown_tool: check.is_none(),
+                violations: check.map(|check| check.violations).unwrap_or_default(),
+                notes,
+                output_violations,
+                unmatched: matches!(answer, ToolAnswer::Unmatched(_)),
+            },
+        );
         answer
     }
 }

@@ -92,7 +92,9 @@ pub fn from_cassettes(cassettes: &[Cassette]) -> Result<(String, Vec<String>)> {
     }
     let mut rules = Map::new();
     for (tool, mut known) in calls {
-        known.sort_by_key(|call| std::cmp::Reverse(leaf_count(&Value::Object(call.arguments.clone()))));
+        known.sort_by_key(|call| {
+            std::cmp::Reverse(leaf_count(&Value::Object(call.arguments.clone())))
+        });
         let tool_rules: Vec<Value> = known.into_iter().map(rule).collect();
         rules.insert(tool, Value::Array(tool_rules));
     }
@@ -148,7 +150,9 @@ fn holds_template(value: &Value) -> bool {
     match value {
         Value::String(text) => text.contains("{{"),
         Value::Array(items) => items.iter().any(holds_template),
-        Value::Object(map) => map.iter().any(|(k, v)| k.contains("{{") || holds_template(v)),
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| k.contains("{{") || holds_template(v)),
         _ => false,
     }
 }
@@ -159,5 +163,83 @@ fn leaf_count(value: &Value) -> usize {
         Value::Array(items) => items.iter().map(leaf_count).sum(),
         Value::Object(map) => map.values().map(leaf_count).sum(),
         _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn cassette(name: &str, calls: &[(Value, Value)]) -> Cassette {
+        let tools = r#"[{"name":"get","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"v":{"type":"boolean"}}}}]"#;
+        let header = json!({"cassette_version": 1, "scenario": name, "repeat": 0, "toolgate": "0.1.0",
+            "servers": [{"name": "api", "tools_sha256": "x", "tools": serde_json::from_str::<Value>(tools).expect("JSON")}]});
+        let mut text = header.to_string();
+        for (seq, (arguments, answer)) in calls.iter().enumerate() {
+            text.push('\n');
+            text.push_str(&json!({"seq": seq + 1, "server": "api", "tool": "get", "arguments": arguments, "answer": answer, "latency_us": 1}).to_string());
+        }
+        Cassette::parse(&text, Path::new(&format!("{name}.r0.jsonl"))).expect("parses")
+    }
+
+    #[test]
+    fn rules_put_the_most_specific_call_first_and_repeat_answers_as_a_sequence() {
+        let runs = [cassette(
+            "A",
+            &[
+                (json!({}), json!({"result": {"all": true}})),
+                (json!({"id": "1"}), json!({"tool_error": "busy"})),
+                (
+                    json!({"id": "1", "v": true}),
+                    json!({"protocol_error": "down"}),
+                ),
+                (json!({"id": "1"}), json!({"result": {"id": "1"}})),
+            ],
+        )];
+        let (text, notes) = from_cassettes(&runs).expect("writes");
+        assert_eq!(notes, Vec::<String>::new());
+        let catalog: Value = serde_saphyr::from_str(&text).expect("YAML");
+        assert_eq!(
+            catalog["rules"]["get"],
+            json!([
+                {"match": {"id": "1", "v": true}, "rpc_error": "down"},
+                {"match": {"id": "1"}, "sequence": [{"error": "busy"}, {"return": {"id": "1"}}]},
+                {"return": {"all": true}},
+            ])
+        );
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("mocks.yaml");
+        std::fs::write(&path, &text).expect("writes");
+        let loaded = crate::mock::load(&path).expect("the written catalog loads");
+        assert_eq!(loaded.rules["get"].len(), 3);
+    }
+
+    #[test]
+    fn answers_that_differ_between_runs_keep_the_first_and_templates_are_left_out() {
+        let runs = [
+            cassette("A", &[(json!({"id": "1"}), json!({"result": 1}))]),
+            cassette(
+                "B",
+                &[
+                    (json!({"id": "1"}), json!({"result": 2})),
+                    (json!({"id": "{{x}}"}), json!({"result": 3})),
+                ],
+            ),
+        ];
+        let (text, notes) = from_cassettes(&runs).expect("writes");
+        assert_eq!(
+            notes,
+            [
+                "left out `B.r0.jsonl` line 3 (`get`): it holds `{{`, which a mock catalog reads as a template",
+                "`get` with {\"id\":\"1\"} answered differently in `B.r0.jsonl` than in `A.r0.jsonl`; the catalog keeps the answers of `A.r0.jsonl` (mocks without tables cannot tell the runs apart)",
+            ]
+        );
+        let catalog: Value = serde_saphyr::from_str(&text).expect("YAML");
+        assert_eq!(
+            catalog["rules"]["get"],
+            json!([{"match": {"id": "1"}, "return": 1}])
+        );
     }
 }

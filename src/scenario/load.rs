@@ -231,6 +231,7 @@ fn validate(
     let seed_state = raw.seed_state.as_ref().map(|name| root.join(name));
     let seeded = match (&raw.seed_state, &seed_state) {
         _ if servers => Some(Value::Object(serde_json::Map::new())),
+        (None, _) if catalog.is_mocks() => Some(Value::Object(serde_json::Map::new())),
         (Some(name), Some(path)) => match super::load_fixture(path) {
             Ok(state) => Some(state),
             Err(error) => {

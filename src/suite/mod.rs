@@ -91,7 +91,9 @@ impl ToolFilter {
         }
         let mut builder = globset::GlobSetBuilder::new();
         for name in names {
-            builder.add(globset::Glob::new(&globset::escape(name)).expect("an escaped name is a glob"));
+            builder.add(
+                globset::Glob::new(&globset::escape(name)).expect("an escaped name is a glob"),
+            );
         }
         ToolFilter {
             include: Some(builder.build().expect("literal globs build")),

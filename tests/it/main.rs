@@ -7,6 +7,7 @@ mod action;
 mod agents;
 mod architecture;
 mod bench;
+mod cassettes;
 mod cli;
 mod gate;
 mod github;

@@ -23,7 +23,7 @@ fn install_peers() {
     });
 }
 
-fn node_server(package: &str) -> PathBuf {
+pub(crate) fn node_server(package: &str) -> PathBuf {
     install_peers();
     let script = repo()
         .join("target/peers/node/node_modules/@modelcontextprotocol")
@@ -35,7 +35,11 @@ fn node_server(package: &str) -> PathBuf {
 
 /// A suite root holding `toolgate.yaml`, the scenarios, a smoke set of every tier, and
 /// `files` (relative path, contents).
-fn suite(config: &str, scenarios: &[(&str, &str)], files: &[(&str, &str)]) -> tempfile::TempDir {
+pub(crate) fn suite(
+    config: &str,
+    scenarios: &[(&str, &str)],
+    files: &[(&str, &str)],
+) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = dir.path();
     std::fs::create_dir_all(root.join("scenarios")).expect("creates");
@@ -52,20 +56,20 @@ fn suite(config: &str, scenarios: &[(&str, &str)], files: &[(&str, &str)]) -> te
     dir
 }
 
-fn memory_config() -> String {
+pub(crate) fn memory_config() -> String {
     format!(
         "servers:\n  memory:\n    command: node\n    args: ['{}']\n    env: {{MEMORY_FILE_PATH: '{{seed}}'}}\n",
         node_server("server-memory").display()
     )
 }
 
-fn run(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(args: &[&str]) -> (i32, String, String) {
     let mut command = toolgate();
     command.args(args);
     output(command)
 }
 
-fn results(out: &Path) -> Value {
+pub(crate) fn results(out: &Path) -> Value {
     let text = std::fs::read_to_string(out.join("results.json")).expect("results.json");
     serde_json::from_str(&text).expect("results are JSON")
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::support::repo;
 
 /// The peers' Python, installing the peers first when they are missing.
-fn peer_python() -> PathBuf {
+pub(crate) fn peer_python() -> PathBuf {
     let python = repo().join("target/peers/venv/bin/python");
     let ready = Command::new(&python)
         .args(["-c", "import mcp"])

@@ -53,7 +53,9 @@ impl Scrubber {
     pub fn value(&self, value: &Value) -> Value {
         match value {
             Value::String(text) => Value::String(self.text(text)),
-            Value::Array(items) => Value::Array(items.iter().map(|item| self.value(item)).collect()),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|item| self.value(item)).collect())
+            }
             Value::Object(map) => Value::Object(self.map(map)),
             other => other.clone(),
         }

@@ -48,7 +48,9 @@ impl ReplayBackends {
         let cassettes = load_dir(dir)?;
         let first = &cassettes[0];
         for cassette in &cassettes[1..] {
-            if let Some(difference) = catalog_difference(&first.header.servers, &cassette.header.servers) {
+            if let Some(difference) =
+                catalog_difference(&first.header.servers, &cassette.header.servers)
+            {
                 bail!(
                     "cassettes `{}` and `{}` were recorded against different catalogs ({difference}); record the directory again",
                     first.path.display(),
@@ -189,7 +191,11 @@ pub struct ReplayBackend {
 
 impl ReplayBackend {
     /// The recorded answer to `tool` with `arguments`, or the `not_recorded:` reason.
-    pub fn answer(&mut self, tool: &str, arguments: &Map<String, Value>) -> Result<ToolAnswer, String> {
+    pub fn answer(
+        &mut self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<ToolAnswer, String> {
         let key = call_key(tool, &self.scrubber.map(arguments));
         let served = self.served.entry(key.clone()).or_default();
         *served += 1;
@@ -199,7 +205,11 @@ impl ReplayBackend {
                 let arguments = crate::json::canonical(&Value::Object(arguments.clone()));
                 let which = match *served {
                     1 => String::new(),
-                    n => format!(" (its {} such call; the cassette holds {})", ordinal(n), n - 1),
+                    n => format!(
+                        " (its {} such call; the cassette holds {})",
+                        ordinal(n),
+                        n - 1
+                    ),
                 };
                 Err(format!(
                     "not_recorded: `{tool}` with arguments {}{which} is not in cassette `{}`; the agent did something the recording did not (record again with `toolgate gate --record`)",

@@ -81,8 +81,15 @@ fn remove(value: &mut Value, pointer: &str) {
 
 /// The differences between a recorded and a live answer, after `ignore`: one line each,
 /// `PATH: recorded X, live Y`, at most [`DIFFERENCES_SHOWN`] (and a count of the rest).
-pub fn differences(recorded: &RecordedAnswer, live: &RecordedAnswer, ignore: &IgnorePaths) -> Vec<String> {
-    let (recorded, live) = (ignore.strip(&recorded.as_value()), ignore.strip(&live.as_value()));
+pub fn differences(
+    recorded: &RecordedAnswer,
+    live: &RecordedAnswer,
+    ignore: &IgnorePaths,
+) -> Vec<String> {
+    let (recorded, live) = (
+        ignore.strip(&recorded.as_value()),
+        ignore.strip(&live.as_value()),
+    );
     let mut found = Vec::new();
     walk(&recorded, &live, "$", &mut found);
     if found.len() > DIFFERENCES_SHOWN {
@@ -105,7 +112,10 @@ fn walk(recorded: &Value, live: &Value, path: &str, found: &mut Vec<String>) {
             }
             for (key, value) in b {
                 if !a.contains_key(key) {
-                    found.push(format!("{path}.{key}: recorded absent, live {}", short(value)));
+                    found.push(format!(
+                        "{path}.{key}: recorded absent, live {}",
+                        short(value)
+                    ));
                 }
             }
         }
@@ -164,7 +174,9 @@ pub async fn verify(
         }
     }
     for (line, interaction) in &cassette.interactions {
-        let answer = backend.call(&interaction.tool, &interaction.arguments).await;
+        let answer = backend
+            .call(&interaction.tool, &interaction.arguments)
+            .await;
         let live = RecordedAnswer::from_answer(&answer);
         for difference in differences(&interaction.answer, &live, ignore) {
             changes.push(format!("line {line}: `{}`: {difference}", interaction.tool));
@@ -201,7 +213,11 @@ mod tests {
     fn equal_answers_by_meaning_have_no_differences() {
         let none = IgnorePaths::default();
         assert_eq!(
-            differences(&result(json!({"a": 1, "b": [1.0]})), &result(json!({"b": [1], "a": 1.0})), &none),
+            differences(
+                &result(json!({"a": 1, "b": [1.0]})),
+                &result(json!({"b": [1], "a": 1.0})),
+                &none
+            ),
             Vec::<String>::new()
         );
     }
@@ -223,7 +239,11 @@ mod tests {
             ]
         );
         assert_eq!(
-            differences(&result(json!({})), &RecordedAnswer::ToolError("down".into()), &none),
+            differences(
+                &result(json!({})),
+                &RecordedAnswer::ToolError("down".into()),
+                &none
+            ),
             [
                 "$.result: recorded {}, live absent",
                 "$.tool_error: recorded absent, live \"down\""
@@ -233,8 +253,9 @@ mod tests {
 
     #[test]
     fn ignored_paths_are_left_out_of_the_comparison() {
-        let ignore = IgnorePaths::new(&["$.result.created_at".into(), "$.result.items[*].id".into()])
-            .expect("parses");
+        let ignore =
+            IgnorePaths::new(&["$.result.created_at".into(), "$.result.items[*].id".into()])
+                .expect("parses");
         assert_eq!(
             differences(
                 &result(json!({"created_at": "2026-01-01", "items": [{"id": 1, "n": "a"}]})),
@@ -244,7 +265,9 @@ mod tests {
             ["$.result.items[0].n: recorded \"a\", live \"b\""]
         );
         assert_eq!(
-            IgnorePaths::new(&["$.[".into()]).expect_err("does not parse").to_string(),
+            IgnorePaths::new(&["$.[".into()])
+                .expect_err("does not parse")
+                .to_string(),
             "invalid ignore path `$.[`"
         );
     }

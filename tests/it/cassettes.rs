@@ -1,0 +1,471 @@
+//! Cassettes and the proxy against the official MCP memory server (npm) and the official MCP
+//! Python SDK client (PyPI): record a suite, replay it without the server, fail loudly on a
+//! call the cassette lacks, verify cassettes against the live server, turn them into mocks,
+//! and put `toolgate proxy` between a third-party client and server.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::own_servers::{memory_config, node_server, results, run, suite};
+use crate::peers::peer_python;
+use crate::support::repo;
+
+/// The example suite's scenarios and seeds in a fresh root whose `toolgate.yaml` is `config`.
+fn example_suite(config: &str) -> tempfile::TempDir {
+    let example = repo().join("examples/own-servers");
+    let mut files: Vec<(String, String)> = Vec::new();
+    for folder in ["scenarios", "seeds"] {
+        for entry in std::fs::read_dir(example.join(folder)).expect("the example is there") {
+            let path = entry.expect("an entry").path();
+            let name = format!(
+                "{folder}/{}",
+                path.file_name().expect("a name").to_string_lossy()
+            );
+            files.push((name, std::fs::read_to_string(&path).expect("reads")));
+        }
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_str()))
+        .collect();
+    suite(config, &[], &files)
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("the cassette is there")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect()
+}
+
+fn gate(root: &Path, extra: &[&str]) -> (i32, String, Value) {
+    let out = root.join("out");
+    let mut args = vec![
+        "gate",
+        "--root",
+        root.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    if !extra.contains(&"--only") {
+        args.push("--all");
+    }
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = run(&args);
+    (code, format!("{stdout}{stderr}"), results(&out))
+}
+
+#[test]
+fn a_recorded_suite_replays_without_its_server_to_the_same_results() {
+    let dir = example_suite(&memory_config());
+    let root = dir.path();
+    let cassettes = root.join("cassettes");
+    let (code, output, live) = gate(root, &["--record", cassettes.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(live["summary"]["overall"]["passed"], 14, "{output}");
+
+    let mut names: Vec<String> = std::fs::read_dir(&cassettes)
+        .expect("the cassettes were written")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 14);
+    assert_eq!(names[0], "OS-001.r0.jsonl");
+    let cassette = lines(&cassettes.join("OS-002.r0.jsonl"));
+    let header = &cassette[0];
+    assert_eq!(header["cassette_version"], 1);
+    assert_eq!(header["scenario"], "OS-002");
+    let server = &header["servers"][0];
+    assert_eq!(server["name"], "memory");
+    assert_eq!(server["server_info"], "memory-server 0.6.3");
+    assert_eq!(server["protocol_version"], "2025-11-25");
+    assert_eq!(server["tools"].as_array().expect("tools").len(), 9);
+    assert_eq!(
+        server["tools_sha256"],
+        live["pins"]["servers"]["memory"]["tools_sha256"]
+    );
+    // The baseline probe, the agent's call and the final probe, in arrival order.
+    let calls: Vec<(&str, u64)> = cassette[1..]
+        .iter()
+        .map(|line| {
+            (
+                line["tool"].as_str().expect("a tool"),
+                line["seq"].as_u64().expect("a seq"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("open_nodes", 1),
+            ("add_observations", 2),
+            ("open_nodes", 3)
+        ]
+    );
+    assert_eq!(
+        cassette[3]["answer"]["result"]["entities"][0]["observations"][2],
+        "considered the first programmer"
+    );
+    assert!(cassette[2]["latency_us"].as_u64().expect("a latency") > 0);
+
+    // The server is gone: a command that does not exist would fail any live run.
+    std::fs::write(root.join("toolgate.yaml"), "servers: {replay: cassettes}\n").expect("writes");
+    let (code, output, replayed) = gate(root, &[]);
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(replayed["summary"], live["summary"]);
+    assert_eq!(
+        replayed["pins"]["servers"]["memory"]["tools_sha256"],
+        live["pins"]["servers"]["memory"]["tools_sha256"]
+    );
+    let outcomes = |results: &Value| -> Vec<(String, String)> {
+        results["scenarios"]
+            .as_array()
+            .expect("scenarios")
+            .iter()
+            .map(|s| (s["id"].to_string(), s["outcome"].to_string()))
+            .collect()
+    };
+    assert_eq!(outcomes(&replayed), outcomes(&live));
+    let (code, stdout, stderr) = run(&["validate", "--root", root.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+#[test]
+fn a_call_the_cassette_does_not_hold_errors_the_run_as_not_recorded() {
+    let read_graph = "id: M-001\ntier: 1\ntype: single_call\nprompt: Show the graph.\nexpected_calls:\n  - tool: read_graph\n";
+    let dir = suite(&memory_config(), &[("m.yaml", read_graph)], &[]);
+    let root = dir.path();
+    let cassettes = root.join("cassettes");
+    let (code, output, _) = gate(root, &["--record", cassettes.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{output}");
+    std::fs::write(
+        root.join("scenarios/m.yaml"),
+        "id: M-001\ntier: 1\ntype: single_call\nprompt: Show Ada.\nexpected_calls:\n  - tool: open_nodes\n    args_match: {names: [Ada]}\n",
+    )
+    .expect("writes");
+    let (code, output, replayed) = gate(root, &["--replay", cassettes.to_str().expect("utf-8")]);
+    assert_eq!(code, 3, "most runs errored: no verdict\n{output}");
+    let scenario = &replayed["scenarios"][0];
+    assert_eq!(scenario["outcome"], "errored");
+    assert_eq!(
+        scenario["error"],
+        format!(
+            "not_recorded: `open_nodes` with arguments {{\"names\":[\"Ada\"]}} is not in cassette `{}`; the agent did something the recording did not (record again with `toolgate gate --record`)",
+            cassettes.join("M-001.r0.jsonl").display()
+        )
+    );
+}
+
+#[test]
+fn redacted_values_stay_out_of_cassettes_and_still_replay() {
+    let config = format!(
+        "{}cassettes:\n  redact_patterns: ['Grace \\w+']\n  redact_env: [TOOLGATE_TEST_CASSETTE_SECRET]\n",
+        memory_config()
+    );
+    let dir = example_suite(&config);
+    let root = dir.path();
+    let cassettes = root.join("cassettes");
+    let (code, output, _) = gate(
+        root,
+        &[
+            "--record",
+            cassettes.to_str().expect("utf-8"),
+            "--only",
+            "OS-001",
+        ],
+    );
+    assert_eq!(code, 0, "{output}");
+    let text = std::fs::read_to_string(cassettes.join("OS-001.r0.jsonl")).expect("reads");
+    assert!(!text.contains("Grace Hopper"), "{text}");
+    assert!(text.contains("\"names\":[\"[redacted]\"]"), "{text}");
+    let (code, output, replayed) = gate(
+        root,
+        &[
+            "--replay",
+            cassettes.to_str().expect("utf-8"),
+            "--only",
+            "OS-001",
+        ],
+    );
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(replayed["summary"]["overall"]["passed"], 1, "{output}");
+}
+
+#[test]
+fn cassette_verify_passes_on_the_same_server_and_diffs_a_changed_answer() {
+    let dir = example_suite(&memory_config());
+    let root = dir.path();
+    let cassettes = root.join("cassettes");
+    let cassettes_arg = cassettes.to_str().expect("utf-8");
+    let only = ["--only", "OS-001", "--only", "OS-002"];
+    let mut extra = vec!["--record", cassettes_arg];
+    extra.extend_from_slice(&only);
+    let (code, output, _) = gate(root, &extra);
+    assert_eq!(code, 0, "{output}");
+    let root_arg = root.to_str().expect("utf-8");
+    let (code, stdout, stderr) = run(&["cassette", "verify", cassettes_arg, "--suite", root_arg]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        "ok       OS-001.r0.jsonl (3 calls)\nok       OS-002.r0.jsonl (3 calls)\nall 2 cassettes answer as recorded (6 calls)\n"
+    );
+
+    // The server "changed": the recording now says Grace Hopper built something else.
+    let path = cassettes.join("OS-001.r0.jsonl");
+    let text = std::fs::read_to_string(&path).expect("reads");
+    std::fs::write(
+        &path,
+        text.replace("built the first compiler", "built the first loom"),
+    )
+    .expect("writes");
+    let (code, stdout, stderr) = run(&["cassette", "verify", cassettes_arg, "--suite", root_arg]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("changed  OS-001.r0.jsonl\n    line 2: `read_graph`: $.result.entities[2].observations[1]: recorded \"built the first loom\", live \"built the first compiler\"\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("ok       OS-002.r0.jsonl (3 calls)\n1 of 2 cassettes changed\n"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = run(&[
+        "cassette",
+        "verify",
+        cassettes_arg,
+        "--suite",
+        root_arg,
+        "--ignore",
+        "$.result.entities[*].observations",
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+/// A scenario on an empty memory graph: one entity created, checked by probes.
+const REMEMBER_ADA: &str = "id: M-001\ntier: 1\ntype: single_call\nprompt: Remember Ada, a mathematician.\nexpected_calls:\n  - tool: create_entities\n    args_match: {entities: [{name: Ada}]}\n    reference_args: {entities: [{name: Ada, entityType: person, observations: [mathematician]}]}\nfinal_state_probes:\n  - tool: read_graph\n    assertions:\n      - result.entities.count == baseline + 1\n";
+
+#[test]
+fn cassette_verify_starts_a_bare_server_command_fresh_for_each_cassette() {
+    let dir = suite(&memory_config(), &[("m.yaml", REMEMBER_ADA)], &[]);
+    let root = dir.path();
+    let cassettes = root.join("cassettes");
+    let cassettes_arg = cassettes.to_str().expect("utf-8");
+    let (code, output, _) = gate(root, &["--record", cassettes_arg]);
+    assert_eq!(code, 0, "{output}");
+    let memory = node_server("server-memory");
+    let bare = |file: &str| {
+        run(&[
+            "cassette",
+            "verify",
+            cassettes_arg,
+            "--",
+            "env",
+            &format!("MEMORY_FILE_PATH={file}"),
+            "node",
+            memory.to_str().expect("utf-8"),
+        ])
+    };
+    let (code, stdout, stderr) = bare("{seed_dir}/graph.jsonl");
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        "ok       M-001.r0.jsonl (3 calls)\nall 1 cassettes answer as recorded (3 calls)\n"
+    );
+    // One graph file shared by every start: the entity exists already, the answers differ.
+    let shared = root.join("shared.jsonl");
+    let shared = shared.to_str().expect("utf-8");
+    let (code, _, _) = bare(shared);
+    assert_eq!(code, 0, "the first start finds an empty graph");
+    let (code, stdout, stderr) = bare(shared);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("changed  M-001.r0.jsonl\n    line 2: `read_graph`: $.result.entities: recorded 0 items, live 1\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn mock_from_cassette_writes_a_catalog_that_passes_the_recorded_scenario() {
+    let dir = suite(&memory_config(), &[("m.yaml", REMEMBER_ADA)], &[]);
+    let root = dir.path();
+    let cassettes = root.join("cassettes");
+    let cassettes_arg = cassettes.to_str().expect("utf-8");
+    let (code, output, _) = gate(root, &["--record", cassettes_arg]);
+    assert_eq!(code, 0, "{output}");
+    let catalog = root.join("mocks.yaml");
+    let (code, stdout, stderr) = run(&[
+        "mock",
+        "from-cassette",
+        cassettes_arg,
+        "--out",
+        catalog.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(stderr, "");
+    let text = std::fs::read_to_string(&catalog).expect("the catalog was written");
+    let parsed: Value = serde_saphyr::from_str(&text).expect("YAML");
+    assert_eq!(parsed["tools"].as_array().expect("tools").len(), 9);
+    // The probe's two answers (before and after the agent's call) are a sequence.
+    let read_graph = &parsed["rules"]["read_graph"];
+    assert_eq!(read_graph.as_array().expect("rules").len(), 1);
+    assert!(read_graph[0].get("match").is_none(), "{text}");
+    let sequence = read_graph[0]["sequence"].as_array().expect("a sequence");
+    assert_eq!(sequence.len(), 2);
+    assert_eq!(sequence[0]["return"]["entities"], serde_json::json!([]));
+    assert_eq!(sequence[1]["return"]["entities"][0]["name"], "Ada");
+    let create = &parsed["rules"]["create_entities"][0];
+    assert_eq!(
+        create["match"]["entities"][0]["observations"][0],
+        "mathematician"
+    );
+    assert_eq!(create["return"]["entities"][0]["entityType"], "person");
+
+    std::fs::write(
+        root.join("toolgate.yaml"),
+        "mocks:\n  catalog: mocks.yaml\n",
+    )
+    .expect("writes");
+    let (code, output, mocked) = gate(root, &[]);
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(mocked["summary"]["overall"]["passed"], 1, "{output}");
+    // A call the recording never saw is unmatched, never an invented answer.
+    std::fs::write(
+        root.join("scenarios/m.yaml"),
+        REMEMBER_ADA.replace("name: Ada", "name: Grace"),
+    )
+    .expect("writes");
+    let (_, output, mocked) = gate(root, &[]);
+    assert_eq!(mocked["scenarios"][0]["outcome"], "fail", "{output}");
+}
+
+#[test]
+fn the_python_sdk_client_talks_to_the_memory_server_through_toolgate_proxy() {
+    let memory = node_server("server-memory");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let trace = dir.path().join("trace.jsonl");
+    let cassettes = dir.path().join("cassettes");
+    let faults = dir.path().join("faults.yaml");
+    std::fs::write(
+        &faults,
+        "fault_injection:\n  - tool: open_nodes\n    error: rate_limit\n",
+    )
+    .expect("writes");
+    let output = Command::new(peer_python())
+        .arg(repo().join("tests/peers/py_client.py"))
+        .args([
+            "--call",
+            "create_entities",
+            r#"{"entities": [{"name": "Ada", "entityType": "person", "observations": ["math"]}]}"#,
+        ])
+        .args(["--call", "open_nodes", r#"{"names": ["Ada"]}"#])
+        .args(["--call", "open_nodes", r#"{"names": ["Ada"]}"#])
+        .args(["--call", "open_nodes", r#"{"names": 7}"#])
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_toolgate"))
+        .args([
+            "proxy",
+            "--name",
+            "memory",
+            "--scenario",
+            "M-001",
+            "--trace",
+        ])
+        .arg(&trace)
+        .arg("--faults")
+        .arg(&faults)
+        .arg("--record")
+        .arg(&cassettes)
+        // The SDK starts servers with a minimal environment, so the variable goes in the command.
+        .args(["--", "env"])
+        .arg(format!(
+            "MEMORY_FILE_PATH={}",
+            dir.path().join("graph.jsonl").display()
+        ))
+        .arg("node")
+        .arg(&memory)
+        .output()
+        .expect("python runs");
+    assert!(
+        output.status.success(),
+        "python client failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("the client prints JSON");
+    assert_eq!(report["tools"].as_array().expect("tools").len(), 9);
+    let calls = report["calls"].as_array().expect("calls");
+    assert_eq!(
+        calls[0]["result"]["structuredContent"]["entities"][0]["name"],
+        "Ada"
+    );
+    assert_eq!(calls[1]["result"]["isError"], true);
+    assert_eq!(
+        calls[1]["result"]["content"][0]["text"],
+        "`open_nodes` failed: HTTP 429 rate limit exceeded, retry after 1 second"
+    );
+    assert_eq!(
+        calls[2]["result"]["structuredContent"]["entities"][0]["observations"][0],
+        "math"
+    );
+    // Forwarded as the client sent it: the server itself refuses the bad arguments.
+    assert_eq!(calls[3]["result"]["isError"], true);
+    let refusal = calls[3]["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(
+        refusal.contains("expected array, received number"),
+        "{refusal}"
+    );
+
+    let traced = lines(&trace);
+    let summary: Vec<(&str, &str, bool)> = traced
+        .iter()
+        .map(|line| {
+            (
+                line["tool"].as_str().expect("a tool"),
+                line["outcome"].as_str().expect("an outcome"),
+                line["fault"].is_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("create_entities", "success", false),
+            ("open_nodes", "tool_error", true),
+            ("open_nodes", "success", false),
+            ("open_nodes", "tool_error", false),
+        ]
+    );
+    assert!(traced.iter().all(|line| line["scenario"] == "M-001"));
+    assert_eq!(traced[3]["violations"][0]["pointer"], "/names");
+    // The fault never reached the server, so the cassette holds the other three calls.
+    let cassette = lines(&cassettes.join("M-001.r0.jsonl"));
+    assert_eq!(cassette.len(), 4);
+    assert_eq!(cassette[0]["servers"][0]["name"], "memory");
+
+    // The proxy's trace replays through a suite as any recorded trajectory does.
+    let read = "id: M-001\ntier: 1\ntype: single_call\nprompt: Remember Ada.\nexpected_calls:\n  - tool: create_entities\n    args_match: {entities: [{name: Ada}]}\n";
+    let suite_dir = suite(&memory_config(), &[("m.yaml", read)], &[]);
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--root",
+        suite_dir.path().to_str().expect("utf-8"),
+        "--agent",
+        "replay",
+        "--recordings",
+        trace.to_str().expect("utf-8"),
+        "--out",
+        suite_dir.path().join("out").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let replayed = results(&suite_dir.path().join("out"));
+    assert_eq!(replayed["scenarios"][0]["calls"], 4);
+}
