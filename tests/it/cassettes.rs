@@ -469,3 +469,83 @@ fn the_python_sdk_client_talks_to_the_memory_server_through_toolgate_proxy() {
     let replayed = results(&suite_dir.path().join("out"));
     assert_eq!(replayed["scenarios"][0]["calls"], 4);
 }
+
+#[test]
+fn the_python_sdk_client_reaches_the_proxy_over_streamable_http() {
+    use std::io::BufRead as _;
+
+    let memory = node_server("server-memory");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let trace = dir.path().join("trace.jsonl");
+    let mut proxy = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--name",
+            "memory",
+            "--trace",
+        ])
+        .arg(&trace)
+        .args(["--", "env"])
+        .arg(format!(
+            "MEMORY_FILE_PATH={}",
+            dir.path().join("graph.jsonl").display()
+        ))
+        .arg("node")
+        .arg(&memory)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the proxy starts");
+    let mut first = String::new();
+    std::io::BufReader::new(proxy.stdout.take().expect("piped"))
+        .read_line(&mut first)
+        .expect("the proxy prints its address");
+    let url = first
+        .trim()
+        .strip_prefix("proxying `memory` at ")
+        .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
+        .to_owned();
+    let output = Command::new(peer_python())
+        .arg(repo().join("tests/peers/py_client.py"))
+        .args(["--url", &url])
+        .args([
+            "--call",
+            "create_entities",
+            r#"{"entities": [{"name": "Ada", "entityType": "person", "observations": ["math"]}]}"#,
+        ])
+        .args(["--call", "read_graph", "{}"])
+        .output()
+        .expect("python runs");
+    let stopped = Command::new("kill")
+        .args(["-TERM", &proxy.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(stopped.success());
+    let status = proxy.wait().expect("the proxy stops");
+    assert!(
+        output.status.success(),
+        "python client failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        status.success(),
+        "the proxy ends cleanly on SIGTERM: {status}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("the client prints JSON");
+    assert_eq!(
+        report["calls"][1]["result"]["structuredContent"]["entities"][0]["name"],
+        "Ada"
+    );
+    let traced: Vec<String> = lines(&trace)
+        .iter()
+        .map(|line| format!("{} {}", line["tool"], line["outcome"]))
+        .collect();
+    assert_eq!(
+        traced,
+        [
+            "\"create_entities\" \"success\"",
+            "\"read_graph\" \"success\""
+        ]
+    );
+}
