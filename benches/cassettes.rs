@@ -68,7 +68,10 @@ fn replay_bench(calls: usize, runtime: &tokio::runtime::Runtime) -> (Vec<Duratio
             for i in 0..RECORDED.min(calls - batch * RECORDED) {
                 let started = Instant::now();
                 harness
-                    .call("open_nodes", args(json!({"names": [format!("person {i}")]})))
+                    .call(
+                        "open_nodes",
+                        args(json!({"names": [format!("person {i}")]})),
+                    )
                     .await;
                 direct.push(started.elapsed());
             }
@@ -106,11 +109,16 @@ async fn round_trips(client: &McpClient, n: usize, into: &mut Vec<Duration>) {
     }
 }
 
-fn proxy_bench(calls: usize, runtime: &tokio::runtime::Runtime) -> Option<(Vec<Duration>, Vec<Duration>)> {
+fn proxy_bench(
+    calls: usize,
+    runtime: &tokio::runtime::Runtime,
+) -> Option<(Vec<Duration>, Vec<Duration>)> {
     let server = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target/peers/node/node_modules/@modelcontextprotocol/server-memory/dist/index.js");
     if !server.exists() {
-        println!("proxy: skipped, run `bash tests/peers/install.sh` first (needs the memory server)");
+        println!(
+            "proxy: skipped, run `bash tests/peers/install.sh` first (needs the memory server)"
+        );
         return None;
     }
     let dir = tempfile::tempdir().expect("a temp dir");

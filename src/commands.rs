@@ -107,10 +107,10 @@ fn validate_command(args: &ValidateArgs, out: &mut dyn Write) -> Result<Exit> {
         )?;
     }
     if !loaded.servers.is_empty() {
-        let source = if args.lock.is_some() {
-            "the lock file"
-        } else {
-            "their live tools/list"
+        let source = match (&args.lock, &loaded.replay) {
+            (Some(_), _) => "the lock file".to_owned(),
+            (None, Some(dir)) => format!("as recorded in `{}`", dir.display()),
+            (None, None) => "their live tools/list".to_owned(),
         };
         writeln!(
             out,

@@ -37,6 +37,8 @@ pub(super) struct Suite {
     pub servers: BTreeMap<String, ServerPin>,
     /// The mock catalog the suite runs on; `None` for the built-in world or servers.
     pub mocks: Option<PathBuf>,
+    /// The cassette directory the suite replays; `None` unless it replays.
+    pub replay: Option<PathBuf>,
 }
 
 /// The mock catalog a suite runs on: `--mocks`, else `mocks.catalog` of the config `file`
@@ -145,6 +147,7 @@ pub(super) fn load_recording(
             backends: Some(Box::new(backends)),
             servers: pins_of(&discovery, |server| server.label.clone()),
             mocks: None,
+            replay: Some(dir.clone()),
         });
     }
     let (catalog, tools, backends, servers): (Catalog, _, Option<Box<dyn BackendFactory>>, _) =
@@ -240,6 +243,7 @@ pub(super) fn load_recording(
         backends,
         servers,
         mocks,
+        replay: None,
     })
 }
 

@@ -137,6 +137,13 @@ fn a_recorded_suite_replays_without_its_server_to_the_same_results() {
     assert_eq!(outcomes(&replayed), outcomes(&live));
     let (code, stdout, stderr) = run(&["validate", "--root", root.to_str().expect("utf-8")]);
     assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        format!(
+            "14 scenarios valid; the smoke set selects 14\nchecked against 9 tools of 1 servers (as recorded in `{}`)\n",
+            root.join("cassettes").display()
+        )
+    );
 }
 
 #[test]
