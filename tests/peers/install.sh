@@ -4,7 +4,9 @@
 # - the reference MCP servers `server-everything`, `server-memory` and `server-filesystem` (npm),
 #   under target/peers/node;
 # - `mcp-server-sqlite` (PyPI) in its own virtual environment, target/peers/venv-sqlite: it needs
-#   the 1.x SDK, which the `mcp>=2` environment above cannot hold.
+#   the 1.x SDK, which the `mcp>=2` environment above cannot hold;
+# - the official OpenAI Python client and the OpenTelemetry Python SDK with its OTLP encoder, in
+#   target/peers/venv-traces, which openai_log.py and otel_traces.py use to write real traces.
 # Prints nothing on success when everything is already there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -41,4 +43,15 @@ if [ ! -x "$sqlite_venv/bin/mcp-server-sqlite" ]; then
   python3 -m venv "$sqlite_venv"
   "$sqlite_venv/bin/pip" install --quiet --disable-pip-version-check \
     "mcp-server-sqlite==2025.4.25" "mcp==1.30.0"
+fi
+
+# openai_log.py and otel_traces.py: the official OpenAI client (message logs) and the OpenTelemetry
+# SDK with its OTLP protobuf encoder (OTLP JSON traces), kept apart from the MCP environments.
+traces_venv="$peers/venv-traces"
+if [ ! -x "$traces_venv/bin/python" ] || ! "$traces_venv/bin/python" -c \
+  "import openai, opentelemetry.sdk.trace, opentelemetry.exporter.otlp.proto.common.trace_encoder" \
+  2>/dev/null; then
+  python3 -m venv "$traces_venv"
+  "$traces_venv/bin/pip" install --quiet --disable-pip-version-check \
+    "openai==3.60.0" "opentelemetry-sdk==1.45.2" "opentelemetry-exporter-otlp-proto-common==1.45.2"
 fi
