@@ -8,6 +8,7 @@ pub mod compare;
 pub mod matching;
 pub mod metrics;
 pub mod probes;
+pub mod production;
 pub mod reference_match;
 
 use serde::{Deserialize, Serialize};

@@ -25,7 +25,7 @@ pub struct LoopFinding {
 /// allows one identical retry. In `result_aware` mode calls group by their outcome too (the
 /// result or error, compared as canonical JSON), so identical requests that saw different
 /// answers (a status poll) are not a loop.
-pub(super) fn find(trace: &[CallRecord], mode: LoopMode) -> Vec<LoopFinding> {
+pub fn find(trace: &[CallRecord], mode: LoopMode) -> Vec<LoopFinding> {
     let mut groups: BTreeMap<(String, String, String), Vec<usize>> = BTreeMap::new();
     for call in trace {
         let outcome = match mode {

@@ -7,9 +7,9 @@
 mod aggregate;
 mod arguments;
 mod divergence;
-mod loops;
-mod provenance;
-mod recovery;
+pub mod loops;
+pub mod provenance;
+pub mod recovery;
 mod selection;
 mod trajectory;
 

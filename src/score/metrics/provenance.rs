@@ -124,13 +124,19 @@ fn near_miss<'a>(value: &str, seen: &'a [String]) -> Option<&'a String> {
 }
 
 pub(super) fn find(view: &RunView<'_>) -> Vec<ProvenanceFinding> {
+    find_in(&view.scenario.prompt, view.trace)
+}
+
+/// The id-like argument values of `trace` (calls in order) that appear neither in `prompt`
+/// nor in an earlier call's result or error.
+pub fn find_in(prompt: &str, trace: &[crate::trace::CallRecord]) -> Vec<ProvenanceFinding> {
     let mut findings = Vec::new();
     let mut seen: Vec<String> = Vec::new();
-    for call in view.trace {
+    for call in trace {
         let mut ids = Vec::new();
         id_arguments(&call.arguments, "", false, &mut ids);
         for (pointer, value) in ids {
-            let known = view.scenario.prompt.contains(&value) || seen.iter().any(|s| s == &value);
+            let known = prompt.contains(&value) || seen.iter().any(|s| s == &value);
             if known {
                 continue;
             }

@@ -85,7 +85,12 @@ pub fn acknowledges_failure(answer: &str) -> bool {
 }
 
 pub(super) fn classify(view: &RunView<'_>) -> Vec<Recovery> {
-    let trace = view.trace;
+    classify_calls(view.trace, view.final_answer)
+}
+
+/// The failure episodes of `trace` (calls in order) and what followed each, judged against
+/// the run's `final_answer`.
+pub fn classify_calls(trace: &[crate::trace::CallRecord], final_answer: Option<&str>) -> Vec<Recovery> {
     let mut episodes = Vec::new();
     let mut i = 0;
     while i < trace.len() {
@@ -117,12 +122,9 @@ pub(super) fn classify(view: &RunView<'_>) -> Vec<Recovery> {
             }
         } else if later.iter().any(|c| c.is_success()) {
             RecoveryClass::TookAnotherRoute
-        } else if view
-            .final_answer
-            .is_none_or(|answer| answer.trim().is_empty())
-        {
+        } else if final_answer.is_none_or(|answer| answer.trim().is_empty()) {
             RecoveryClass::NoFinalAnswer
-        } else if view.final_answer.is_some_and(acknowledges_failure) {
+        } else if final_answer.is_some_and(acknowledges_failure) {
             RecoveryClass::GaveUpHonestly
         } else {
             RecoveryClass::ClaimedSuccess
