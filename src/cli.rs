@@ -76,6 +76,9 @@ pub enum Command {
     /// Recorded MCP traffic (docs/cassettes.md): check cassettes against live servers
     /// (exit 0 unchanged, 1 an answer or the tools changed, 2 error).
     Cassette(CassetteArgs),
+    /// Score production traces (OTLP JSON, OpenAI message logs, Langfuse exports, toolgate
+    /// traces) with the checks that need no scenario (exit 0, 2 error).
+    Score(ScoreArgs),
     /// Stand between any MCP client and a stdio server (a drop-in `mcpServers` entry): trace
     /// every call, inject faults, optionally record a cassette.
     Proxy(ProxyArgs),
@@ -721,4 +724,45 @@ mod action_args_tests {
             "the action's `args` input (`TOOLGATE_ACTION_ARGS`) does not split into words: missing closing quote"
         );
     }
+}
+
+/// The format of a trace file `toolgate score` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceFormat {
+    /// toolgate's own `trace.jsonl` (gate, proxy).
+    Toolgate,
+    /// JSON Lines of OpenAI-style chat conversations (`{"id", "messages"}` per line).
+    Openai,
+    /// OTLP JSON, one export request per line (OpenTelemetry file exporters).
+    Otel,
+    /// A Langfuse observations export, one observation per line.
+    Langfuse,
+}
+
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// The trace file (JSON Lines; read as a stream, never whole).
+    #[arg(long, value_name = "FILE")]
+    pub traces: PathBuf,
+    /// Its format.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Toolgate)]
+    pub format: TraceFormat,
+    /// Score a uniform random sample of this many trajectories (reservoir sampling) instead
+    /// of all.
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    /// The sample's seed: the same file, N and seed give the same sample.
+    #[arg(long, default_value_t = 0, requires = "sample")]
+    pub seed: u64,
+    /// Check tool names and arguments against this catalog: a `toolgate snapshot` lock file
+    /// or a saved tools/list (without one those checks are inconclusive).
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+    /// Link trace ids in report.md with this URL, `{trace_id}` replaced (e.g.
+    /// `https://cloud.langfuse.com/project/P/traces/{trace_id}`).
+    #[arg(long, value_name = "URL")]
+    pub trace_url: Option<String>,
+    /// Where to write `scores.jsonl` (one line per trajectory), `summary.json` and `report.md`.
+    #[arg(long, default_value = "toolgate-out/score")]
+    pub out: PathBuf,
 }

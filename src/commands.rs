@@ -4,6 +4,7 @@ mod cassette;
 mod gating;
 mod proxy;
 mod schema;
+mod score;
 mod suite;
 
 use std::io::Write;
@@ -57,6 +58,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
             CassetteCommand::Verify(args) => cassette::verify_command(args, out),
         },
         Command::Proxy(args) => proxy::proxy_command(&args, out),
+        Command::Score(args) => score::score_command(&args, out),
         Command::Init(args) => init_command(&args, out),
         Command::Schema(args) => schema_command(&args, out),
     }

@@ -2,7 +2,10 @@
 //!
 //! Attributes read (GenAI semantic conventions): `gen_ai.tool.name`, `gen_ai.tool.call.id`,
 //! `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, `mcp.method.name`, `error.type`;
-//! a span status code 2 (`ERROR`) marks the call failed.
+//! a span status code 2 (`ERROR`) marks the call failed. The prompt is the first user text of
+//! the earliest span's `gen_ai.input.messages`, the final answer the assistant text of the
+//! latest span's `gen_ai.output.messages` (both JSON, `[{"role", "parts": [{"type": "text",
+//! "content"}]}]`), when the spans record messages.
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
@@ -30,6 +33,7 @@ pub(super) fn export_request(value: &Value) -> Result<Vec<Trajectory>> {
         .and_then(Value::as_array)
         .context("`resourceSpans` is missing or not an array")?;
     let mut spans = Vec::new();
+    let mut messages = Vec::new();
     for (r, resource) in resource_spans.iter().enumerate() {
         let scopes = resource.get("scopeSpans").and_then(Value::as_array);
         for (s, scope) in scopes.into_iter().flatten().enumerate() {
@@ -38,6 +42,8 @@ pub(super) fn export_request(value: &Value) -> Result<Vec<Trajectory>> {
                 let at = || format!("`resourceSpans[{r}].scopeSpans[{s}].spans[{i}]`");
                 if let Some(tool) = tool_span(span).with_context(at)? {
                     spans.push(tool);
+                } else if let Some(found) = message_span(span) {
+                    messages.push(found);
                 }
             }
         }
@@ -63,6 +69,17 @@ pub(super) fn export_request(value: &Value) -> Result<Vec<Trajectory>> {
             None => true,
         });
         let mut trajectory = Trajectory::empty(trace_id, Present::ALL);
+        let mut mine: Vec<&MessageSpan> = messages
+            .iter()
+            .filter(|m| m.trace_id == trajectory.trace_id)
+            .collect();
+        mine.sort_by_key(|m| (m.start, m.end));
+        trajectory.prompt = mine.iter().find_map(|m| m.prompt.clone());
+        trajectory.final_answer = mine
+            .iter()
+            .filter(|m| m.answer.is_some())
+            .max_by_key(|m| m.end)
+            .and_then(|m| m.answer.clone());
         for span in group {
             let (args, invalid) = arguments(span.arguments.as_ref());
             let outcome = if invalid.is_some() {
@@ -88,6 +105,61 @@ pub(super) fn export_request(value: &Value) -> Result<Vec<Trajectory>> {
         trajectories.push(trajectory);
     }
     Ok(trajectories)
+}
+
+/// A span that records the conversation (`gen_ai.input.messages`, `gen_ai.output.messages`).
+struct MessageSpan {
+    trace_id: String,
+    start: u64,
+    end: u64,
+    /// The first user text of its input messages.
+    prompt: Option<String>,
+    /// The assistant text of its output messages.
+    answer: Option<String>,
+}
+
+/// The messages a span records, if it records any (spans that do not are ignored).
+fn message_span(span: &Value) -> Option<MessageSpan> {
+    let attributes = span.get("attributes").and_then(Value::as_array)?;
+    let messages = |key: &str| -> Option<Value> {
+        let value = attributes
+            .iter()
+            .find(|a| a.get("key").and_then(Value::as_str) == Some(key))
+            .and_then(|a| a.get("value"))
+            .and_then(any_value)?;
+        match value {
+            Value::String(text) => serde_json::from_str(&text).ok(),
+            other => Some(other),
+        }
+    };
+    let text_of = |messages: &Value, role: &str| -> Option<String> {
+        let texts: Vec<&str> = messages
+            .as_array()?
+            .iter()
+            .filter(|m| m.get("role").and_then(Value::as_str) == Some(role))
+            .flat_map(|m| m.get("parts").and_then(Value::as_array).into_iter().flatten())
+            .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|part| part.get("content").and_then(Value::as_str))
+            .collect();
+        (!texts.is_empty()).then(|| texts.join("\n"))
+    };
+    let prompt = messages("gen_ai.input.messages").and_then(|m| text_of(&m, "user"));
+    let answer = messages("gen_ai.output.messages").and_then(|m| text_of(&m, "assistant"));
+    if prompt.is_none() && answer.is_none() {
+        return None;
+    }
+    let nanos = |key: &str| match span.get(key) {
+        Some(Value::String(text)) => text.parse().ok(),
+        Some(Value::Number(n)) => n.as_u64(),
+        _ => None,
+    };
+    Some(MessageSpan {
+        trace_id: span.get("traceId")?.as_str()?.to_string(),
+        start: nanos("startTimeUnixNano").unwrap_or(0),
+        end: nanos("endTimeUnixNano").unwrap_or(0),
+        prompt,
+        answer,
+    })
 }
 
 fn tool_span(span: &Value) -> Result<Option<ToolSpan>> {

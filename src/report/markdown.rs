@@ -294,7 +294,7 @@ fn first_failure(result: &ScenarioResult) -> String {
 /// as code and the text between them is neutralised, so a quoted value (which may come from
 /// the model) can neither format nor ping. With an odd number of backticks the whole text is
 /// neutralised as before.
-fn rich(text: &str) -> String {
+pub(crate) fn rich(text: &str) -> String {
     if text.matches('`').count() % 2 == 1 {
         return neutralise(text);
     }
@@ -336,7 +336,7 @@ fn first_divergence(result: &ScenarioResult) -> String {
 
 /// A check subject (which may quote an assertion) as inline code that cannot end early,
 /// break a table or span lines.
-fn code(subject: &str) -> String {
+pub(crate) fn code(subject: &str) -> String {
     let inner: String = neutralise_code(subject);
     format!("`{inner}`")
 }

@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod sanitize;
 pub mod table;
 pub mod text;
+pub mod traces;
 
 #[cfg(test)]
 pub(crate) mod sample;

@@ -9,7 +9,9 @@ gen_ai.tool.call.arguments and gen_ai.tool.call.result (JSON strings).
 - Trace 1: search_contacts {"query": "Ada"} -> {"contacts": [{"id": "C-001", ...}]}, then
   get_contact {"contact_id": "C-001"} -> the contact.
 - Trace 2: get_contact {"contact_id": "C-999"} (an id no tool returned) -> an error: the tool span
-  has status ERROR and error.type set.
+  has status ERROR and error.type set; the final answer claims success anyway.
+The first chat span of each run records the user prompt (`gen_ai.input.messages`) and the last
+one the final answer (`gen_ai.output.messages`), as JSON strings.
 
 The finished spans go through the SDK's OTLP encoder
 (`opentelemetry.exporter.otlp.proto.common.trace_encoder.encode_spans`) into one
@@ -71,7 +73,22 @@ class Run:
         self.now += ms * MS
         return self.now
 
-    def chat(self, finish_reason, input_tokens, output_tokens):
+    def chat(self, finish_reason, input_tokens, output_tokens, prompt=None, answer=None):
+        attributes = {}
+        if prompt is not None:
+            attributes["gen_ai.input.messages"] = json.dumps(
+                [{"role": "user", "parts": [{"type": "text", "content": prompt}]}]
+            )
+        if answer is not None:
+            attributes["gen_ai.output.messages"] = json.dumps(
+                [
+                    {
+                        "role": "assistant",
+                        "parts": [{"type": "text", "content": answer}],
+                        "finish_reason": finish_reason,
+                    }
+                ]
+            )
         span = self.tracer.start_span(
             f"chat {MODEL}",
             context=self.context,
@@ -86,6 +103,7 @@ class Run:
                 "gen_ai.response.finish_reasons": [finish_reason],
                 "gen_ai.usage.input_tokens": input_tokens,
                 "gen_ai.usage.output_tokens": output_tokens,
+                **attributes,
             },
         )
         span.end(end_time=self.tick(350))
@@ -117,7 +135,7 @@ class Run:
 def emit(tracer, start_ns):
     # Trace 1: search, then fetch the contact the search returned.
     run = Run(tracer, "conv-1", start_ns)
-    run.chat("tool_calls", 120, 18)
+    run.chat("tool_calls", 120, 18, prompt="What is Ada's email address?")
     run.tool(
         "search_contacts",
         "call_search_1",
@@ -131,12 +149,12 @@ def emit(tracer, start_ns):
         {"contact_id": "C-001"},
         {"id": "C-001", "name": "Ada Lovelace", "email": "ada@example.com"},
     )
-    run.chat("stop", 240, 30)
+    run.chat("stop", 240, 30, answer="Ada Lovelace's email is ada@example.com.")
     run.end()
 
     # Trace 2: fetch a contact id nothing returned; the tool fails.
     run = Run(tracer, "conv-2", run.now + 1000 * MS)
-    run.chat("tool_calls", 110, 19)
+    run.chat("tool_calls", 110, 19, prompt="Show me Grace Hopper's contact card.")
     run.tool(
         "get_contact",
         "call_get_2",
@@ -144,7 +162,8 @@ def emit(tracer, start_ns):
         {"error": "contact C-999 not found"},
         error_type="ContactNotFound",
     )
-    run.chat("stop", 170, 25)
+    # The tool failed, yet the answer claims it worked: silent success fabrication.
+    run.chat("stop", 170, 25, answer="Here is Grace Hopper's contact card: grace@example.com.")
     run.end()
 
 

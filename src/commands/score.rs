@@ -1,0 +1,143 @@
+//! `toolgate score`: production traces imported, scored with the checks that need no
+//! scenario, and reported. The trace file is read as a stream; with `--sample N` only N
+//! trajectories are held (reservoir sampling), without it none beyond the one being scored.
+
+use std::io::{BufRead, BufReader, Write};
+
+use anyhow::{Context as _, Result};
+
+use crate::cli::{ScoreArgs, TraceFormat};
+use crate::exit::Exit;
+use crate::harness::ToolSet;
+use crate::ingest::{Format, Trajectories, Trajectory};
+use crate::score::production::{TraceScore, TraceSummary, TraceView, score_trace};
+
+pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exit> {
+    let tools = match &args.catalog {
+        Some(path) => Some(
+            ToolSet::from_definitions(crate::mock::load::import_tools(path)?)
+                .with_context(|| format!("in the catalog `{}`", path.display()))?,
+        ),
+        None => None,
+    };
+    let file = std::fs::File::open(&args.traces)
+        .with_context(|| format!("failed to open traces `{}`", args.traces.display()))?;
+    let format = match args.format {
+        TraceFormat::Toolgate => Format::Toolgate,
+        TraceFormat::Openai => Format::Openai,
+        TraceFormat::Otel => Format::Otel,
+        TraceFormat::Langfuse => Format::Langfuse,
+    };
+    let source = args.traces.display().to_string();
+    let trajectories = Trajectories::new(BufReader::new(file), &source, format);
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("failed to create `{}`", args.out.display()))?;
+    let scores_path = args.out.join("scores.jsonl");
+    let mut scores = std::io::BufWriter::new(
+        std::fs::File::create(&scores_path)
+            .with_context(|| format!("failed to create `{}`", scores_path.display()))?,
+    );
+    let mut summary = TraceSummary::default();
+    let mut record = |trajectory: &mut Trajectory| -> Result<()> {
+        let score = score_one(trajectory, tools.as_ref());
+        summary.add(&score);
+        let line = serde_json::to_string(&score).expect("a score is JSON");
+        writeln!(scores, "{line}")
+            .with_context(|| format!("failed to write `{}`", scores_path.display()))
+    };
+    match args.sample {
+        None => {
+            for trajectory in trajectories {
+                record(&mut trajectory?)?;
+            }
+        }
+        Some(size) => {
+            for mut trajectory in sample(trajectories, size, args.seed)? {
+                record(&mut trajectory)?;
+            }
+        }
+    }
+    scores
+        .flush()
+        .with_context(|| format!("failed to write `{}`", scores_path.display()))?;
+    summary.finish();
+    crate::fs::write_atomic(
+        &args.out.join("summary.json"),
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&summary).expect("a summary is JSON")
+        )
+        .as_bytes(),
+    )?;
+    crate::fs::write_atomic(
+        &args.out.join("report.md"),
+        crate::report::traces::markdown(&summary, args.trace_url.as_deref()).as_bytes(),
+    )?;
+    write!(out, "{}", crate::report::traces::text(&summary))?;
+    writeln!(out, "scores: {}", scores_path.display())?;
+    Ok(Exit::Pass)
+}
+
+/// Scores one trajectory, its calls first annotated against `tools` when given.
+fn score_one(trajectory: &mut Trajectory, tools: Option<&ToolSet>) -> TraceScore {
+    if let Some(tools) = tools {
+        for call in &mut trajectory.calls {
+            tools.annotate(call);
+        }
+    }
+    score_trace(&TraceView {
+        trace_id: &trajectory.trace_id,
+        prompt: trajectory.prompt.as_deref(),
+        calls: &trajectory.calls,
+        final_answer: trajectory.final_answer.as_deref(),
+        has_results: trajectory.has.results,
+        has_outcomes: trajectory.has.outcomes,
+        has_durations: trajectory.has.durations,
+        has_catalog: tools.is_some(),
+    })
+}
+
+/// A uniform sample of `size` trajectories (Algorithm R), in input order; the same input,
+/// size and seed give the same sample.
+///
+/// Errors: the first import error.
+fn sample<R: BufRead>(
+    trajectories: Trajectories<R>,
+    size: usize,
+    seed: u64,
+) -> Result<Vec<Trajectory>> {
+    let mut random = SplitMix64(seed);
+    let mut kept: Vec<(u64, Trajectory)> = Vec::with_capacity(size.min(1 << 16));
+    for (seen, trajectory) in (0u64..).zip(trajectories) {
+        let trajectory = trajectory?;
+        if kept.len() < size {
+            kept.push((seen, trajectory));
+        } else {
+            let slot = random.below(seen + 1);
+            if let Some(entry) = usize::try_from(slot).ok().and_then(|slot| kept.get_mut(slot)) {
+                *entry = (seen, trajectory);
+            }
+        }
+    }
+    kept.sort_by_key(|(seen, _)| *seen);
+    Ok(kept.into_iter().map(|(_, trajectory)| trajectory).collect())
+}
+
+/// SplitMix64 (Steele, Lea and Flood, 2014): a small seeded generator, enough for sampling.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..bound` (`bound` > 0), by multiply-shift (Lemire's method, without the
+    /// rejection step: the bias is below 2^-32 for bounds under 2^32).
+    fn below(&mut self, bound: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(bound)) >> 64) as u64
+    }
+}

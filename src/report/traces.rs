@@ -1,0 +1,147 @@
+//! `toolgate score` reports: the production checks over imported trajectories, as a terminal
+//! table and as Markdown with links back to the traces.
+
+use std::fmt::Write as _;
+
+use comfy_table::{Cell, CellAlignment, Table, presets};
+
+use crate::report::markdown::{code, rich};
+use crate::report::sanitize::{MAX_TERMINAL_CHARS, terminal_line};
+use crate::report::text::percent;
+use crate::score::production::{TraceCheckKind, TraceSummary};
+
+/// What the check means, for the reports.
+fn meaning(kind: TraceCheckKind) -> &'static str {
+    match kind {
+        TraceCheckKind::KnownTools => "every tool is in the catalog",
+        TraceCheckKind::ArgumentsValid => "arguments valid against the input schema",
+        TraceCheckKind::NoLoops => "no identical call repeated",
+        TraceCheckKind::NoInventedIds => "no id seen nowhere before",
+        TraceCheckKind::NoFalseSuccess => "no success claimed after an unrecovered failure",
+        TraceCheckKind::NoRetryStorm => "no call failing 3+ times in a row",
+    }
+}
+
+fn rows(summary: &TraceSummary) -> Vec<[String; 5]> {
+    TraceCheckKind::ALL
+        .iter()
+        .map(|kind| {
+            let tally = summary.checks.get(kind.as_str()).cloned().unwrap_or_default();
+            [
+                kind.as_str().to_owned(),
+                tally.passed.to_string(),
+                tally.failed.to_string(),
+                tally.inconclusive.to_string(),
+                percent(tally.failure_rate()),
+            ]
+        })
+        .collect()
+}
+
+fn header(summary: &TraceSummary) -> String {
+    let mut text = format!(
+        "{} trajectories, {} tool calls; {} with a failed check",
+        summary.trajectories, summary.calls, summary.failed
+    );
+    let _ = write!(
+        text,
+        "; calls per trajectory p50 {} p95 {}",
+        summary.calls_per_trajectory.p50, summary.calls_per_trajectory.p95
+    );
+    if let Some(time) = summary.tool_time_us {
+        let _ = write!(
+            text,
+            "; tool time per trajectory p50 {:.1} ms p95 {:.1} ms",
+            time.p50 as f64 / 1e3,
+            time.p95 as f64 / 1e3
+        );
+    }
+    text
+}
+
+/// The terminal report: a line of totals, a table of the checks (passed, failed,
+/// inconclusive, failure rate among the conclusive), and the first failing trace per check.
+pub fn text(summary: &TraceSummary) -> String {
+    let mut table = Table::new();
+    table.load_style(presets::ASCII_MARKDOWN);
+    table.set_header(["check", "passed", "failed", "inconclusive", "failure rate"]);
+    for row in rows(summary) {
+        table.add_row(row.into_iter().enumerate().map(|(i, text)| {
+            let cell = Cell::new(text);
+            if i == 0 {
+                cell
+            } else {
+                cell.set_alignment(CellAlignment::Right)
+            }
+        }));
+    }
+    let mut out = format!("{}\n{table}\n", header(summary));
+    for kind in TraceCheckKind::ALL {
+        if let Some((trace, detail)) = summary
+            .checks
+            .get(kind.as_str())
+            .and_then(|tally| tally.examples.first())
+        {
+            let _ = writeln!(
+                out,
+                "  {}: {}: {}",
+                kind.as_str(),
+                terminal_line(trace, MAX_TERMINAL_CHARS),
+                terminal_line(detail, MAX_TERMINAL_CHARS)
+            );
+        }
+    }
+    out
+}
+
+/// A trace id as Markdown: a link when `trace_url` (with `{trace_id}`) is given.
+fn trace_ref(trace: &str, trace_url: Option<&str>) -> String {
+    let shown = code(trace);
+    match trace_url {
+        Some(url) => {
+            let id: String = trace
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || "-_.:".contains(*c))
+                .collect();
+            format!("[{shown}]({})", url.replace("{trace_id}", &id))
+        }
+        None => shown,
+    }
+}
+
+/// The Markdown report: totals, the checks table with what each means, and per check the
+/// failing traces kept as examples (linked through `trace_url`).
+pub fn markdown(summary: &TraceSummary, trace_url: Option<&str>) -> String {
+    let mut out = format!("## Production traces\n\n{}.\n\n", header(summary));
+    out.push_str("| check | what it holds | passed | failed | inconclusive | failure rate |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|\n");
+    for (kind, row) in TraceCheckKind::ALL.iter().zip(rows(summary)) {
+        let [name, passed, failed, inconclusive, rate] = row;
+        let _ = writeln!(
+            out,
+            "| `{name}` | {} | {passed} | {failed} | {inconclusive} | {rate} |",
+            meaning(*kind)
+        );
+    }
+    out.push_str(
+        "\nA check is inconclusive when the trace lacks its data (no catalog, results, outcomes or final answer); it never counts as passed.\n",
+    );
+    for kind in TraceCheckKind::ALL {
+        let Some(tally) = summary.checks.get(kind.as_str()) else {
+            continue;
+        };
+        if tally.examples.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n### `{}`: {} failed\n", kind.as_str(), tally.failed);
+        for (trace, detail) in &tally.examples {
+            let _ = writeln!(
+                out,
+                "- {}: {}",
+                trace_ref(trace, trace_url),
+                rich(detail)
+            );
+        }
+    }
+    out
+}
