@@ -114,7 +114,10 @@ fn sample<R: BufRead>(
             kept.push((seen, trajectory));
         } else {
             let slot = random.below(seen + 1);
-            if let Some(entry) = usize::try_from(slot).ok().and_then(|slot| kept.get_mut(slot)) {
+            if let Some(entry) = usize::try_from(slot)
+                .ok()
+                .and_then(|slot| kept.get_mut(slot))
+            {
                 *entry = (seen, trajectory);
             }
         }

@@ -137,7 +137,12 @@ fn message_span(span: &Value) -> Option<MessageSpan> {
             .as_array()?
             .iter()
             .filter(|m| m.get("role").and_then(Value::as_str) == Some(role))
-            .flat_map(|m| m.get("parts").and_then(Value::as_array).into_iter().flatten())
+            .flat_map(|m| {
+                m.get("parts")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+            })
             .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
             .filter_map(|part| part.get("content").and_then(Value::as_str))
             .collect();

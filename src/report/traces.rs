@@ -26,7 +26,11 @@ fn rows(summary: &TraceSummary) -> Vec<[String; 5]> {
     TraceCheckKind::ALL
         .iter()
         .map(|kind| {
-            let tally = summary.checks.get(kind.as_str()).cloned().unwrap_or_default();
+            let tally = summary
+                .checks
+                .get(kind.as_str())
+                .cloned()
+                .unwrap_or_default();
             [
                 kind.as_str().to_owned(),
                 tally.passed.to_string(),
@@ -135,12 +139,7 @@ pub fn markdown(summary: &TraceSummary, trace_url: Option<&str>) -> String {
         }
         let _ = writeln!(out, "\n### `{}`: {} failed\n", kind.as_str(), tally.failed);
         for (trace, detail) in &tally.examples {
-            let _ = writeln!(
-                out,
-                "- {}: {}",
-                trace_ref(trace, trace_url),
-                rich(detail)
-            );
+            let _ = writeln!(out, "- {}: {}", trace_ref(trace, trace_url), rich(detail));
         }
     }
     out

@@ -124,7 +124,9 @@ pub struct TraceScore {
 impl TraceScore {
     /// Whether any check failed.
     pub fn failed(&self) -> bool {
-        self.checks.iter().any(|check| check.verdict == Verdict::Fail)
+        self.checks
+            .iter()
+            .any(|check| check.verdict == Verdict::Fail)
     }
 }
 
@@ -163,7 +165,9 @@ fn check(kind: TraceCheckKind, trace: &TraceView<'_>) -> (Verdict, String) {
     let calls = trace.calls;
     let at = |call: &CallRecord| format!("call {} `{}`", call.index + 1, call.tool);
     match kind {
-        TraceCheckKind::KnownTools if !trace.has_catalog => missing("catalog to check against (give one)"),
+        TraceCheckKind::KnownTools if !trace.has_catalog => {
+            missing("catalog to check against (give one)")
+        }
         TraceCheckKind::KnownTools => match calls.iter().find(|call| call.unknown_tool) {
             Some(call) => (Verdict::Fail, format!("{}: not in the catalog", at(call))),
             None => pass(),
@@ -320,7 +324,10 @@ impl TraceSummary {
             self.tool_times.push(time);
         }
         for check in &score.checks {
-            let tally = self.checks.entry(check.kind.as_str().to_owned()).or_default();
+            let tally = self
+                .checks
+                .entry(check.kind.as_str().to_owned())
+                .or_default();
             match check.verdict {
                 Verdict::Pass => tally.passed += 1,
                 Verdict::Fail => {

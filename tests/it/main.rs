@@ -17,6 +17,7 @@ mod mocks;
 mod openai_agent;
 mod own_servers;
 mod peers;
+mod production;
 mod reliability;
 mod schemas;
 mod support;

@@ -90,7 +90,10 @@ pub(super) fn classify(view: &RunView<'_>) -> Vec<Recovery> {
 
 /// The failure episodes of `trace` (calls in order) and what followed each, judged against
 /// the run's `final_answer`.
-pub fn classify_calls(trace: &[crate::trace::CallRecord], final_answer: Option<&str>) -> Vec<Recovery> {
+pub fn classify_calls(
+    trace: &[crate::trace::CallRecord],
+    final_answer: Option<&str>,
+) -> Vec<Recovery> {
     let mut episodes = Vec::new();
     let mut i = 0;
     while i < trace.len() {

@@ -42,17 +42,38 @@ fn verdicts(score: &TraceScore) -> Vec<(&'static str, Verdict, &str)> {
 #[test]
 fn a_clean_trajectory_passes_every_check() {
     let calls = [
-        ok(0, "search", json!({"query": "Ada"}), json!({"contacts": [{"id": "C-1"}]})),
-        ok(1, "get", json!({"contact_id": "C-1"}), json!({"name": "Ada"})),
+        ok(
+            0,
+            "search",
+            json!({"query": "Ada"}),
+            json!({"contacts": [{"id": "C-1"}]}),
+        ),
+        ok(
+            1,
+            "get",
+            json!({"contact_id": "C-1"}),
+            json!({"name": "Ada"}),
+        ),
     ];
     let score = score_trace(&view(&calls, Some("Ada is C-1.")));
-    assert!(score.checks.iter().all(|check| check.verdict == Verdict::Pass), "{score:?}");
+    assert!(
+        score
+            .checks
+            .iter()
+            .all(|check| check.verdict == Verdict::Pass),
+        "{score:?}"
+    );
     assert_eq!((score.calls, score.tool_time_us), (2, Some(200)));
 }
 
 #[test]
 fn an_invented_id_and_a_claimed_success_after_an_error_fail_with_their_detail() {
-    let calls = [failed(0, "get", json!({"contact_id": "C-999"}), "not found")];
+    let calls = [failed(
+        0,
+        "get",
+        json!({"contact_id": "C-999"}),
+        "not found",
+    )];
     let score = score_trace(&view(&calls, Some("Done, here is the contact.")));
     let found = verdicts(&score);
     assert_eq!(
@@ -95,21 +116,48 @@ fn loops_storms_unknown_tools_and_bad_arguments_fail() {
     ];
     let score = score_trace(&view(&calls, Some("The sync failed.")));
     let found = verdicts(&score);
-    assert_eq!(found[0], ("known_tools", Verdict::Fail, "call 1 `serch`: not in the catalog"));
+    assert_eq!(
+        found[0],
+        (
+            "known_tools",
+            Verdict::Fail,
+            "call 1 `serch`: not in the catalog"
+        )
+    );
     assert_eq!(
         found[1],
-        ("arguments_valid", Verdict::Fail, "call 2 `get`: `/contact_id`: 7 is not of type \"string\"")
+        (
+            "arguments_valid",
+            Verdict::Fail,
+            "call 2 `get`: `/contact_id`: 7 is not of type \"string\""
+        )
     );
-    assert_eq!(found[2], ("no_loops", Verdict::Fail, "`sync` called 3 times with {\"a\":1}"));
+    assert_eq!(
+        found[2],
+        (
+            "no_loops",
+            Verdict::Fail,
+            "`sync` called 3 times with {\"a\":1}"
+        )
+    );
     assert_eq!(
         found[5],
-        ("no_retry_storm", Verdict::Fail, "call 3 `sync` failed 3 or more times in a row with the same arguments")
+        (
+            "no_retry_storm",
+            Verdict::Fail,
+            "call 3 `sync` failed 3 or more times in a row with the same arguments"
+        )
     );
 }
 
 #[test]
 fn checks_lacking_their_data_are_inconclusive_never_passed() {
-    let calls = [failed(0, "get", json!({"contact_id": "C-999"}), "not found")];
+    let calls = [failed(
+        0,
+        "get",
+        json!({"contact_id": "C-999"}),
+        "not found",
+    )];
     let bare = TraceView {
         prompt: None,
         has_results: false,
@@ -119,7 +167,10 @@ fn checks_lacking_their_data_are_inconclusive_never_passed() {
         ..view(&calls, None)
     };
     let score = score_trace(&bare);
-    let found: Vec<(&str, Verdict)> = verdicts(&score).into_iter().map(|(k, v, _)| (k, v)).collect();
+    let found: Vec<(&str, Verdict)> = verdicts(&score)
+        .into_iter()
+        .map(|(k, v, _)| (k, v))
+        .collect();
     assert_eq!(
         found,
         [
@@ -131,12 +182,21 @@ fn checks_lacking_their_data_are_inconclusive_never_passed() {
             ("no_retry_storm", Verdict::Inconclusive),
         ]
     );
-    assert_eq!(score.checks[0].detail, "the trace has no catalog to check against (give one)");
+    assert_eq!(
+        score.checks[0].detail,
+        "the trace has no catalog to check against (give one)"
+    );
     assert_eq!(score.tool_time_us, None);
     // Outcomes but no final answer: whether the failure was admitted cannot be told.
-    let no_answer = TraceView { has_outcomes: true, ..bare };
+    let no_answer = TraceView {
+        has_outcomes: true,
+        ..bare
+    };
     let check = &score_trace(&no_answer).checks[4];
-    assert_eq!((check.verdict, check.detail.as_str()), (Verdict::Inconclusive, "the trace has no final answer"));
+    assert_eq!(
+        (check.verdict, check.detail.as_str()),
+        (Verdict::Inconclusive, "the trace has no final answer")
+    );
 }
 
 #[test]
@@ -151,11 +211,17 @@ fn the_summary_counts_verdicts_keeps_failing_examples_and_rates_among_conclusive
     second.trace_id = "t-2".into();
     summary.add(&second);
     summary.finish();
-    assert_eq!((summary.trajectories, summary.failed, summary.calls), (2, 1, 2));
+    assert_eq!(
+        (summary.trajectories, summary.failed, summary.calls),
+        (2, 1, 2)
+    );
     let tally = &summary.checks["no_invented_ids"];
     assert_eq!((tally.passed, tally.failed, tally.inconclusive), (1, 1, 0));
     assert_eq!(tally.failure_rate(), Some(0.5));
     assert_eq!(tally.examples[0].0, "t-2");
     assert_eq!(summary.calls_per_trajectory, Percentiles { p50: 1, p95: 1 });
-    assert_eq!(summary.tool_time_us, Some(Percentiles { p50: 100, p95: 100 }));
+    assert_eq!(
+        summary.tool_time_us,
+        Some(Percentiles { p50: 100, p95: 100 })
+    );
 }

@@ -1,0 +1,253 @@
+//! `toolgate score` on production traces written by real libraries: OTLP JSON from the
+//! OpenTelemetry Python SDK and its OTLP encoder, OpenAI message logs from the official
+//! `openai` Python client against a fake provider on loopback, and toolgate's own traces.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use wiremock::ResponseTemplate;
+
+use crate::own_servers::run;
+use crate::support::{FakeProvider, answer, repo, tool_calls};
+
+/// The traces venv's Python, installing the peers first when it is missing.
+fn traces_python() -> PathBuf {
+    let python = repo().join("target/peers/venv-traces/bin/python");
+    let ready = Command::new(&python)
+        .args(["-c", "import openai, opentelemetry.sdk"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ready {
+        let status = Command::new("bash")
+            .arg(repo().join("tests/peers/install.sh"))
+            .status()
+            .expect("the peer installer runs");
+        assert!(status.success(), "tests/peers/install.sh failed");
+    }
+    python
+}
+
+fn score(traces: &Path, format: &str, out: &Path, extra: &[&str]) -> (String, Value, Vec<Value>) {
+    let mut args = vec![
+        "score",
+        "--traces",
+        traces.to_str().expect("utf-8"),
+        "--format",
+        format,
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let summary = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("JSON");
+    let scores = std::fs::read_to_string(out.join("scores.jsonl"))
+        .expect("scores.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    (stdout, summary, scores)
+}
+
+/// `(check, verdict)` of one scored trajectory.
+fn verdicts(score: &Value) -> Vec<(String, String)> {
+    score["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .map(|c| (c["kind"].to_string(), c["verdict"].to_string()))
+        .collect()
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(k, v)| (format!("\"{k}\""), format!("\"{v}\"")))
+        .collect()
+}
+
+#[test]
+fn otlp_traces_from_the_opentelemetry_sdk_score_invented_ids_and_false_success() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let traces = dir.path().join("otel.jsonl");
+    let status = Command::new(traces_python())
+        .arg(repo().join("tests/peers/otel_traces.py"))
+        .arg(&traces)
+        .status()
+        .expect("python runs");
+    assert!(status.success());
+    let catalog = dir.path().join("tools.json");
+    std::fs::write(
+        &catalog,
+        r#"{"tools": [
+            {"name": "search_contacts", "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}},
+            {"name": "get_contact", "inputSchema": {"type": "object", "properties": {"contact_id": {"type": "string"}}, "required": ["contact_id"]}}
+        ]}"#,
+    )
+    .expect("writes");
+    let out = dir.path().join("out");
+    let (stdout, summary, scores) = score(
+        &traces,
+        "otel",
+        &out,
+        &[
+            "--catalog",
+            catalog.to_str().expect("utf-8"),
+            "--trace-url",
+            "https://jaeger.example/trace/{trace_id}",
+        ],
+    );
+    assert!(
+        stdout.starts_with("2 trajectories, 3 tool calls; 1 with a failed check;"),
+        "{stdout}"
+    );
+    assert_eq!(scores.len(), 2);
+    assert_eq!(scores[0]["calls"], 2);
+    assert_eq!(scores[0]["tool_time_us"], 80_000, "two 40 ms tool spans");
+    assert_eq!(
+        verdicts(&scores[0]),
+        pairs(&[
+            ("known_tools", "pass"),
+            ("arguments_valid", "pass"),
+            ("no_loops", "pass"),
+            ("no_invented_ids", "pass"),
+            ("no_false_success", "pass"),
+            ("no_retry_storm", "pass"),
+        ])
+    );
+    assert_eq!(
+        verdicts(&scores[1]),
+        pairs(&[
+            ("known_tools", "pass"),
+            ("arguments_valid", "pass"),
+            ("no_loops", "pass"),
+            ("no_invented_ids", "fail"),
+            ("no_false_success", "fail"),
+            ("no_retry_storm", "pass"),
+        ])
+    );
+    let trace_id = scores[1]["trace_id"].as_str().expect("a trace id");
+    assert_eq!(trace_id.len(), 32, "an OTLP trace id in hex: {trace_id}");
+    assert_eq!(
+        scores[1]["checks"][3]["detail"],
+        "call 1 `get_contact`: `/contact_id` = `C-999` appears in no earlier result or the prompt"
+    );
+    assert_eq!(summary["checks"]["no_false_success"]["failed"], 1);
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(
+        report.contains(&format!(
+            "- [`{trace_id}`](https://jaeger.example/trace/{trace_id}): call 1 `get_contact` failed and nothing recovered it, yet the final answer does not say so"
+        )),
+        "{report}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_message_logs_from_the_openai_client_leave_unknowable_checks_inconclusive() {
+    let reply = |body: Value| ResponseTemplate::new(200).set_body_json(body);
+    let weather = || tool_calls(&[("call_1", "get_weather", r#"{"city": "Paris"}"#)]);
+    let provider = FakeProvider::start(
+        vec![
+            reply(weather()),
+            reply(answer("It is sunny in Paris.")),
+            reply(weather()),
+            reply(answer("It is sunny in Paris.")),
+        ],
+        None,
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let traces = dir.path().join("openai.jsonl");
+    let python = traces_python();
+    let script = repo().join("tests/peers/openai_log.py");
+    let base_url = provider.base_url();
+    let traces_arg = traces.clone();
+    let status = tokio::task::spawn_blocking(move || {
+        Command::new(python)
+            .arg(script)
+            .arg(base_url)
+            .arg(traces_arg)
+            .status()
+            .expect("python runs")
+    })
+    .await
+    .expect("joins");
+    assert!(status.success());
+    assert_eq!(provider.requests().len(), 4);
+    let out = dir.path().join("out");
+    let traces_path = traces.clone();
+    let (_, summary, scores) =
+        tokio::task::spawn_blocking(move || score(&traces_path, "openai", &out, &[]))
+            .await
+            .expect("joins");
+    assert_eq!(
+        scores
+            .iter()
+            .map(|s| s["trace_id"].clone())
+            .collect::<Vec<_>>(),
+        [Value::from("conv-1"), Value::from("conv-2")]
+    );
+    // A chat log says neither whether a tool failed nor how long it took: those checks are
+    // inconclusive, never passed; without a catalog, so are the catalog checks.
+    assert_eq!(
+        verdicts(&scores[1]),
+        pairs(&[
+            ("known_tools", "inconclusive"),
+            ("arguments_valid", "inconclusive"),
+            ("no_loops", "pass"),
+            ("no_invented_ids", "pass"),
+            ("no_false_success", "inconclusive"),
+            ("no_retry_storm", "inconclusive"),
+        ])
+    );
+    assert_eq!(summary["checks"]["no_false_success"]["inconclusive"], 2);
+    assert_eq!(summary["calls"], 2);
+    assert!(summary.get("tool_time_us").is_none(), "{summary}");
+}
+
+#[test]
+fn a_sample_is_reproducible_from_its_seed_and_a_bad_line_names_the_file_and_line() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let traces = dir.path().join("trace.jsonl");
+    let mut text = String::new();
+    for i in 0..50 {
+        text.push_str(&format!(
+            "{{\"scenario\": \"S-{i:02}\", \"tool\": \"get\", \"arguments\": {{\"id\": \"{i}\"}}}}\n"
+        ));
+    }
+    std::fs::write(&traces, &text).expect("writes");
+    let ids = |seed: &str| -> Vec<Value> {
+        let out = dir.path().join(format!("out-{seed}"));
+        let (_, _, scores) = score(
+            &traces,
+            "toolgate",
+            &out,
+            &["--sample", "5", "--seed", seed],
+        );
+        scores.iter().map(|s| s["trace_id"].clone()).collect()
+    };
+    let first = ids("7");
+    assert_eq!(first.len(), 5);
+    assert_eq!(first, ids("7"));
+    assert_ne!(first, ids("8"));
+    std::fs::write(&traces, format!("{text}{{not json\n")).expect("writes");
+    let (code, _, stderr) = run(&[
+        "score",
+        "--traces",
+        traces.to_str().expect("utf-8"),
+        "--out",
+        dir.path().join("bad").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(&format!(
+            "failed to parse `{}` line 51 as JSON",
+            traces.display()
+        )),
+        "{stderr}"
+    );
+}
