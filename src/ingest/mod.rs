@@ -30,6 +30,10 @@ use serde_json::Value;
 
 use crate::trace::{CallOutcome, CallRecord};
 
+/// The longest line a trace file may have, in bytes (an OTLP export request of a large
+/// batch fits; a file that is one unbroken line does not load whole).
+pub const MAX_LINE_BYTES: u64 = crate::defaults::MAX_DATA_FILE_BYTES;
+
 /// A trace file's format, as `--format` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -105,6 +109,8 @@ pub struct Trajectories<R> {
     pending: Option<toolgate::Run>,
     pending_trace: Option<Trajectory>,
     done: bool,
+    /// The longest line read, in bytes ([`MAX_LINE_BYTES`] unless changed).
+    max_line: u64,
 }
 
 impl<R: BufRead> Trajectories<R> {
@@ -120,16 +126,32 @@ impl<R: BufRead> Trajectories<R> {
             pending: None,
             pending_trace: None,
             done: false,
+            max_line: MAX_LINE_BYTES,
         }
     }
 
+    /// Refuses lines longer than `bytes` instead of [`MAX_LINE_BYTES`].
+    pub fn with_max_line(mut self, bytes: u64) -> Self {
+        self.max_line = bytes;
+        self
+    }
+
+    /// Reads the next line, at most `max_line` bytes of it: a longer line is an error, so
+    /// a file without line breaks never loads whole.
     fn read_line(&mut self) -> Result<bool> {
         self.buffer.clear();
-        let read = self
-            .reader
+        let read = std::io::Read::take(&mut self.reader, self.max_line + 1)
             .read_line(&mut self.buffer)
             .with_context(|| format!("failed to read `{}`", self.source))?;
         self.line += 1;
+        if self.buffer.len() as u64 > self.max_line {
+            bail!(
+                "`{}` line {} is longer than {} bytes; one line holds one trace record",
+                self.source,
+                self.line,
+                self.max_line
+            );
+        }
         Ok(read > 0)
     }
 
