@@ -20,9 +20,7 @@ use toolgate::score::production::{TraceSummary, TraceView, score_trace};
 fn openai_log(n: usize) -> String {
     let mut text = String::new();
     for i in 0..n {
-        let call = |id: &str, name: &str, args: &str| {
-            json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}})
-        };
+        let call = |id: &str, name: &str, args: &str| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}});
         let messages = json!([
             {"role": "user", "content": format!("Find contact {i} and log a call.")},
             {"role": "assistant", "tool_calls": [call("a", "search", &format!("{{\"query\": \"c{i}\"}}"))]},
@@ -34,7 +32,11 @@ fn openai_log(n: usize) -> String {
             {"role": "tool", "tool_call_id": "d", "content": "{\"contacts\": []}"},
             {"role": "assistant", "content": "Done."}
         ]);
-        let _ = writeln!(text, "{}", json!({"id": format!("conv-{i}"), "messages": messages}));
+        let _ = writeln!(
+            text,
+            "{}",
+            json!({"id": format!("conv-{i}"), "messages": messages})
+        );
     }
     text
 }
@@ -52,7 +54,11 @@ fn toolgate_trace(n: usize) -> String {
                 "outcome": "success", "result": {"ok": true}, "duration_us": 120});
             let _ = writeln!(text, "{line}");
         }
-        let _ = writeln!(text, "{}", json!({"scenario": format!("S-{i}"), "final_answer": "Done."}));
+        let _ = writeln!(
+            text,
+            "{}",
+            json!({"scenario": format!("S-{i}"), "final_answer": "Done."})
+        );
     }
     text
 }

@@ -293,6 +293,14 @@ pub struct GateArgs {
     /// Run only these scenario ids (repeatable).
     #[arg(long, value_name = "ID")]
     pub only: Vec<String>,
+    /// Write every run as OpenTelemetry spans (OTLP JSON, GenAI semantic conventions) to this
+    /// file, to load next to production traces (docs/production.md).
+    #[arg(long, value_name = "FILE")]
+    pub otel: Option<PathBuf>,
+    /// Send the same spans to this OTLP/HTTP collector (e.g. `http://localhost:4318`; headers
+    /// from `OTEL_EXPORTER_OTLP_HEADERS`). A failed export is a warning, not a verdict.
+    #[arg(long, value_name = "URL", env = "OTEL_EXPORTER_OTLP_ENDPOINT")]
+    pub otel_endpoint: Option<String>,
     /// Record every run's traffic with the suite's `servers:` into this directory, one
     /// cassette per run (`<scenario>.r<repeat>.jsonl`), to replay with `--replay DIR`.
     #[arg(long, value_name = "DIR", conflicts_with = "replay")]

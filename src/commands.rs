@@ -412,6 +412,17 @@ fn run_for_gate(
         &args.out.join("results.json"),
         report::json::render_results(&report).as_bytes(),
     )?;
+    if args.otel.is_some() || args.otel_endpoint.is_some() {
+        export_spans(
+            args,
+            &agent,
+            endpoint.as_ref(),
+            &selected,
+            &suite.runs,
+            &report,
+            out,
+        )?;
+    }
     if let Some(judge) = &judge {
         let mut audit = String::new();
         for entry in judge.audit_log() {
@@ -430,6 +441,89 @@ fn run_for_gate(
         return Ok(None);
     }
     Ok(Some(report))
+}
+
+/// Writes the runs as OTLP JSON to `--otel` and sends them to `--otel-endpoint`; a failed
+/// send is a warning on `out` (the verdict does not depend on telemetry).
+///
+/// Errors: the file cannot be written.
+fn export_spans(
+    args: &GateArgs,
+    agent: &Agent,
+    endpoint: Option<&Endpoint>,
+    selected: &[Scenario],
+    runs: &[runner::ScenarioRun],
+    report: &RunReport,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let run_id = report.run.as_ref().and_then(|run| run.run_id.as_deref());
+    let agent_name = report.agent.as_str();
+    let model_turns = matches!(agent, Agent::OpenAi(_) | Agent::Anthropic(_));
+    let outcomes: Vec<String> = runs
+        .iter()
+        .map(|run| {
+            serde_json::to_value(run.outcome)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        })
+        .collect();
+    let spans: Vec<report::otel::RunSpans<'_>> = runs
+        .iter()
+        .zip(&outcomes)
+        .filter_map(|(run, outcome)| {
+            let scenario = selected.get(run.index)?;
+            Some(report::otel::RunSpans {
+                scenario: &scenario.id,
+                tier: scenario.tier,
+                repeat: run.repeat,
+                run_id,
+                agent: agent_name,
+                model: report.model.as_deref(),
+                provider: endpoint.filter(|_| model_turns).map(|e| e.api.as_str()),
+                outcome,
+                error: run.error.as_deref(),
+                prompt: &scenario.prompt,
+                final_answer: run.agent.as_ref().and_then(|a| a.final_answer.as_deref()),
+                usage: run
+                    .agent
+                    .as_ref()
+                    .filter(|a| a.usage.requests > 0)
+                    .map(|a| (a.usage.prompt_tokens, a.usage.completion_tokens)),
+                model_turns,
+                started: run.started_at,
+                duration: run.duration,
+                calls: &run.trace,
+                call_times: &run.call_times,
+            })
+        })
+        .collect();
+    let text = report::otel::export_request(&spans);
+    if let Some(path) = &args.otel {
+        write_atomic(path, text.as_bytes())?;
+    }
+    if let Some(url) = &args.otel_endpoint {
+        let headers = std::env::var("OTEL_EXPORTER_OTLP_HEADERS")
+            .map(|text| crate::provider::otlp::parse_headers(&text))
+            .unwrap_or_default();
+        let request: serde_json::Value =
+            serde_json::from_str(&text).expect("the export request is JSON");
+        let sent = runtime()?.block_on(crate::provider::otlp::export(url, headers, &request));
+        match sent {
+            Ok(()) => writeln!(
+                out,
+                "spans: sent {} runs to {}",
+                spans.len(),
+                crate::provider::otlp::traces_url(url)
+            )?,
+            Err(error) => writeln!(
+                out,
+                "warning: failed to send spans to `{}`: {error}",
+                crate::redact::Redactor::default().redact(url)
+            )?,
+        }
+    }
+    Ok(())
 }
 
 /// The measured side of the run, for pins.

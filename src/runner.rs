@@ -79,6 +79,11 @@ pub struct ScenarioRun {
     pub judge_error: Option<String>,
     /// Wall time of the run.
     pub duration: Duration,
+    /// When the run started (wall clock).
+    pub started_at: std::time::SystemTime,
+    /// When each call of `trace` arrived, as wall-clock time; one per call, in order (empty
+    /// when the run errored before its tools existed).
+    pub call_times: Vec<std::time::SystemTime>,
 }
 
 /// The runs of a suite.
@@ -129,7 +134,8 @@ pub async fn run_one(
     options: &RunOptions,
 ) -> ScenarioRun {
     let started = Instant::now();
-    let errored = |error: String, trace: Vec<CallRecord>| ScenarioRun {
+    let started_at = std::time::SystemTime::now();
+    let errored = |error: String, trace: Vec<CallRecord>, call_times| ScenarioRun {
         index,
         repeat,
         outcome: Outcome::Errored,
@@ -141,10 +147,12 @@ pub async fn run_one(
         judge: None,
         judge_error: None,
         duration: started.elapsed(),
+        started_at,
+        call_times,
     };
     let backend = match backends.start(scenario, repeat).await {
         Ok(backend) => backend,
-        Err(error) => return errored(error, Vec::new()),
+        Err(error) => return errored(error, Vec::new(), Vec::new()),
     };
     let mut harness = Harness::new(backend, scenario.faults.clone());
     if scenario.block_forbidden {
@@ -158,17 +166,33 @@ pub async fn run_one(
     .await;
     // Whatever happened, the backend's servers stop here (dropping would kill them too).
     harness.close().await;
+    let call_times = call_times(&harness);
     match run {
-        Ok(Ok(run)) => run,
-        Ok(Err(error)) => errored(error, harness.trace()),
+        Ok(Ok(mut run)) => {
+            run.started_at = started_at;
+            run.call_times = call_times;
+            run
+        }
+        Ok(Err(error)) => errored(error, harness.trace(), call_times),
         Err(_) => errored(
             format!(
                 "run timed out after {}",
                 humantime::format_duration(options.run_timeout)
             ),
             harness.trace(),
+            call_times,
         ),
     }
+}
+
+/// When each call of the harness's trace arrived, as wall-clock time.
+fn call_times(harness: &Harness) -> Vec<std::time::SystemTime> {
+    let created = harness.created_at();
+    harness
+        .arrivals_us()
+        .into_iter()
+        .map(|us| created + Duration::from_micros(us))
+        .collect()
 }
 
 /// Probes the fresh backend, lets the agent play, probes again and scores the run. `Err` is
@@ -278,6 +302,8 @@ async fn score_run(
         trace,
         agent: Some(outcome),
         duration: started.elapsed(),
+        started_at: std::time::SystemTime::now(),
+        call_times: Vec::new(),
     }
 }
 

@@ -23,6 +23,8 @@ pub struct Harness {
     blocked: Vec<ForbiddenCall>,
     backend: tokio::sync::Mutex<Box<dyn Backend>>,
     state: Mutex<RunState>,
+    /// When the harness was made (the run's tools became available).
+    created: (Instant, std::time::SystemTime),
     /// Called with every call as it is recorded (`proxy --trace` appends it to a file).
     observer: Option<Observer>,
     /// Hand calls the input schema rejects to the backend anyway (a proxy stays transparent).
@@ -34,6 +36,8 @@ pub type Observer = Box<dyn Fn(&CallRecord) + Send + Sync>;
 
 struct RunState {
     trace: Vec<CallRecord>,
+    /// When each call of `trace` arrived, in microseconds since the harness was made.
+    arrivals_us: Vec<u64>,
     calls_per_tool: HashMap<String, u32>,
     /// The model turn the agent said it is in; `None` until it says so.
     turn: Option<u32>,
@@ -60,13 +64,27 @@ impl Harness {
             backend: tokio::sync::Mutex::new(backend),
             state: Mutex::new(RunState {
                 trace: Vec::new(),
+                arrivals_us: Vec::new(),
                 calls_per_tool: HashMap::new(),
                 turn: None,
                 pending_notes: Vec::new(),
             }),
+            created: (Instant::now(), std::time::SystemTime::now()),
             observer: None,
             forward_invalid: false,
         }
+    }
+
+    /// When the harness was made, as wall-clock time: what [`Harness::arrivals_us`] counts
+    /// from.
+    pub fn created_at(&self) -> std::time::SystemTime {
+        self.created.1
+    }
+
+    /// When each call of [`Harness::trace`] arrived (for a refused or invalid call: when it
+    /// was recorded), in microseconds since [`Harness::created_at`]; one per call, in order.
+    pub fn arrivals_us(&self) -> Vec<u64> {
+        self.lock().arrivals_us.clone()
     }
 
     /// Calls `observer` with every call as it is recorded, in arrival order.
@@ -83,11 +101,16 @@ impl Harness {
         self
     }
 
-    /// Appends `record` to the trace and shows it to the observer.
-    fn push(&self, state: &mut RunState, record: CallRecord) {
+    /// Appends `record` (a call that arrived at `arrived`) to the trace and shows it to the
+    /// observer.
+    fn push(&self, state: &mut RunState, record: CallRecord, arrived: Instant) {
         if let Some(observer) = &self.observer {
             observer(&record);
         }
+        let since = arrived.saturating_duration_since(self.created.0);
+        state
+            .arrivals_us
+            .push(u64::try_from(since.as_micros()).unwrap_or(u64::MAX));
         state.trace.push(record);
     }
 
@@ -197,6 +220,7 @@ impl Harness {
                 output_violations: Vec::new(),
                 unmatched: false,
             },
+            Instant::now(),
         );
     }
 
@@ -232,6 +256,7 @@ impl Harness {
                 output_violations: Vec::new(),
                 unmatched: false,
             },
+            Instant::now(),
         );
     }
 
@@ -327,6 +352,7 @@ impl Harness {
                 output_violations,
                 unmatched: matches!(answer, ToolAnswer::Unmatched(_)),
             },
+            started,
         );
         answer
     }

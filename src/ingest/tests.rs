@@ -277,9 +277,16 @@ fn langfuse_tool_observations_group_by_consecutive_trace_and_read_errors_and_dur
 
 #[test]
 fn a_line_longer_than_the_limit_is_an_error_not_a_whole_load() {
-    let text = format!("{{\"scenario\": \"S\", \"tool\": \"t\", \"note\": \"{}\"}}\n", "x".repeat(200));
-    let mut read = Trajectories::new(Cursor::new(text.into_bytes()), "big.jsonl", Format::Toolgate)
-        .with_max_line(100);
+    let text = format!(
+        "{{\"scenario\": \"S\", \"tool\": \"t\", \"note\": \"{}\"}}\n",
+        "x".repeat(200)
+    );
+    let mut read = Trajectories::new(
+        Cursor::new(text.into_bytes()),
+        "big.jsonl",
+        Format::Toolgate,
+    )
+    .with_max_line(100);
     let error = read.next().expect("an item").expect_err("refused");
     assert_eq!(
         error.to_string(),

@@ -7,6 +7,7 @@
 //! MCP client only.
 
 pub mod http;
+pub mod otlp;
 pub(crate) mod throttle;
 
 use serde::{Deserialize, Serialize};

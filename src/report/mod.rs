@@ -8,6 +8,7 @@ pub mod github;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod otel;
 pub mod sanitize;
 pub mod table;
 pub mod text;

@@ -251,3 +251,153 @@ fn a_sample_is_reproducible_from_its_seed_and_a_bad_line_names_the_file_and_line
         "{stderr}"
     );
 }
+
+/// Every span of an OTLP JSON file written by `gate --otel`.
+fn spans(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).expect("the spans were written");
+    assert_eq!(text.lines().count(), 1, "one export request");
+    let request: Value = serde_json::from_str(&text).expect("OTLP JSON");
+    request["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array()
+        .expect("spans")
+        .clone()
+}
+
+fn attribute<'a>(span: &'a Value, key: &str) -> Option<&'a Value> {
+    span["attributes"]
+        .as_array()?
+        .iter()
+        .find(|a| a["key"] == key)
+        .map(|a| &a["value"])
+}
+
+#[test]
+fn gate_runs_exported_as_genai_spans_score_again_as_production_traces() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let otel = dir.path().join("spans.jsonl");
+    let out = dir.path().join("out");
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--otel",
+        otel.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let spans = spans(&otel);
+    let roots: Vec<&Value> = spans
+        .iter()
+        .filter(|s| {
+            attribute(s, "gen_ai.operation.name")
+                == Some(&serde_json::json!({"stringValue": "invoke_agent"}))
+        })
+        .collect();
+    assert_eq!(roots.len(), 36, "one trace per smoke run");
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).expect("results"))
+            .expect("JSON");
+    let calls: u64 = results["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .map(|s| s["calls"].as_u64().expect("calls"))
+        .sum();
+    let tools: Vec<&Value> = spans
+        .iter()
+        .filter(|s| {
+            s["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("execute_tool "))
+        })
+        .collect();
+    assert_eq!(tools.len() as u64, calls);
+    for tool in &tools {
+        let root = roots
+            .iter()
+            .find(|r| r["traceId"] == tool["traceId"])
+            .expect("every tool span has its run's root");
+        assert_eq!(tool["parentSpanId"], root["spanId"]);
+        assert_eq!(
+            attribute(tool, "mcp.method.name"),
+            Some(&serde_json::json!({"stringValue": "tools/call"}))
+        );
+    }
+    // A fault injected by a scenario shows as an error span with the fault's name.
+    let faulted = tools
+        .iter()
+        .find(|s| attribute(s, "toolgate.fault_injected").is_some())
+        .expect("the smoke set injects faults");
+    assert_eq!(faulted["status"]["code"], 2);
+    assert!(attribute(faulted, "error.type").is_some());
+
+    // The same file, read back as production traces, with the built-in catalog.
+    let lock = dir.path().join("builtin.lock.json");
+    let (code, _, stderr) = run(&["snapshot", "--lock", lock.to_str().expect("utf-8")]);
+    assert_eq!(code, 0, "{stderr}");
+    let runs_with_calls = results["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter(|s| s["calls"].as_u64() > Some(0))
+        .count() as u64;
+    let (_, summary, _) = score(
+        &otel,
+        "otel",
+        &dir.path().join("score"),
+        &["--catalog", lock.to_str().expect("utf-8")],
+    );
+    assert_eq!(summary["trajectories"], runs_with_calls);
+    assert_eq!(summary["calls"], calls);
+    assert_eq!(summary["checks"]["known_tools"]["failed"], 0);
+    assert_eq!(summary["checks"]["known_tools"]["inconclusive"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn gate_sends_its_spans_to_an_otlp_collector_with_the_configured_headers() {
+    use wiremock::matchers::{header, method, path};
+    use wiremock::{Mock, MockServer};
+
+    let collector = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/traces"))
+        .and(header("authorization", "Basic dG9vbGdhdGU6c2VjcmV0"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({})))
+        .expect(1)
+        .mount(&collector)
+        .await;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = dir.path().join("out");
+    let endpoint = collector.uri();
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || {
+        let mut command = crate::support::toolgate();
+        command
+            .args(["gate", "--only", "T1-001", "--out"])
+            .arg(&out)
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+            .env(
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "Authorization=Basic%20dG9vbGdhdGU6c2VjcmV0",
+            );
+        crate::support::output(command)
+    })
+    .await
+    .expect("joins");
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "spans: sent 1 runs to {}/v1/traces\n",
+            collector.uri()
+        )),
+        "{stdout}"
+    );
+    let requests = collector.received_requests().await.expect("recorded");
+    let body: Value = serde_json::from_slice(&requests[0].body).expect("OTLP JSON");
+    let names: Vec<&str> = body["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array()
+        .expect("spans")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names[0], "invoke_agent reference");
+    assert!(!stdout.contains("dG9vbGdhdGU6c2VjcmV0") && !stderr.contains("dG9vbGdhdGU6c2VjcmV0"));
+}

@@ -49,6 +49,8 @@ pub(crate) fn toolgate() -> std::process::Command {
         "TOOLGATE_BASELINE",
         "TOOLGATE_COMMENT",
         "TOOLGATE_COMMENT_AUTHOR",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_HEADERS",
         "TOOLGATE_ACTION_ARGS",
     ] {
         command.env_remove(name);
