@@ -342,7 +342,7 @@ mod tests {
             calls: &calls,
             call_times: &times,
         };
-        let text = export_request(&[run.clone()]);
+        let text = export_request(std::slice::from_ref(&run));
         assert_eq!(
             text,
             export_request(&[run]),
