@@ -501,7 +501,7 @@ pub struct ServeArgs {
     /// With `--suite`: the scenario whose run to serve.
     #[arg(long, value_name = "ID", requires = "suite")]
     pub scenario: Option<String>,
-    /// Write the trace of every call here (JSON Lines) when the client disconnects.
+    /// Write every call here (JSON Lines, one call record per line) as it happens.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
 }
@@ -609,7 +609,7 @@ pub struct MockServeArgs {
     /// prints the URL) until interrupted, instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
-    /// Write the trace of every call here (JSON Lines) when serving ends.
+    /// Write every call here (JSON Lines, one call record per line) as it happens.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
 }

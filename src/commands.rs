@@ -581,20 +581,21 @@ fn serve_command(args: &ServeArgs) -> Result<Exit> {
             if scenario.block_forbidden {
                 harness = harness.blocking(scenario.forbidden_calls.clone());
             }
-            Arc::new(harness)
+            harness
         }
         (Some(fixture), _, _) => {
             let seeded = scenario::load_fixture(fixture)?;
             let tools = Arc::new(ToolSet::new(Catalog::builtin())?);
             let backend = WorldBackend::new(tools, &seeded);
-            Arc::new(Harness::new(Box::new(backend), Vec::new()))
+            Harness::new(Box::new(backend), Vec::new())
         }
         _ => bail!("give `--fixture`, or `--suite` with `--scenario`"),
     };
+    let (harness, trace) = streaming_trace(harness, args.trace.as_deref())?;
     let served = rt.block_on(harness::server::serve_stdio(harness.clone()));
     rt.block_on(harness.close());
     served?;
-    write_served_trace(args.trace.as_deref(), &harness)?;
+    trace_written(trace)?;
     Ok(Exit::Pass)
 }
 
@@ -606,18 +607,34 @@ async fn interrupted() {
     }
 }
 
-/// Writes the calls a `serve` or `mock serve` session recorded to `path` (JSON Lines, one
-/// call record per line), when a path was given.
-fn write_served_trace(path: Option<&std::path::Path>, harness: &Harness) -> Result<()> {
-    let Some(path) = path else {
-        return Ok(());
-    };
-    let mut text = String::new();
-    for call in harness.trace() {
-        text.push_str(&serde_json::to_string(&call)?);
-        text.push('\n');
+/// `harness` for a long-lived `serve` or `mock serve` session: it keeps no calls in memory
+/// and, with `path`, appends each call to that file as it is recorded (JSON Lines, one call
+/// record per line).
+///
+/// Errors: the file cannot be created.
+fn streaming_trace(
+    harness: Harness,
+    path: Option<&std::path::Path>,
+) -> Result<(Arc<Harness>, Option<Arc<proxy::TraceFile>>)> {
+    let trace = path
+        .map(proxy::TraceFile::create)
+        .transpose()?
+        .map(Arc::new);
+    let writer = trace.clone();
+    let harness = harness.streaming(Box::new(move |call| {
+        if let Some(file) = &writer {
+            file.append(&serde_json::to_string(call).expect("a call record is JSON"));
+        }
+    }));
+    Ok((Arc::new(harness), trace))
+}
+
+/// The first error writing a streamed trace, as the command's error.
+fn trace_written(trace: Option<Arc<proxy::TraceFile>>) -> Result<()> {
+    match trace.and_then(|file| file.failure()) {
+        Some(failure) => bail!(failure),
+        None => Ok(()),
     }
-    write_atomic(path, text.as_bytes())
 }
 
 fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit> {
@@ -633,7 +650,10 @@ fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit>
         );
         anyhow::anyhow!("failed to seed the mocks from {from}: {error}")
     })?;
-    let harness = Arc::new(Harness::new(Box::new(backend), Vec::new()));
+    let (harness, trace) = streaming_trace(
+        Harness::new(Box::new(backend), Vec::new()),
+        args.trace.as_deref(),
+    )?;
     match &args.listen {
         None => tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -653,7 +673,7 @@ fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit>
             anyhow::Ok(())
         })?,
     }
-    write_served_trace(args.trace.as_deref(), &harness)?;
+    trace_written(trace)?;
     Ok(Exit::Pass)
 }
 

@@ -15,7 +15,7 @@ use crate::exit::Exit;
 use crate::harness::cassette::{RecordingBackends, Scrubber};
 use crate::harness::{self, Harness, ServerBackends};
 use crate::suite::{ServerSpec, ToolFilter, Transport};
-use crate::trace::{CallRecord, TraceLine};
+use crate::trace::TraceLine;
 
 pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exit> {
     // One thread on stdio, as `serve`: every message hop between threads costs a wake-up.
@@ -60,16 +60,22 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
         None => rt.block_on(backends.start_seeded(None)),
     }
     .map_err(anyhow::Error::msg)?;
-    let mut harness = Harness::new(backend, faults).forwarding_invalid();
-    let trace = match &args.trace {
-        Some(path) => {
-            let file = Arc::new(TraceFile::create(path)?);
-            let writer = Arc::clone(&file);
-            harness = harness.observing(Box::new(move |call| writer.append(&scenario, call)));
-            Some(file)
-        }
-        None => None,
-    };
+    // Calls stream to the trace file and are not kept: a proxy may run for days.
+    let trace = args
+        .trace
+        .as_deref()
+        .map(TraceFile::create)
+        .transpose()?
+        .map(Arc::new);
+    let writer = trace.clone();
+    let harness = Harness::new(backend, faults)
+        .forwarding_invalid()
+        .streaming(Box::new(move |call| {
+            if let Some(file) = &writer {
+                let line = TraceLine::call(&scenario, 0, call);
+                file.append(&serde_json::to_string(&line).expect("a trace line is JSON"));
+            }
+        }));
     let harness = Arc::new(harness);
     let served = rt.block_on(async {
         match &args.listen {
@@ -90,9 +96,7 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
     });
     rt.block_on(harness.close());
     served?;
-    if let Some(failure) = trace.and_then(|file| file.failure()) {
-        anyhow::bail!(failure);
-    }
+    super::trace_written(trace)?;
     Ok(Exit::Pass)
 }
 
@@ -112,14 +116,14 @@ async fn stopped() {
     }
 }
 
-/// A trace file written one line per call, as calls are recorded.
-struct TraceFile {
+/// A trace file written one line per call, as calls are recorded (`proxy`, `serve`).
+pub(super) struct TraceFile {
     path: std::path::PathBuf,
     state: Mutex<(std::fs::File, Option<String>)>,
 }
 
 impl TraceFile {
-    fn create(path: &Path) -> Result<TraceFile> {
+    pub(super) fn create(path: &Path) -> Result<TraceFile> {
         let file = std::fs::File::create(path)
             .with_context(|| format!("failed to create trace `{}`", path.display()))?;
         Ok(TraceFile {
@@ -128,10 +132,11 @@ impl TraceFile {
         })
     }
 
-    /// Appends the line of `call`; the first write error is kept for [`TraceFile::failure`].
-    fn append(&self, scenario: &str, call: &CallRecord) {
-        let line = TraceLine::call(scenario, 0, call);
-        let mut json = serde_json::to_string(&line).expect("a trace line is JSON");
+    /// Appends `line` (one JSON value, no line break); the first write error is kept for
+    /// [`TraceFile::failure`].
+    pub(super) fn append(&self, line: &str) {
+        let mut json = String::with_capacity(line.len() + 1);
+        json.push_str(line);
         json.push('\n');
         let mut state = self
             .state
@@ -147,7 +152,8 @@ impl TraceFile {
         }
     }
 
-    fn failure(&self) -> Option<String> {
+    /// The first write error, if any.
+    pub(super) fn failure(&self) -> Option<String> {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -29,13 +29,21 @@ pub struct Harness {
     observer: Option<Observer>,
     /// Hand calls the input schema rejects to the backend anyway (a proxy stays transparent).
     forward_invalid: bool,
+    /// Keep the calls in memory ([`Harness::trace`]); a long-lived server that streams them
+    /// to its observer does not.
+    retain: bool,
 }
 
 /// What [`Harness::observing`] calls with each recorded call.
 pub type Observer = Box<dyn Fn(&CallRecord) + Send + Sync>;
 
 struct RunState {
+    /// The calls recorded, kept unless the harness only streams them.
     trace: Vec<CallRecord>,
+    /// How many calls were recorded (kept or not): the next call's index.
+    recorded: usize,
+    /// The turn of the last call recorded.
+    last_turn: Option<u32>,
     /// When each call of `trace` arrived, in microseconds since the harness was made.
     arrivals_us: Vec<u64>,
     calls_per_tool: HashMap<String, u32>,
@@ -50,7 +58,7 @@ impl RunState {
     /// for an agent that never names its turns (each call its own turn).
     fn next_turn(&self) -> u32 {
         self.turn
-            .unwrap_or_else(|| self.trace.last().map_or(1, |call| call.turn + 1))
+            .unwrap_or_else(|| self.last_turn.map_or(1, |turn| turn + 1))
     }
 }
 
@@ -64,6 +72,8 @@ impl Harness {
             backend: tokio::sync::Mutex::new(backend),
             state: Mutex::new(RunState {
                 trace: Vec::new(),
+                recorded: 0,
+                last_turn: None,
                 arrivals_us: Vec::new(),
                 calls_per_tool: HashMap::new(),
                 turn: None,
@@ -72,7 +82,17 @@ impl Harness {
             created: (Instant::now(), std::time::SystemTime::now()),
             observer: None,
             forward_invalid: false,
+            retain: true,
         }
+    }
+
+    /// Shows every call to `observer` as it is recorded and keeps none in memory: for a
+    /// long-lived server or proxy, whose memory must not grow with its calls.
+    /// [`Harness::trace`] and [`Harness::arrivals_us`] are then empty.
+    pub fn streaming(mut self, observer: Observer) -> Harness {
+        self.observer = Some(observer);
+        self.retain = false;
+        self
     }
 
     /// When the harness was made, as wall-clock time: what [`Harness::arrivals_us`] counts
@@ -102,10 +122,15 @@ impl Harness {
     }
 
     /// Appends `record` (a call that arrived at `arrived`) to the trace and shows it to the
-    /// observer.
+    /// observer; a streaming harness only shows it.
     fn push(&self, state: &mut RunState, record: CallRecord, arrived: Instant) {
         if let Some(observer) = &self.observer {
             observer(&record);
+        }
+        state.recorded += 1;
+        state.last_turn = Some(record.turn);
+        if !self.retain {
+            return;
         }
         let since = arrived.saturating_duration_since(self.created.0);
         state
@@ -197,7 +222,7 @@ impl Harness {
     /// Records a call the agent emitted that could not be sent (unusable arguments).
     pub fn record_invalid(&self, tool: &str, raw_arguments: &str, kind: InvalidCallKind) {
         let mut state = self.lock();
-        let index = state.trace.len();
+        let index = state.recorded;
         let turn = state.next_turn();
         let notes = std::mem::take(&mut state.pending_notes);
         self.push(
@@ -233,7 +258,7 @@ impl Harness {
         message: String,
     ) {
         let mut state = self.lock();
-        let index = state.trace.len();
+        let index = state.recorded;
         let turn = state.next_turn();
         let notes = std::mem::take(&mut state.pending_notes);
         self.push(
@@ -326,7 +351,7 @@ impl Harness {
             _ => Vec::new(),
         };
         let mut state = self.lock();
-        let index = state.trace.len();
+        let index = state.recorded;
         let turn = state.next_turn();
         let mut notes = std::mem::take(&mut state.pending_notes);
         if decoded {
@@ -615,5 +640,37 @@ mod tests {
         assert!(!trace[0].unknown_tool);
         assert_eq!(trace[1].error.as_deref(), Some("arguments_not_object"));
         assert!(trace[1].unknown_tool);
+    }
+
+    #[tokio::test]
+    async fn a_streaming_harness_shows_every_call_and_keeps_none() {
+        let seen: Arc<Mutex<Vec<(usize, u32, String)>>> = Arc::default();
+        let log = Arc::clone(&seen);
+        let (harness, reached) = harness(Vec::new());
+        let harness = harness.streaming(Box::new(move |call| {
+            log.lock()
+                .expect("the log")
+                .push((call.index, call.turn, call.tool.clone()));
+        }));
+        harness.call("echo", args(json!({"n": 1}))).await;
+        harness.call("echo", args(json!({"n": "x"}))).await;
+        harness.record_invalid("echo", "{", InvalidCallKind::UnparseableArguments);
+        harness.call("upstream", Map::new()).await;
+        assert_eq!(
+            *seen.lock().expect("the log"),
+            [
+                (0, 1, "echo".to_owned()),
+                (1, 2, "echo".to_owned()),
+                (2, 3, "echo".to_owned()),
+                (3, 4, "upstream".to_owned())
+            ]
+        );
+        assert_eq!(harness.trace(), Vec::new());
+        assert_eq!(harness.arrivals_us(), Vec::<u64>::new());
+        assert_eq!(
+            reached.load(Ordering::SeqCst),
+            2,
+            "the invalid `n` was refused"
+        );
     }
 }
