@@ -763,9 +763,12 @@ pub struct ScoreArgs {
     #[arg(long, default_value_t = 0, requires = "sample")]
     pub seed: u64,
     /// Check tool names and arguments against this catalog: a `toolgate snapshot` lock file
-    /// or a saved tools/list (without one those checks are inconclusive).
-    #[arg(long, value_name = "FILE")]
+    /// or a saved tools/list (without a catalog those checks are inconclusive).
+    #[arg(long, value_name = "FILE", conflicts_with = "server")]
     pub catalog: Option<PathBuf>,
+    /// ... or against the tools/list of this stdio MCP server, after `--` (started once).
+    #[arg(last = true, value_name = "SERVER")]
+    pub server: Vec<String>,
     /// Link trace ids in report.md with this URL, `{trace_id}` replaced (e.g.
     /// `https://cloud.langfuse.com/project/P/traces/{trace_id}`).
     #[arg(long, value_name = "URL")]

@@ -13,12 +13,38 @@ use crate::ingest::{Format, Trajectories, Trajectory};
 use crate::score::production::{TraceScore, TraceSummary, TraceView, score_trace};
 
 pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exit> {
-    let tools = match &args.catalog {
-        Some(path) => Some(
+    let tools = match (&args.catalog, args.server.split_first()) {
+        (Some(path), _) => Some(
             ToolSet::from_definitions(crate::mock::load::import_tools(path)?)
                 .with_context(|| format!("in the catalog `{}`", path.display()))?,
         ),
-        None => None,
+        (None, Some((program, rest))) => {
+            let source = crate::lint::Source::Command {
+                program: program.clone(),
+                args: rest.to_vec(),
+            };
+            let loaded = super::runtime()?.block_on(crate::lint::sources::load(&source))?;
+            if let Some(problem) = loaded
+                .findings
+                .iter()
+                .find(|finding| finding.severity == crate::lint::Severity::Error)
+            {
+                anyhow::bail!(
+                    "failed to list the tools of `{program}`: {}",
+                    problem.message
+                );
+            }
+            let definitions = loaded
+                .tools
+                .into_iter()
+                .map(|tool| tool.definition)
+                .collect();
+            Some(
+                ToolSet::from_definitions(definitions)
+                    .with_context(|| format!("in the tools of `{program}`"))?,
+            )
+        }
+        (None, None) => None,
     };
     let file = std::fs::File::open(&args.traces)
         .with_context(|| format!("failed to open traces `{}`", args.traces.display()))?;

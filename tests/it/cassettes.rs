@@ -458,6 +458,29 @@ fn the_python_sdk_client_talks_to_the_memory_server_through_toolgate_proxy() {
     assert_eq!(cassette.len(), 4);
     assert_eq!(cassette[0]["servers"][0]["name"], "memory");
 
+    // Scored as a production trace against the live server's catalog, the bad call shows.
+    let score_out = dir.path().join("score");
+    let (code, stdout, stderr) = run(&[
+        "score",
+        "--traces",
+        trace.to_str().expect("utf-8"),
+        "--out",
+        score_out.to_str().expect("utf-8"),
+        "--",
+        "env",
+        &format!(
+            "MEMORY_FILE_PATH={}",
+            dir.path().join("other.jsonl").display()
+        ),
+        "node",
+        memory.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("  arguments_valid: M-001#0: call 4 `open_nodes`: `/names`: 7 is not of type \"array\"\n"),
+        "{stdout}"
+    );
+
     // The proxy's trace replays through a suite as any recorded trajectory does.
     let read = "id: M-001\ntier: 1\ntype: single_call\nprompt: Remember Ada.\nexpected_calls:\n  - tool: create_entities\n    args_match: {entities: [{name: Ada}]}\n";
     let suite_dir = suite(&memory_config(), &[("m.yaml", read)], &[]);
