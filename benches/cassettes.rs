@@ -5,8 +5,9 @@
 //! distinct recorded calls (memory-server-shaped answers), each call answered through the
 //! harness (schema check, fault lookup, trace) and through the in-process MCP pipe. Proxy: the
 //! official memory server (npm, installed by `tests/peers/install.sh`) called with `read_graph`
-//! by an rmcp client, straight and through `toolgate proxy`, side by side (alternating
-//! batches of 100, so both see the same machine load).
+//! by an rmcp client, straight, through `toolgate proxy` and through a byte relay (this bench
+//! binary re-run with `--relay`: the floor of any proxy in a process of its own), side by side
+//! in alternating batches of 100, so all see the same machine load.
 #![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
 use std::path::Path;
@@ -112,7 +113,7 @@ async fn round_trips(client: &McpClient, n: usize, into: &mut Vec<Duration>) {
 fn proxy_bench(
     calls: usize,
     runtime: &tokio::runtime::Runtime,
-) -> Option<(Vec<Duration>, Vec<Duration>)> {
+) -> Option<Paths> {
     let server = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target/peers/node/node_modules/@modelcontextprotocol/server-memory/dist/index.js");
     if !server.exists() {
@@ -135,7 +136,11 @@ fn proxy_bench(
         "node".into(),
         server,
     ];
-    let (mut direct, mut proxied) = (Vec::with_capacity(calls), Vec::with_capacity(calls));
+    let mut relay_args = vec!["--relay".to_owned(), "env".to_owned(), env_arg("relayed.jsonl")];
+    relay_args.extend(direct_args[1..].iter().cloned());
+    let relay_program = std::env::current_exe().expect("the bench's own path");
+    let relay_program = relay_program.to_str().expect("a UTF-8 path");
+    let mut paths = Paths::default();
     runtime.block_on(async {
         let straight = McpClient::connect_command("env", &direct_args)
             .await
@@ -143,19 +148,72 @@ fn proxy_bench(
         let through = McpClient::connect_command(env!("CARGO_BIN_EXE_toolgate"), &proxy_args)
             .await
             .expect("the proxy starts");
-        round_trips(&straight, 50, &mut Vec::new()).await;
-        round_trips(&through, 50, &mut Vec::new()).await;
-        for _ in 0..calls.div_ceil(100) {
-            round_trips(&straight, 100, &mut direct).await;
-            round_trips(&through, 100, &mut proxied).await;
+        let relay = McpClient::connect_command(relay_program, &relay_args)
+            .await
+            .expect("the relay starts");
+        for client in [&straight, &through, &relay] {
+            round_trips(client, 50, &mut Vec::new()).await;
         }
-        let _ = straight.close().await;
-        let _ = through.close().await;
+        for _ in 0..calls.div_ceil(100) {
+            round_trips(&straight, 100, &mut paths.direct).await;
+            round_trips(&through, 100, &mut paths.proxied).await;
+            round_trips(&relay, 100, &mut paths.relayed).await;
+        }
+        for client in [straight, through, relay] {
+            let _ = client.close().await;
+        }
     });
-    Some((direct, proxied))
+    Some(paths)
+}
+
+/// Round trips per path: straight to the server, through `toolgate proxy`, and through a
+/// byte relay (the floor of any proxy in its own process).
+#[derive(Default)]
+struct Paths {
+    direct: Vec<Duration>,
+    proxied: Vec<Duration>,
+    relayed: Vec<Duration>,
+}
+
+/// `--relay COMMAND...`: this bench binary as the plainest possible proxy, copying bytes
+/// between its stdio and a child's with one blocking thread per direction, parsing nothing.
+fn relay(command: &[String]) {
+    use std::io::{Read as _, Write as _};
+    let mut child = std::process::Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the relayed server starts");
+    let mut to_child = child.stdin.take().expect("piped");
+    let mut from_child = child.stdout.take().expect("piped");
+    let back = std::thread::spawn(move || {
+        let mut buffer = [0u8; 65_536];
+        let mut out = std::io::stdout().lock();
+        while let Ok(n @ 1..) = from_child.read(&mut buffer) {
+            if out.write_all(&buffer[..n]).and_then(|()| out.flush()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut buffer = [0u8; 65_536];
+    let mut input = std::io::stdin().lock();
+    while let Ok(n @ 1..) = input.read(&mut buffer) {
+        if to_child.write_all(&buffer[..n]).and_then(|()| to_child.flush()).is_err() {
+            break;
+        }
+    }
+    drop(to_child);
+    let _ = back.join();
+    let _ = child.kill();
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--relay") {
+        relay(&args[2..]);
+        return;
+    }
     let calls: usize = std::env::args()
         .skip(1)
         .find_map(|arg| arg.parse().ok())
@@ -177,22 +235,27 @@ fn main() {
         us(percentile(&mut piped, 0.5)),
         us(percentile(&mut piped, 0.99))
     );
-    if let Some((mut direct, mut proxied)) = proxy_bench(calls, &runtime) {
-        let (d50, p50) = (percentile(&mut direct, 0.5), percentile(&mut proxied, 0.5));
+    if let Some(mut paths) = proxy_bench(calls, &runtime) {
+        let d50 = percentile(&mut paths.direct, 0.5);
+        let p50 = percentile(&mut paths.proxied, 0.5);
+        let r50 = percentile(&mut paths.relayed, 0.5);
         println!("memory server read_graph: {calls} round trips per path");
+        for (name, p50, samples) in [
+            ("direct        ", d50, &mut paths.direct),
+            ("toolgate proxy", p50, &mut paths.proxied),
+            ("byte relay    ", r50, &mut paths.relayed),
+        ] {
+            println!(
+                "  {name}: p50 {:.1} us, p99 {:.1} us",
+                us(p50),
+                us(percentile(samples, 0.99))
+            );
+        }
         println!(
-            "  direct:        p50 {:.1} us, p99 {:.1} us",
-            us(d50),
-            us(percentile(&mut direct, 0.99))
-        );
-        println!(
-            "  toolgate proxy: p50 {:.1} us, p99 {:.1} us",
-            us(p50),
-            us(percentile(&mut proxied, 0.99))
-        );
-        println!(
-            "  proxy / direct (p50): {:.2}x",
-            p50.as_secs_f64() / d50.as_secs_f64()
+            "  proxy / direct (p50): {:.2}x; byte relay / direct: {:.2}x; proxy / byte relay: {:.2}x",
+            p50.as_secs_f64() / d50.as_secs_f64(),
+            r50.as_secs_f64() / d50.as_secs_f64(),
+            p50.as_secs_f64() / r50.as_secs_f64()
         );
     }
 }
