@@ -110,10 +110,7 @@ async fn round_trips(client: &McpClient, n: usize, into: &mut Vec<Duration>) {
     }
 }
 
-fn proxy_bench(
-    calls: usize,
-    runtime: &tokio::runtime::Runtime,
-) -> Option<Paths> {
+fn proxy_bench(calls: usize, runtime: &tokio::runtime::Runtime) -> Option<Paths> {
     let server = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target/peers/node/node_modules/@modelcontextprotocol/server-memory/dist/index.js");
     if !server.exists() {
@@ -136,7 +133,21 @@ fn proxy_bench(
         "node".into(),
         server,
     ];
-    let mut relay_args = vec!["--relay".to_owned(), "env".to_owned(), env_arg("relayed.jsonl")];
+    let faults = dir.path().join("no-faults.yaml");
+    std::fs::write(&faults, "fault_injection: []\n").expect("writes the faults file");
+    let mut harness_args = proxy_args.clone();
+    harness_args.splice(3..3, ["--faults".to_owned(), faults.display().to_string()]);
+    if let Some(file) = harness_args
+        .iter_mut()
+        .find(|a| a.ends_with("proxied.jsonl"))
+    {
+        *file = env_arg("harnessed.jsonl");
+    }
+    let mut relay_args = vec![
+        "--relay".to_owned(),
+        "env".to_owned(),
+        env_arg("relayed.jsonl"),
+    ];
     relay_args.extend(direct_args[1..].iter().cloned());
     let relay_program = std::env::current_exe().expect("the bench's own path");
     let relay_program = relay_program.to_str().expect("a UTF-8 path");
@@ -151,15 +162,19 @@ fn proxy_bench(
         let relay = McpClient::connect_command(relay_program, &relay_args)
             .await
             .expect("the relay starts");
-        for client in [&straight, &through, &relay] {
+        let harnessed = McpClient::connect_command(env!("CARGO_BIN_EXE_toolgate"), &harness_args)
+            .await
+            .expect("the proxy with faults starts");
+        for client in [&straight, &through, &relay, &harnessed] {
             round_trips(client, 50, &mut Vec::new()).await;
         }
         for _ in 0..calls.div_ceil(100) {
             round_trips(&straight, 100, &mut paths.direct).await;
             round_trips(&through, 100, &mut paths.proxied).await;
             round_trips(&relay, 100, &mut paths.relayed).await;
+            round_trips(&harnessed, 100, &mut paths.harnessed).await;
         }
-        for client in [straight, through, relay] {
+        for client in [straight, through, relay, harnessed] {
             let _ = client.close().await;
         }
     });
@@ -173,6 +188,9 @@ struct Paths {
     direct: Vec<Duration>,
     proxied: Vec<Duration>,
     relayed: Vec<Duration>,
+    /// Through `toolgate proxy --faults` (an empty faults file): every call through the
+    /// harness, as with fault injection or `--record`.
+    harnessed: Vec<Duration>,
 }
 
 /// `--relay COMMAND...`: this bench binary as the plainest possible proxy, copying bytes
@@ -191,7 +209,11 @@ fn relay(command: &[String]) {
         let mut buffer = [0u8; 65_536];
         let mut out = std::io::stdout().lock();
         while let Ok(n @ 1..) = from_child.read(&mut buffer) {
-            if out.write_all(&buffer[..n]).and_then(|()| out.flush()).is_err() {
+            if out
+                .write_all(&buffer[..n])
+                .and_then(|()| out.flush())
+                .is_err()
+            {
                 break;
             }
         }
@@ -199,7 +221,11 @@ fn relay(command: &[String]) {
     let mut buffer = [0u8; 65_536];
     let mut input = std::io::stdin().lock();
     while let Ok(n @ 1..) = input.read(&mut buffer) {
-        if to_child.write_all(&buffer[..n]).and_then(|()| to_child.flush()).is_err() {
+        if to_child
+            .write_all(&buffer[..n])
+            .and_then(|()| to_child.flush())
+            .is_err()
+        {
             break;
         }
     }
@@ -239,11 +265,13 @@ fn main() {
         let d50 = percentile(&mut paths.direct, 0.5);
         let p50 = percentile(&mut paths.proxied, 0.5);
         let r50 = percentile(&mut paths.relayed, 0.5);
+        let h50 = percentile(&mut paths.harnessed, 0.5);
         println!("memory server read_graph: {calls} round trips per path");
         for (name, p50, samples) in [
             ("direct        ", d50, &mut paths.direct),
             ("toolgate proxy", p50, &mut paths.proxied),
             ("byte relay    ", r50, &mut paths.relayed),
+            ("proxy --faults", h50, &mut paths.harnessed),
         ] {
             println!(
                 "  {name}: p50 {:.1} us, p99 {:.1} us",
@@ -256,6 +284,10 @@ fn main() {
             p50.as_secs_f64() / d50.as_secs_f64(),
             r50.as_secs_f64() / d50.as_secs_f64(),
             p50.as_secs_f64() / r50.as_secs_f64()
+        );
+        println!(
+            "  proxy --faults / direct (p50): {:.2}x",
+            h50.as_secs_f64() / d50.as_secs_f64()
         );
     }
 }

@@ -41,26 +41,7 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
         filter: ToolFilter::default(),
         reset: None,
     };
-    let root = std::env::current_dir().context("failed to read the working directory")?;
-    let discovery = rt.block_on(harness::discover(std::slice::from_ref(&spec), &root))?;
-    let catalog = discovery.catalog()?;
-    let faults = match &args.faults {
-        Some(path) => crate::scenario::load_faults(path, &catalog)?,
-        None => Vec::new(),
-    };
     let scenario = args.scenario.clone().unwrap_or_else(|| args.name.clone());
-    let secrets = spec.secrets();
-    let backends = ServerBackends::new(vec![spec], &root, &discovery, super::suite::CALL_TIMEOUT)?;
-    let backend = match &args.record {
-        Some(dir) => {
-            let recording =
-                RecordingBackends::new(backends, &discovery, dir, Scrubber::new(secrets, &[])?)?;
-            rt.block_on(recording.start_named(&scenario, 0, None))
-        }
-        None => rt.block_on(backends.start_seeded(None)),
-    }
-    .map_err(anyhow::Error::msg)?;
-    // Calls stream to the trace file and are not kept: a proxy may run for days.
     let trace = args
         .trace
         .as_deref()
@@ -68,14 +49,44 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
         .transpose()?
         .map(Arc::new);
     let writer = trace.clone();
+    let observer: crate::harness::Observer = Box::new(move |call| {
+        if let Some(file) = &writer {
+            let line = TraceLine::call(&scenario, 0, call);
+            file.append(&serde_json::to_string(&line).expect("a trace line is JSON"));
+        }
+    });
+    if args.faults.is_none() && args.record.is_none() && args.listen.is_none() {
+        // Nothing changes on the way: relay the bytes and trace from copies, off the
+        // critical path.
+        let mut command = std::process::Command::new(program);
+        command.args(rest);
+        crate::harness::tap::relay(command, program, observer)?;
+        super::trace_written(trace)?;
+        return Ok(Exit::Pass);
+    }
+    let root = std::env::current_dir().context("failed to read the working directory")?;
+    let discovery = rt.block_on(harness::discover(std::slice::from_ref(&spec), &root))?;
+    let catalog = discovery.catalog()?;
+    let faults = match &args.faults {
+        Some(path) => crate::scenario::load_faults(path, &catalog)?,
+        None => Vec::new(),
+    };
+    let recorded_as = args.scenario.clone().unwrap_or_else(|| args.name.clone());
+    let secrets = spec.secrets();
+    let backends = ServerBackends::new(vec![spec], &root, &discovery, super::suite::CALL_TIMEOUT)?;
+    let backend = match &args.record {
+        Some(dir) => {
+            let recording =
+                RecordingBackends::new(backends, &discovery, dir, Scrubber::new(secrets, &[])?)?;
+            rt.block_on(recording.start_named(&recorded_as, 0, None))
+        }
+        None => rt.block_on(backends.start_seeded(None)),
+    }
+    .map_err(anyhow::Error::msg)?;
+    // Calls stream to the trace file and are not kept: a proxy may run for days.
     let harness = Harness::new(backend, faults)
         .forwarding_invalid()
-        .streaming(Box::new(move |call| {
-            if let Some(file) = &writer {
-                let line = TraceLine::call(&scenario, 0, call);
-                file.append(&serde_json::to_string(&line).expect("a trace line is JSON"));
-            }
-        }));
+        .streaming(observer);
     let harness = Arc::new(harness);
     let served = rt.block_on(async {
         match &args.listen {

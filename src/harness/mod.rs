@@ -14,6 +14,7 @@ mod interceptor;
 mod line_transport;
 pub mod server;
 pub mod servers;
+pub mod tap;
 mod toolset;
 mod wire_tap;
 

@@ -579,3 +579,83 @@ fn the_python_sdk_client_reaches_the_proxy_over_streamable_http() {
         ]
     );
 }
+
+#[test]
+fn a_plain_proxy_relays_the_bytes_and_traces_every_call_from_copies() {
+    let memory = node_server("server-memory");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let trace = dir.path().join("trace.jsonl");
+    let output = Command::new(peer_python())
+        .arg(repo().join("tests/peers/py_client.py"))
+        .args([
+            "--call",
+            "create_entities",
+            r#"{"entities": [{"name": "Ada", "entityType": "person", "observations": ["math"]}]}"#,
+        ])
+        .args(["--call", "open_nodes", r#"{"names": 7}"#])
+        .args(["--call", "no_such_tool", "{}"])
+        .args(["--call", "read_graph", "{}"])
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["proxy", "--name", "memory", "--trace"])
+        .arg(&trace)
+        .args(["--", "env"])
+        .arg(format!(
+            "MEMORY_FILE_PATH={}",
+            dir.path().join("graph.jsonl").display()
+        ))
+        .arg("node")
+        .arg(&memory)
+        .output()
+        .expect("python runs");
+    assert!(
+        output.status.success(),
+        "python client failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("the client prints JSON");
+    // The client negotiated with the server itself: the proxy changed no byte.
+    assert_eq!(report["tools"].as_array().expect("tools").len(), 9);
+    assert_eq!(
+        report["calls"][3]["result"]["structuredContent"]["entities"][0]["name"],
+        "Ada"
+    );
+    let traced = lines(&trace);
+    let summary: Vec<(&str, &str, bool)> = traced
+        .iter()
+        .map(|line| {
+            (
+                line["tool"].as_str().expect("a tool"),
+                line["outcome"].as_str().expect("an outcome"),
+                line["unknown_tool"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("create_entities", "success", false),
+            ("open_nodes", "tool_error", false),
+            ("no_such_tool", "tool_error", true),
+            ("read_graph", "success", false),
+        ],
+        "{traced:?}"
+    );
+    assert_eq!(traced[1]["violations"][0]["pointer"], "/names");
+    assert_eq!(
+        traced[3]["result"]["entities"][0]["observations"][0],
+        "math"
+    );
+    assert!(
+        traced
+            .iter()
+            .all(|line| line["duration_us"].as_u64() > Some(0))
+    );
+    assert_eq!(
+        traced
+            .iter()
+            .map(|l| l["index"].clone())
+            .collect::<Vec<_>>(),
+        [0, 1, 2, 3].map(Value::from)
+    );
+}

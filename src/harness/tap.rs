@@ -1,0 +1,220 @@
+//! The proxy's fast path: a stdio relay between an MCP client and a server that copies every
+//! line on as soon as it arrives and reads copies of them off the critical path, so tracing
+//! adds next to nothing to a call's round trip.
+//!
+//! One thread per direction copies newline-delimited JSON-RPC messages unchanged; a third
+//! reads the copies: a `tools/list` answer becomes the catalog calls are checked against,
+//! and each `tools/call` request paired with its answer (by JSON-RPC id) becomes a
+//! [`CallRecord`] (outcome, result or error, schema violations, round-trip time), handed to
+//! the observer in the order answers arrive. Used when nothing has to change on the way
+//! (no fault injection, no cassette); otherwise the proxy runs through the [`Harness`]
+//! (crate::harness::Harness).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use serde_json::{Map, Value};
+
+use super::client::ToolReply;
+use super::servers::answer;
+use super::{Observer, ToolAnswer, ToolSet};
+use crate::trace::{CallOutcome, CallRecord};
+
+/// A line that passed through, and which way.
+enum Seen {
+    /// Client to server, at this instant.
+    Request(String, Instant),
+    /// Server to client, at this instant.
+    Answer(String, Instant),
+    /// The server closed its output: no answer will come.
+    Closed,
+}
+
+/// Relays stdin/stdout to a child started as `command` (in its own process group, killed when
+/// the relay ends) until the server closes its output (it exits, or the client closed stdin
+/// and it finished); `observer` gets each `tools/call` as a [`CallRecord`].
+///
+/// Errors: the child cannot be started.
+pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()> {
+    use std::os::unix::process::CommandExt as _;
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .process_group(0);
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("failed to start MCP server `{label}`"))?;
+    let pgid = i32::try_from(child.id()).ok();
+    let mut to_child = child.stdin.take().expect("stdin is piped");
+    let from_child = child.stdout.take().expect("stdout is piped");
+    let (seen, copies) = mpsc::channel::<Seen>();
+
+    let requests = seen.clone();
+    // Not joined: it may be blocked reading stdin when the server is gone.
+    std::thread::spawn(move || {
+        let mut input = std::io::stdin().lock();
+        let mut line = String::new();
+        while matches!(input.read_line(&mut line), Ok(1..)) {
+            // The copy goes first, so it is read before the server's answer to it.
+            let _sent = requests.send(Seen::Request(line.clone(), Instant::now()));
+            if to_child
+                .write_all(line.as_bytes())
+                .and_then(|()| to_child.flush())
+                .is_err()
+            {
+                break;
+            }
+            line.clear();
+        }
+        // Dropping `to_child` closes the server's stdin: it finishes and closes its output.
+    });
+    let back = std::thread::spawn(move || {
+        let mut reader = BufReader::new(from_child);
+        let mut out = std::io::stdout().lock();
+        let mut line = String::new();
+        while matches!(reader.read_line(&mut line), Ok(1..)) {
+            if out
+                .write_all(line.as_bytes())
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                break;
+            }
+            let _sent = seen.send(Seen::Answer(std::mem::take(&mut line), Instant::now()));
+        }
+        let _sent = seen.send(Seen::Closed);
+    });
+    let reader = std::thread::spawn(move || read_copies(&copies, &observer));
+    let _joined = back.join();
+    if let Some(pgid) = pgid {
+        super::client::kill_group(pgid);
+    }
+    let _reaped = child.wait();
+    let _read = reader.join();
+    Ok(())
+}
+
+/// A `tools/call` waiting for its answer.
+struct Pending {
+    tool: String,
+    arguments: Map<String, Value>,
+    sent: Instant,
+}
+
+/// Reads the copies until both directions closed, pairing requests with answers.
+fn read_copies(copies: &mpsc::Receiver<Seen>, observer: &Observer) {
+    let mut tools: Option<ToolSet> = None;
+    let mut listing: Vec<String> = Vec::new();
+    let mut pending: HashMap<String, Pending> = HashMap::new();
+    let mut index = 0;
+    for copy in copies {
+        match copy {
+            Seen::Closed => break,
+            Seen::Request(line, at) => {
+                let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                let Some(id) = message.get("id").map(Value::to_string) else {
+                    continue;
+                };
+                match message["method"].as_str() {
+                    Some("tools/list") => listing.push(id),
+                    Some("tools/call") => {
+                        let params = &message["params"];
+                        pending.insert(
+                            id,
+                            Pending {
+                                tool: params["name"].as_str().unwrap_or_default().to_owned(),
+                                arguments: params["arguments"]
+                                    .as_object()
+                                    .cloned()
+                                    .unwrap_or_default(),
+                                sent: at,
+                            },
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            Seen::Answer(line, at) => {
+                let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                let Some(id) = message.get("id").map(Value::to_string) else {
+                    continue;
+                };
+                if let Some(position) = listing.iter().position(|known| *known == id) {
+                    listing.swap_remove(position);
+                    if let Some(listed) = message["result"]["tools"].as_array() {
+                        let mut definitions = tools
+                            .as_ref()
+                            .map(|known| known.definitions().to_vec())
+                            .unwrap_or_default();
+                        definitions.extend(listed.iter().cloned());
+                        tools = ToolSet::from_definitions(definitions).ok();
+                    }
+                } else if let Some(call) = pending.remove(&id) {
+                    let record = record(index, call, &message, at, tools.as_ref());
+                    index += 1;
+                    observer(&record);
+                }
+            }
+        }
+    }
+}
+
+/// The call record of `call`, answered by `message` at `at`.
+fn record(
+    index: usize,
+    call: Pending,
+    message: &Value,
+    at: Instant,
+    tools: Option<&ToolSet>,
+) -> CallRecord {
+    let mut record = CallRecord::recorded(index, &call.tool, Value::Object(call.arguments));
+    record.duration_us =
+        u64::try_from(at.saturating_duration_since(call.sent).as_micros()).unwrap_or(u64::MAX);
+    let answer = match (message.get("result"), message.get("error")) {
+        (Some(result), _) => answer(ToolReply {
+            is_error: result["isError"].as_bool().unwrap_or(false),
+            structured: result.get("structuredContent").cloned(),
+            text: result["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|block| block["type"] == "text")
+                .filter_map(|block| block["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }),
+        (None, Some(error)) => ToolAnswer::ProtocolError(format!(
+            "JSON-RPC error {}: {}",
+            error["code"],
+            error["message"].as_str().unwrap_or_default()
+        )),
+        (None, None) => ToolAnswer::ProtocolError("an answer with neither result nor error".into()),
+    };
+    match answer {
+        ToolAnswer::Success(value) => record.result = Some(value),
+        ToolAnswer::Text(text) => record.result = Some(Value::String(text)),
+        ToolAnswer::ToolError(text) | ToolAnswer::Unmatched(text) => {
+            record.outcome = CallOutcome::ToolError;
+            record.error = Some(text);
+        }
+        ToolAnswer::ProtocolError(text) => {
+            record.outcome = CallOutcome::ProtocolError;
+            record.error = Some(text);
+        }
+    }
+    if let Some(tools) = tools {
+        tools.annotate(&mut record);
+        if let Some(result) = &record.result {
+            record.output_violations = tools.check_output(&record.tool, result);
+        }
+    }
+    record
+}
