@@ -232,6 +232,7 @@ fn relay(command: &[String]) {
     drop(to_child);
     let _ = back.join();
     let _ = child.kill();
+    let _ = child.wait();
 }
 
 fn main() {
