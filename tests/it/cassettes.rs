@@ -58,6 +58,40 @@ fn gate(root: &Path, extra: &[&str]) -> (i32, String, Value) {
     (code, format!("{stdout}{stderr}"), results(&out))
 }
 
+/// What the MCP Python SDK client saw making `calls` (tool, JSON arguments) through
+/// `toolgate proxy PROXY_ARGS -- env MEMORY_FILE_PATH=GRAPH node server-memory`.
+fn through_proxy(calls: &[(&str, &str)], proxy_args: &[&std::ffi::OsStr], graph: &Path) -> Value {
+    let memory = node_server("server-memory");
+    let mut command = Command::new(peer_python());
+    command.arg(repo().join("tests/peers/py_client.py"));
+    for (tool, arguments) in calls {
+        command.args(["--call", tool, arguments]);
+    }
+    let output = command
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_toolgate"))
+        .arg("proxy")
+        .args(proxy_args)
+        // The SDK starts servers with a minimal environment, so the variable goes in the command.
+        .args(["--", "env"])
+        .arg(format!("MEMORY_FILE_PATH={}", graph.display()))
+        .arg("node")
+        .arg(&memory)
+        .output()
+        .expect("python runs");
+    assert!(
+        output.status.success(),
+        "python client failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("the client prints JSON")
+}
+
+const CREATE_ADA: (&str, &str) = (
+    "create_entities",
+    r#"{"entities": [{"name": "Ada", "entityType": "person", "observations": ["math"]}]}"#,
+);
+
 #[test]
 fn a_recorded_suite_replays_without_its_server_to_the_same_results() {
     let dir = example_suite(&memory_config());
@@ -365,47 +399,28 @@ fn the_python_sdk_client_talks_to_the_memory_server_through_toolgate_proxy() {
         "fault_injection:\n  - tool: open_nodes\n    error: rate_limit\n",
     )
     .expect("writes");
-    let output = Command::new(peer_python())
-        .arg(repo().join("tests/peers/py_client.py"))
-        .args([
-            "--call",
-            "create_entities",
-            r#"{"entities": [{"name": "Ada", "entityType": "person", "observations": ["math"]}]}"#,
-        ])
-        .args(["--call", "open_nodes", r#"{"names": ["Ada"]}"#])
-        .args(["--call", "open_nodes", r#"{"names": ["Ada"]}"#])
-        .args(["--call", "open_nodes", r#"{"names": 7}"#])
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_toolgate"))
-        .args([
-            "proxy",
-            "--name",
-            "memory",
-            "--scenario",
-            "M-001",
-            "--trace",
-        ])
-        .arg(&trace)
-        .arg("--faults")
-        .arg(&faults)
-        .arg("--record")
-        .arg(&cassettes)
-        // The SDK starts servers with a minimal environment, so the variable goes in the command.
-        .args(["--", "env"])
-        .arg(format!(
-            "MEMORY_FILE_PATH={}",
-            dir.path().join("graph.jsonl").display()
-        ))
-        .arg("node")
-        .arg(&memory)
-        .output()
-        .expect("python runs");
-    assert!(
-        output.status.success(),
-        "python client failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let proxy_args: Vec<&std::ffi::OsStr> = vec![
+        "--name".as_ref(),
+        "memory".as_ref(),
+        "--scenario".as_ref(),
+        "M-001".as_ref(),
+        "--trace".as_ref(),
+        trace.as_os_str(),
+        "--faults".as_ref(),
+        faults.as_os_str(),
+        "--record".as_ref(),
+        cassettes.as_os_str(),
+    ];
+    let report = through_proxy(
+        &[
+            CREATE_ADA,
+            ("open_nodes", r#"{"names": ["Ada"]}"#),
+            ("open_nodes", r#"{"names": ["Ada"]}"#),
+            ("open_nodes", r#"{"names": 7}"#),
+        ],
+        &proxy_args,
+        &dir.path().join("graph.jsonl"),
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("the client prints JSON");
     assert_eq!(report["tools"].as_array().expect("tools").len(), 9);
     let calls = report["calls"].as_array().expect("calls");
     assert_eq!(
@@ -582,38 +597,24 @@ fn the_python_sdk_client_reaches_the_proxy_over_streamable_http() {
 
 #[test]
 fn a_plain_proxy_relays_the_bytes_and_traces_every_call_from_copies() {
-    let memory = node_server("server-memory");
     let dir = tempfile::tempdir().expect("a temporary folder");
     let trace = dir.path().join("trace.jsonl");
-    let output = Command::new(peer_python())
-        .arg(repo().join("tests/peers/py_client.py"))
-        .args([
-            "--call",
-            "create_entities",
-            r#"{"entities": [{"name": "Ada", "entityType": "person", "observations": ["math"]}]}"#,
-        ])
-        .args(["--call", "open_nodes", r#"{"names": 7}"#])
-        .args(["--call", "no_such_tool", "{}"])
-        .args(["--call", "read_graph", "{}"])
-        .arg("--")
-        .arg(env!("CARGO_BIN_EXE_toolgate"))
-        .args(["proxy", "--name", "memory", "--trace"])
-        .arg(&trace)
-        .args(["--", "env"])
-        .arg(format!(
-            "MEMORY_FILE_PATH={}",
-            dir.path().join("graph.jsonl").display()
-        ))
-        .arg("node")
-        .arg(&memory)
-        .output()
-        .expect("python runs");
-    assert!(
-        output.status.success(),
-        "python client failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let proxy_args: Vec<&std::ffi::OsStr> = vec![
+        "--name".as_ref(),
+        "memory".as_ref(),
+        "--trace".as_ref(),
+        trace.as_os_str(),
+    ];
+    let report = through_proxy(
+        &[
+            CREATE_ADA,
+            ("open_nodes", r#"{"names": 7}"#),
+            ("no_such_tool", "{}"),
+            ("read_graph", "{}"),
+        ],
+        &proxy_args,
+        &dir.path().join("graph.jsonl"),
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("the client prints JSON");
     // The client negotiated with the server itself: the proxy changed no byte.
     assert_eq!(report["tools"].as_array().expect("tools").len(), 9);
     assert_eq!(

@@ -8,11 +8,18 @@ use serde_json::Value;
 
 use crate::support::repo;
 
-/// The peers' Python, installing the peers first when they are missing.
+/// The peers' Python (the MCP SDK's environment), installing the peers first when they are
+/// missing.
 pub(crate) fn peer_python() -> PathBuf {
-    let python = repo().join("target/peers/venv/bin/python");
+    venv_python("venv", "import mcp")
+}
+
+/// The Python of the peers' virtual environment `venv` (under target/peers), installing the
+/// peers first when `check` (Python code) fails in it.
+pub(crate) fn venv_python(venv: &str, check: &str) -> PathBuf {
+    let python = repo().join("target/peers").join(venv).join("bin/python");
     let ready = Command::new(&python)
-        .args(["-c", "import mcp"])
+        .args(["-c", check])
         .status()
         .is_ok_and(|s| s.success());
     if !ready {

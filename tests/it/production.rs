@@ -11,21 +11,9 @@ use wiremock::ResponseTemplate;
 use crate::own_servers::run;
 use crate::support::{FakeProvider, answer, repo, tool_calls};
 
-/// The traces venv's Python, installing the peers first when it is missing.
+/// The Python of the traces environment (openai, OpenTelemetry), installed when missing.
 fn traces_python() -> PathBuf {
-    let python = repo().join("target/peers/venv-traces/bin/python");
-    let ready = Command::new(&python)
-        .args(["-c", "import openai, opentelemetry.sdk"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ready {
-        let status = Command::new("bash")
-            .arg(repo().join("tests/peers/install.sh"))
-            .status()
-            .expect("the peer installer runs");
-        assert!(status.success(), "tests/peers/install.sh failed");
-    }
-    python
+    crate::peers::venv_python("venv-traces", "import openai, opentelemetry.sdk")
 }
 
 fn score(traces: &Path, format: &str, out: &Path, extra: &[&str]) -> (String, Value, Vec<Value>) {
