@@ -7,8 +7,8 @@
 //! and each `tools/call` request paired with its answer (by JSON-RPC id) becomes a
 //! [`CallRecord`] (outcome, result or error, schema violations, round-trip time), handed to
 //! the observer in the order answers arrive. Used when nothing has to change on the way
-//! (no fault injection, no cassette); otherwise the proxy runs through the [`Harness`]
-//! (crate::harness::Harness).
+//! (no fault injection, no cassette); otherwise the proxy runs through the
+//! [`Harness`](crate::harness::Harness).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};

@@ -17,7 +17,7 @@ use super::{Cassette, RecordedAnswer};
 use crate::harness::Backend;
 
 /// The most differences reported per call.
-const DIFFERENCES_SHOWN: usize = 5;
+pub const DIFFERENCES_SHOWN: usize = 5;
 
 /// Answer parts left out of the comparison.
 #[derive(Debug, Clone, Default)]
