@@ -660,3 +660,37 @@ fn a_plain_proxy_relays_the_bytes_and_traces_every_call_from_copies() {
         [0, 1, 2, 3].map(Value::from)
     );
 }
+
+#[test]
+fn recording_needs_live_servers_and_a_replayed_suite_names_what_it_cannot_do() {
+    let dir = suite("servers: {replay: cassettes}\n", &[], &[]);
+    let root = dir.path().to_str().expect("utf-8");
+    let config = dir.path().join("toolgate.yaml");
+    let (code, _, stderr) = run(&["gate", "--root", root, "--record", "out"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        format!(
+            "error: --record records the traffic of the suite's own servers: it needs `servers:` in `{}` and no replay\n",
+            config.display()
+        )
+    );
+    let (code, _, stderr) = run(&["lint", "--suite", root]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        format!(
+            "error: `{}`: servers: `{{replay: DIR}}` serves recorded cassettes; this command needs live servers (give them by name, or `{{from: .mcp.json}}`)\n",
+            config.display()
+        )
+    );
+    let (code, _, stderr) = run(&["gate", "--root", root]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: failed to load the cassettes in `{}`: failed to read cassette directory",
+            dir.path().join("cassettes").display()
+        )),
+        "{stderr}"
+    );
+}
