@@ -108,7 +108,9 @@ struct Pending {
 /// Reads the copies until both directions closed, pairing requests with answers.
 fn read_copies(copies: &mpsc::Receiver<Seen>, observer: &Observer) {
     let mut tools: Option<ToolSet> = None;
-    let mut listing: Vec<String> = Vec::new();
+    // Open tools/list requests: their id, and whether each asks for a first page (no cursor),
+    // whose answer starts the catalog afresh (a client may list again after a change).
+    let mut listing: Vec<(String, bool)> = Vec::new();
     let mut pending: HashMap<String, Pending> = HashMap::new();
     let mut index = 0;
     for copy in copies {
@@ -122,7 +124,10 @@ fn read_copies(copies: &mpsc::Receiver<Seen>, observer: &Observer) {
                     continue;
                 };
                 match message["method"].as_str() {
-                    Some("tools/list") => listing.push(id),
+                    Some("tools/list") => {
+                        let first = message["params"].get("cursor").is_none_or(Value::is_null);
+                        listing.push((id, first));
+                    }
                     Some("tools/call") => {
                         let params = &message["params"];
                         pending.insert(
@@ -147,14 +152,16 @@ fn read_copies(copies: &mpsc::Receiver<Seen>, observer: &Observer) {
                 let Some(id) = message.get("id").map(Value::to_string) else {
                     continue;
                 };
-                if let Some(position) = listing.iter().position(|known| *known == id) {
-                    listing.swap_remove(position);
+                if let Some(position) = listing.iter().position(|(known, _)| *known == id) {
+                    let (_, first) = listing.swap_remove(position);
                     if let Some(listed) = message["result"]["tools"].as_array() {
-                        let mut definitions = tools
-                            .as_ref()
-                            .map(|known| known.definitions().to_vec())
-                            .unwrap_or_default();
+                        let mut definitions = match (&tools, first) {
+                            (Some(known), false) => known.definitions().to_vec(),
+                            _ => Vec::new(),
+                        };
                         definitions.extend(listed.iter().cloned());
+                        // A listing whose schemas do not compile leaves calls unchecked,
+                        // as without a catalog (the lint reports such schemas).
                         tools = ToolSet::from_definitions(definitions).ok();
                     }
                 } else if let Some(call) = pending.remove(&id) {
@@ -217,4 +224,115 @@ fn record(
         }
     }
     record
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn copies(lines: &[(bool, Value)]) -> Vec<CallRecord> {
+        let (seen, copies) = mpsc::channel();
+        for (request, message) in lines {
+            let line = format!("{message}\n");
+            let copy = if *request {
+                Seen::Request(line, Instant::now())
+            } else {
+                Seen::Answer(line, Instant::now())
+            };
+            seen.send(copy).expect("sends");
+        }
+        seen.send(Seen::Closed).expect("sends");
+        let records = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&records);
+        read_copies(
+            &copies,
+            &(Box::new(move |call: &CallRecord| sink.lock().expect("sink").push(call.clone()))
+                as Observer),
+        );
+        records.lock().expect("records").clone()
+    }
+
+    fn tools(names: &[&str]) -> Value {
+        let tools: Vec<Value> = names
+            .iter()
+            .map(|name| json!({"name": name, "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}))
+            .collect();
+        json!({"tools": tools})
+    }
+
+    #[test]
+    fn calls_pair_with_answers_by_id_and_are_checked_against_the_latest_listing() {
+        let records = copies(&[
+            (
+                true,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            ),
+            (
+                false,
+                json!({"jsonrpc": "2.0", "id": 1, "result": tools(&["a"])}),
+            ),
+            // Listed again from the first page: the catalog starts afresh, no duplicate.
+            (
+                true,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+            ),
+            (
+                false,
+                json!({"jsonrpc": "2.0", "id": 2, "result": tools(&["a", "b"])}),
+            ),
+            (
+                true,
+                json!({"jsonrpc": "2.0", "id": "x", "method": "tools/call", "params": {"name": "b", "arguments": {"n": "one"}}}),
+            ),
+            (
+                true,
+                json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "zzz"}}),
+            ),
+            (
+                true,
+                json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}),
+            ),
+            (
+                false,
+                json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "unknown tool"}}),
+            ),
+            (
+                false,
+                json!({"jsonrpc": "2.0", "id": "x", "result": {"content": [{"type": "text", "text": "bad n"}], "isError": true}}),
+            ),
+            (
+                true,
+                json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "a", "arguments": {"n": 1}}}),
+            ),
+        ]);
+        let summary: Vec<(usize, &str, CallOutcome, bool, usize)> = records
+            .iter()
+            .map(|r| {
+                (
+                    r.index,
+                    r.tool.as_str(),
+                    r.outcome,
+                    r.unknown_tool,
+                    r.violations.len(),
+                )
+            })
+            .collect();
+        // In the order answers came; the last call got none before the server closed.
+        assert_eq!(
+            summary,
+            [
+                (0, "zzz", CallOutcome::ProtocolError, true, 0),
+                (1, "b", CallOutcome::ToolError, false, 1),
+            ]
+        );
+        assert_eq!(
+            records[0].error.as_deref(),
+            Some("JSON-RPC error -32602: unknown tool")
+        );
+        assert_eq!(records[1].error.as_deref(), Some("bad n"));
+    }
 }
