@@ -748,14 +748,36 @@ fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
 /// writes its results as `dir/baseline.json` (so the suite gates from its first pull
 /// request); `Err` lists the scenarios that did not pass, and no baseline is written.
 fn init_baseline(dir: &std::path::Path) -> Result<std::result::Result<PathBuf, Vec<String>>> {
+    // Every draft must pass with the reference agent; the baseline itself is a run of the
+    // smoke set, the scenarios `gate` runs by default, so its metrics compare like with like.
+    let (all, _scratch_all) = reference_run(dir, true)?;
+    let failing: Vec<String> = all
+        .scenarios
+        .iter()
+        .filter(|s| s.outcome != crate::score::Outcome::Pass)
+        .map(|s| s.id.clone())
+        .collect();
+    if !failing.is_empty() {
+        return Ok(Err(failing));
+    }
+    let (_, scratch) = reference_run(dir, false)?;
+    let baseline = dir.join("baseline.json");
+    std::fs::copy(scratch.path().join("results.json"), &baseline)
+        .with_context(|| format!("failed to write `{}`", baseline.display()))?;
+    Ok(Ok(baseline))
+}
+
+/// A `gate --collect-only` run of the suite at `dir` with the reference agent, once each:
+/// every scenario (`all`) or the smoke set. Returns its results and the scratch directory
+/// holding them.
+fn reference_run(dir: &std::path::Path, all: bool) -> Result<(RunReport, tempfile::TempDir)> {
     let scratch = tempfile::tempdir().context("failed to make a scratch directory")?;
     use clap::Parser as _;
-    let argv: [std::ffi::OsString; 12] = [
+    let mut argv: Vec<std::ffi::OsString> = vec![
         "toolgate".into(),
         "gate".into(),
         "--root".into(),
         dir.as_os_str().to_owned(),
-        "--all".into(),
         "--collect-only".into(),
         // The reference agent whatever TOOLGATE_AGENT says: this checks the suite, not a model.
         "--agent".into(),
@@ -765,25 +787,15 @@ fn init_baseline(dir: &std::path::Path) -> Result<std::result::Result<PathBuf, V
         "--out".into(),
         scratch.path().as_os_str().to_owned(),
     ];
+    if all {
+        argv.push("--all".into());
+    }
     let Command::Gate(gate) = Cli::try_parse_from(argv)?.command else {
         bail!("`gate` did not parse as the gate command");
     };
     gate_command(&gate, &mut std::io::sink(), &mut std::io::sink())?;
-    let results = scratch.path().join("results.json");
-    let report = RunReport::load(&results)?;
-    let failing: Vec<String> = report
-        .scenarios
-        .iter()
-        .filter(|s| s.outcome != crate::score::Outcome::Pass)
-        .map(|s| s.id.clone())
-        .collect();
-    if !failing.is_empty() {
-        return Ok(Err(failing));
-    }
-    let baseline = dir.join("baseline.json");
-    std::fs::copy(&results, &baseline)
-        .with_context(|| format!("failed to write `{}`", baseline.display()))?;
-    Ok(Ok(baseline))
+    let report = RunReport::load(&scratch.path().join("results.json"))?;
+    Ok((report, scratch))
 }
 
 fn schema_command(args: &crate::cli::SchemaArgs, out: &mut dyn Write) -> Result<Exit> {
