@@ -135,6 +135,28 @@ fn key_argument(definition: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The arguments of a draft call as its prompt names them, `key` first:
+/// ``ticket_id `TK-0000` and agent_id `AG-0` ``. Every value the call sends is in the prompt,
+/// so none of them reads as an invented identifier.
+fn prompt_arguments(arguments: &serde_json::Map<String, Value>, key: &str) -> String {
+    let shown = |value: &Value| match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let mut parts: Vec<String> = arguments
+        .get(key)
+        .map(|value| format!("{key} `{}`", shown(value)))
+        .into_iter()
+        .collect();
+    parts.extend(
+        arguments
+            .iter()
+            .filter(|(name, _)| *name != key)
+            .map(|(name, value)| format!("{name} `{}`", shown(value))),
+    );
+    parts.join(" and ")
+}
+
 /// The key argument and a value of it that the schema accepts but names nothing: for a
 /// free-form string [`MISSING_VALUE`], for a `pattern` a longer sample than the happy path's.
 /// `None` when the tool has no such argument.
@@ -285,7 +307,10 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
             format!(
                 "{}prompt: {}\n{}max_calls: 2\nfinal_answer:\n  acknowledges_failure: true\nreference_answer: {}\n",
                 head(1, "error_recovery", "the error case, a lookup that must fail and be reported"),
-                yaml_string(&format!("Use {name} with {key} `{value}` and tell me what happened.")),
+                yaml_string(&format!(
+                    "Use {name} with {} and tell me what happened.",
+                    prompt_arguments(&missing, &key)
+                )),
                 call(&missing),
                 yaml_string(&format!("{name} failed: `{value}` was not found."))
             ),

@@ -472,6 +472,8 @@ fn init_writes_a_suite_whose_drafts_load_pass_and_are_listed() {
         stdout.contains("| calls per run 1.00 (+0.00) |"),
         "the same scenarios on both sides: {stdout}"
     );
+    // Every value a draft sends is in its prompt: no draft reads as inventing an id.
+    assert!(stdout.contains("| invented ids 0 |"), "{stdout}");
     let workflow =
         std::fs::read_to_string(root.join(".github/workflows/toolgate.yml")).expect("reads");
     assert!(
