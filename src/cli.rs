@@ -577,7 +577,7 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "ID")]
     pub scenario: Option<String>,
     /// Append every call to this trace (JSON Lines, as `gate` writes `trace.jsonl`) as it
-    /// happens.
+    /// happens; each session's lines carry its own `run_id`.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// Inject the faults of this file (YAML or JSON: `fault_injection:` entries, as in a

@@ -202,7 +202,7 @@ fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent
 /// The `run` block of the results: how this run was configured, without secrets.
 /// A run id unique on this machine: milliseconds since the Unix epoch and the process id,
 /// both in hex (`19ae2f3c0b1-3f2a`).
-fn new_run_id() -> String {
+pub(super) fn new_run_id() -> String {
     let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis());
@@ -287,7 +287,7 @@ fn run_for_gate(
         suite::CALL_TIMEOUT,
         args.record.as_deref(),
     )?;
-    let (scenarios, smoke) = (loaded.scenarios, loaded.smoke);
+    let (scenarios, smoke, loaded_replay) = (loaded.scenarios, loaded.smoke, loaded.replay);
     let backends = loaded
         .backends
         .expect("a suite loaded without a lock file has backends");
@@ -412,6 +412,21 @@ fn run_for_gate(
         &args.out.join("results.json"),
         report::json::render_results(&report).as_bytes(),
     )?;
+    if let Some(dir) = &args.record {
+        writeln!(
+            out,
+            "cassettes: recorded {} runs into {}",
+            suite.runs.len(),
+            dir.display()
+        )?;
+    }
+    if let Some(dir) = &loaded_replay {
+        writeln!(
+            out,
+            "replayed: the servers' answers came from the cassettes in {}",
+            dir.display()
+        )?;
+    }
     if args.otel.is_some() || args.otel_endpoint.is_some() {
         export_spans(
             args,

@@ -77,6 +77,17 @@ fn verify_suite(
         mocks: None,
         replay: None,
     };
+    if file
+        .servers
+        .as_ref()
+        .and_then(|servers| servers.get("replay"))
+        .is_some()
+    {
+        bail!(
+            "`{}` replays cassettes (`servers: {{replay: ...}}`), so there is nothing live to verify against; give --suite a toolgate.yaml that names the live servers",
+            file_path.display()
+        );
+    }
     let loaded = super::suite::load(
         &suite_args,
         &file,

@@ -42,16 +42,20 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
         reset: None,
     };
     let scenario = args.scenario.clone().unwrap_or_else(|| args.name.clone());
+    // Appended to, so that a client restarting the server keeps the earlier sessions; each
+    // session's lines carry its own run id, which tells them apart.
     let trace = args
         .trace
         .as_deref()
-        .map(TraceFile::create)
+        .map(TraceFile::append_to)
         .transpose()?
         .map(Arc::new);
     let writer = trace.clone();
+    let session = super::new_run_id();
     let observer: crate::harness::Observer = Box::new(move |call| {
         if let Some(file) = &writer {
-            let line = TraceLine::call(&scenario, 0, call);
+            let mut line = TraceLine::call(&scenario, 0, call);
+            line.run_id = Some(session.clone());
             file.append(&serde_json::to_string(&line).expect("a trace line is JSON"));
         }
     });
@@ -134,9 +138,23 @@ pub(super) struct TraceFile {
 }
 
 impl TraceFile {
+    /// A new trace at `path` (an old file is replaced).
     pub(super) fn create(path: &Path) -> Result<TraceFile> {
         let file = std::fs::File::create(path)
             .with_context(|| format!("failed to create trace `{}`", path.display()))?;
+        Ok(TraceFile {
+            path: path.to_path_buf(),
+            state: Mutex::new((file, None)),
+        })
+    }
+
+    /// The trace at `path`, appended to (created when missing).
+    pub(super) fn append_to(path: &Path) -> Result<TraceFile> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("failed to open trace `{}`", path.display()))?;
         Ok(TraceFile {
             path: path.to_path_buf(),
             state: Mutex::new((file, None)),

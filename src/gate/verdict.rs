@@ -45,14 +45,45 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
         Some(baseline) => compare(current, baseline, policy, &mut verdict),
     };
     let tier_5_blocks = tier_5(current, baseline, policy, &mut verdict);
+    let unrecorded = not_recorded(current, &mut verdict);
 
     verdict.decision = match rates {
-        _ if tier_5_blocks => Decision::Fail,
+        _ if tier_5_blocks || unrecorded => Decision::Fail,
         RateFinding::Regression => Decision::Fail,
         RateFinding::Inconclusive => Decision::Inconclusive,
         RateFinding::WithinBand => Decision::Pass,
     };
     verdict
+}
+
+/// The prefix of the error of a replayed run whose agent made a call its cassette does not
+/// hold (see `harness::cassette`).
+const NOT_RECORDED: &str = "not_recorded:";
+
+/// Whether a replayed run did something its cassette does not hold: such a run errored, but it
+/// is not an outage to leave out of the pass rate. The agent (or the suite) no longer does
+/// what was recorded, which a replayed gate exists to catch, so it fails the gate, naming the
+/// runs.
+fn not_recorded(current: &RunReport, verdict: &mut Verdict) -> bool {
+    let runs: Vec<String> = current
+        .scenarios
+        .iter()
+        .filter(|r| {
+            r.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with(NOT_RECORDED))
+        })
+        .map(|r| r.id.clone())
+        .collect();
+    if runs.is_empty() {
+        return false;
+    }
+    verdict.reasons.push(format!(
+        "{} replayed runs made calls their cassettes do not hold (not_recorded): {}; record them again against the live servers",
+        runs.len(),
+        runs.join(", ")
+    ));
+    true
 }
 
 fn quarantine_uses(current: &RunReport, policy: &Policy) -> Vec<QuarantineUse> {

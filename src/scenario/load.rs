@@ -258,10 +258,17 @@ fn validate(
     let seed_path = match &raw.seed_path {
         None => None,
         Some(_) if !servers => {
+            let instead = if catalog.is_mocks() {
+                "mock tables are seeded by `seed_state` (a fixture of tables; without one they start from the catalog's rows)"
+            } else {
+                "the built-in world is seeded by `seed_state`"
+            };
             problems.add(
                 "seed_path",
                 raw.seed_path.as_deref(),
-                "is only for suites of your own servers (`servers:` in toolgate.yaml); the built-in world is seeded by `seed_state`",
+                format_args!(
+                    "is only for suites of your own servers (`servers:` in toolgate.yaml); {instead}"
+                ),
             );
             None
         }

@@ -192,18 +192,31 @@ fn check(kind: TraceCheckKind, trace: &TraceView<'_>) -> (Verdict, String) {
                 None => pass(),
             }
         }
-        TraceCheckKind::NoLoops => match loops::find(calls, LoopMode::ArgsOnly).first() {
-            Some(finding) => (
-                Verdict::Fail,
-                format!(
-                    "`{}` called {} times with {}",
-                    finding.tool,
-                    finding.calls.len(),
-                    crate::redact::cut(&finding.arguments, 120)
+        // Production failures are real, not injected: a call that failed allows one identical
+        // retry whatever made it fail (the loop finder itself excuses only injected faults).
+        TraceCheckKind::NoLoops => {
+            match loops::find(calls, LoopMode::ArgsOnly)
+                .into_iter()
+                .find(|finding| {
+                    let failed = finding
+                        .calls
+                        .iter()
+                        .filter(|&&i| calls.get(i).is_some_and(|c| !c.is_success()))
+                        .count();
+                    finding.calls.len() > 1 + failed
+                }) {
+                Some(finding) => (
+                    Verdict::Fail,
+                    format!(
+                        "`{}` called {} times with {}",
+                        finding.tool,
+                        finding.calls.len(),
+                        crate::redact::cut(&finding.arguments, 120)
+                    ),
                 ),
-            ),
-            None => pass(),
-        },
+                None => pass(),
+            }
+        }
         TraceCheckKind::NoInventedIds => {
             let findings = provenance::find_in(trace.prompt.unwrap_or_default(), calls);
             let invented = findings

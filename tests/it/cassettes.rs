@@ -200,7 +200,7 @@ fn a_call_the_cassette_does_not_hold_errors_the_run_as_not_recorded() {
     assert_eq!(
         scenario["error"],
         format!(
-            "not_recorded: `open_nodes` with arguments {{\"names\":[\"Ada\"]}} is not in cassette `{}`; the agent did something the recording did not (record again with `toolgate gate --record`)",
+            "not_recorded: `open_nodes` with arguments {{\"names\":[\"Ada\"]}} is not in cassette `{}`; the agent did something the recording did not (record again against the live servers with `toolgate gate --record DIR`)",
             cassettes.join("M-001.r0.jsonl").display()
         )
     );
@@ -377,6 +377,19 @@ fn mock_from_cassette_writes_a_catalog_that_passes_the_recorded_scenario() {
     let (code, output, mocked) = gate(root, &[]);
     assert_eq!(code, 0, "{output}");
     assert_eq!(mocked["summary"]["overall"]["passed"], 1, "{output}");
+    // A scenario for servers (seeded by `seed_path`) is told how mocks are seeded.
+    std::fs::write(
+        root.join("scenarios/seeded.yaml"),
+        "id: M-002\ntier: 2\ntype: single_call\nprompt: Hi.\nseed_path: seeds\nexpected_calls: []\n",
+    )
+    .expect("writes");
+    let (code, _, stderr) = run(&["validate", "--root", root.to_str().expect("utf-8")]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("seed_path (line 5): is only for suites of your own servers (`servers:` in toolgate.yaml); mock tables are seeded by `seed_state`"),
+        "{stderr}"
+    );
+    std::fs::remove_file(root.join("scenarios/seeded.yaml")).expect("removes");
     // A call the recording never saw is unmatched, never an invented answer.
     std::fs::write(
         root.join("scenarios/m.yaml"),
@@ -491,8 +504,11 @@ fn the_python_sdk_client_talks_to_the_memory_server_through_toolgate_proxy() {
         memory.to_str().expect("utf-8"),
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
+    // The trace id is the session's run id, scenario and repeat.
+    let session = traced[0]["run_id"].as_str().expect("a session id");
+    assert!(traced.iter().all(|line| line["run_id"] == session));
     assert!(
-        stdout.contains("  arguments_valid: M-001#0: call 4 `open_nodes`: `/names`: 7 is not of type \"array\"\n"),
+        stdout.contains(&format!("  arguments_valid: {session}/M-001#0: call 4 `open_nodes`: `/names`: 7 is not of type \"array\"\n")),
         "{stdout}"
     );
 
@@ -659,6 +675,17 @@ fn a_plain_proxy_relays_the_bytes_and_traces_every_call_from_copies() {
             .collect::<Vec<_>>(),
         [0, 1, 2, 3].map(Value::from)
     );
+    // A second session (a client restarting its server) appends, under its own run id.
+    through_proxy(
+        &[("read_graph", "{}")],
+        &proxy_args,
+        &dir.path().join("graph.jsonl"),
+    );
+    let both = lines(&trace);
+    assert_eq!(both.len(), 5);
+    assert_eq!(both[..4], traced[..]);
+    assert_ne!(both[4]["run_id"], both[0]["run_id"]);
+    assert_eq!(both[4]["index"], 0);
 }
 
 #[test]
@@ -692,5 +719,28 @@ fn recording_needs_live_servers_and_a_replayed_suite_names_what_it_cannot_do() {
             dir.path().join("cassettes").display()
         )),
         "{stderr}"
+    );
+    // Verifying cassettes against a suite that replays them would compare them with themselves.
+    let cassettes = dir.path().join("cassettes");
+    std::fs::create_dir_all(&cassettes).expect("creates");
+    std::fs::write(
+        cassettes.join("M-001.r0.jsonl"),
+        r#"{"cassette_version":1,"scenario":"M-001","repeat":0,"toolgate":"0.1.0","servers":[{"name":"s","tools_sha256":"x","tools":[{"name":"t","inputSchema":{"type":"object"}}]}]}"#,
+    )
+    .expect("writes");
+    let (code, _, stderr) = run(&[
+        "cassette",
+        "verify",
+        cassettes.to_str().expect("utf-8"),
+        "--suite",
+        root,
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        format!(
+            "error: `{}` replays cassettes (`servers: {{replay: ...}}`), so there is nothing live to verify against; give --suite a toolgate.yaml that names the live servers\n",
+            config.display()
+        )
     );
 }

@@ -367,6 +367,27 @@ fn errored_runs_never_count_as_passes_or_failures() {
 }
 
 #[test]
+fn a_replayed_run_that_left_its_cassette_fails_the_gate_unlike_an_outage() {
+    let mut current = report(&[
+        ("A", 1, Outcome::Pass),
+        ("B", 1, Outcome::Errored),
+        ("C", 1, Outcome::Pass),
+    ]);
+    current.scenarios[1].error =
+        Some("not_recorded: `get` with arguments {} is not in cassette `c/B.r0.jsonl`".to_owned());
+    let verdict = decide(&current, None, &policy());
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        vec![
+            "1 replayed runs made calls their cassettes do not hold (not_recorded): B; record them again against the live servers"
+        ]
+    );
+    current.scenarios[1].error = Some("provider returned HTTP 503".to_owned());
+    assert_eq!(decide(&current, None, &policy()).decision, Decision::Pass);
+}
+
+#[test]
 fn b09_a_run_with_expected_calls_and_none_made_is_never_a_pass() {
     // Field case B09: "not applicable" must not count as a pass when calls were expected;
     // a failed scenario with zero calls counts as a failure in the rate.

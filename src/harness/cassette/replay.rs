@@ -212,7 +212,7 @@ impl ReplayBackend {
                     ),
                 };
                 Err(format!(
-                    "not_recorded: `{tool}` with arguments {}{which} is not in cassette `{}`; the agent did something the recording did not (record again with `toolgate gate --record`)",
+                    "not_recorded: `{tool}` with arguments {}{which} is not in cassette `{}`; the agent did something the recording did not (record again against the live servers with `toolgate gate --record DIR`)",
                     crate::redact::cut(&self.scrubber.text(&arguments), ARGUMENTS_SHOWN_CHARS),
                     self.path.display()
                 ))

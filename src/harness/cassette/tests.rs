@@ -76,7 +76,7 @@ fn identical_calls_get_the_recorded_answers_in_order_then_fail_as_not_recorded()
     assert_eq!(
         run.answer("get", &args(json!({"id": 1, "q": "a"}))),
         Err(format!(
-            "not_recorded: `get` with arguments {{\"id\":1,\"q\":\"a\"}} (its 3rd such call; the cassette holds 2) is not in cassette `{}`; the agent did something the recording did not (record again with `toolgate gate --record`)",
+            "not_recorded: `get` with arguments {{\"id\":1,\"q\":\"a\"}} (its 3rd such call; the cassette holds 2) is not in cassette `{}`; the agent did something the recording did not (record again against the live servers with `toolgate gate --record DIR`)",
             path.display()
         ))
     );

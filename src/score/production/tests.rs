@@ -113,6 +113,8 @@ fn loops_storms_unknown_tools_and_bad_arguments_fail() {
         failed(2, "sync", json!({"a": 1}), "busy"),
         failed(3, "sync", json!({"a": 1}), "busy"),
         failed(4, "sync", json!({"a": 1}), "busy"),
+        ok(5, "list", json!({}), json!([])),
+        ok(6, "list", json!({}), json!([])),
     ];
     let score = score_trace(&view(&calls, Some("The sync failed.")));
     let found = verdicts(&score);
@@ -137,7 +139,9 @@ fn loops_storms_unknown_tools_and_bad_arguments_fail() {
         (
             "no_loops",
             Verdict::Fail,
-            "`sync` called 3 times with {\"a\":1}"
+            // Three failed syncs are retries (a storm, below), not a loop; two identical
+            // successes are.
+            "`list` called 2 times with {}"
         )
     );
     assert_eq!(
