@@ -271,3 +271,24 @@ pub(crate) fn verdict() -> Verdict {
         },
     )
 }
+
+/// Metrics of a run whose first divergence is `first_divergence`.
+pub(crate) fn run_metrics(first_divergence: Option<&str>) -> crate::score::metrics::RunMetrics {
+    use crate::score::metrics::{Percentiles, RunMetrics, TrajectoryMatch};
+    RunMetrics {
+        selection: Default::default(),
+        arguments: Default::default(),
+        trajectory: TrajectoryMatch::from_counts(1, 2, 2),
+        chain_efficiency: Some(1.0),
+        inefficient: false,
+        loops: Vec::new(),
+        provenance: Vec::new(),
+        recovery: Vec::new(),
+        first_divergence: first_divergence.map(str::to_owned),
+        call_latency_us: Percentiles::default(),
+        calls_executed: 2,
+        calls_refused: 0,
+        parser_notes: Vec::new(),
+        output_violations: Vec::new(),
+    }
+}

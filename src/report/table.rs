@@ -266,15 +266,20 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
                 safe(&judge.reason)
             );
         }
-        if let Some(divergence) = result
+        let divergence = result
             .metrics
             .as_ref()
-            .and_then(|m| m.first_divergence.as_ref())
-        {
+            .and_then(|m| m.first_divergence.as_ref());
+        if let Some(divergence) = divergence {
             let _ = writeln!(out, "    first divergence: {}", safe(divergence));
         }
         for check in result.checks.iter().filter(|check| !check.passed) {
-            let _ = writeln!(out, "    {}: {}", safe(&check.subject), safe(&check.detail));
+            let line = format!("{}: {}", check.subject, check.detail);
+            // A divergence that is this very check (a run failing no call) is not said twice.
+            if divergence.is_some_and(|divergence| *divergence == line) {
+                continue;
+            }
+            let _ = writeln!(out, "    {}", safe(&line));
         }
         for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
             let _ = writeln!(out, "    parser note: {}", safe(&noted.render()));
@@ -369,6 +374,30 @@ mod tests {
         let baseline = Baseline::from_report(&baseline);
         let verdict = decide(&current, Some(&baseline), &Policy::default());
         insta::assert_snapshot!(render(&current, Some(&baseline), &verdict));
+    }
+
+    #[test]
+    fn a_divergence_that_is_a_failing_check_is_said_once() {
+        let check = Check {
+            kind: CheckKind::AnswerContainsText,
+            subject: "final_answer.contains_text[0]".into(),
+            passed: false,
+            detail: "`compiler` is not in the final answer".into(),
+        };
+        let mut failed = result("T1-002", 1, Outcome::Fail, vec![check]);
+        failed.metrics = Some(crate::report::sample::run_metrics(Some(
+            "final_answer.contains_text[0]: `compiler` is not in the final answer",
+        )));
+        let current = report(vec![failed]);
+        let verdict = decide(&current, None, &Policy::default());
+        let text = render(&current, None, &verdict);
+        assert_eq!(
+            text.matches("`compiler` is not in the final answer")
+                .count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("    first divergence: final_answer.contains_text[0]: `compiler` is not in the final answer\n"), "{text}");
     }
 
     #[test]
