@@ -42,6 +42,11 @@ fn lines(path: &Path) -> Vec<Value> {
 }
 
 fn gate(root: &Path, extra: &[&str]) -> (i32, String, Value) {
+    gate_with(root, extra, &[])
+}
+
+/// As [`gate`], with `env` (name, value) set for the process.
+fn gate_with(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> (i32, String, Value) {
     let out = root.join("out");
     let mut args = vec![
         "gate",
@@ -54,7 +59,9 @@ fn gate(root: &Path, extra: &[&str]) -> (i32, String, Value) {
         args.push("--all");
     }
     args.extend_from_slice(extra);
-    let (code, stdout, stderr) = run(&args);
+    let mut command = crate::support::toolgate();
+    command.args(&args).envs(env.iter().copied());
+    let (code, stdout, stderr) = crate::support::output(command);
     (code, format!("{stdout}{stderr}"), results(&out))
 }
 
@@ -215,7 +222,8 @@ fn redacted_values_stay_out_of_cassettes_and_still_replay() {
     let dir = example_suite(&config);
     let root = dir.path();
     let cassettes = root.join("cassettes");
-    let (code, output, _) = gate(
+    // The variable's value stands in for a secret that reaches the traffic.
+    let (code, output, _) = gate_with(
         root,
         &[
             "--record",
@@ -223,11 +231,17 @@ fn redacted_values_stay_out_of_cassettes_and_still_replay() {
             "--only",
             "OS-001",
         ],
+        &[("TOOLGATE_TEST_CASSETTE_SECRET", "co-developed COBOL")],
     );
     assert_eq!(code, 0, "{output}");
     let text = std::fs::read_to_string(cassettes.join("OS-001.r0.jsonl")).expect("reads");
     assert!(!text.contains("Grace Hopper"), "{text}");
     assert!(text.contains("\"names\":[\"[redacted]\"]"), "{text}");
+    assert!(!text.contains("co-developed COBOL"), "{text}");
+    assert!(
+        text.contains("\"built the first compiler\",\"[redacted]\""),
+        "{text}"
+    );
     let (code, output, replayed) = gate(
         root,
         &[
