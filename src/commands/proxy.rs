@@ -18,29 +18,10 @@ use crate::suite::{ServerSpec, ToolFilter, Transport};
 use crate::trace::TraceLine;
 
 pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exit> {
-    // One thread on stdio, as `serve`: every message hop between threads costs a wake-up.
-    let rt = match args.listen {
-        None => tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("failed to start the async runtime")?,
-        Some(_) => super::runtime()?,
-    };
     let (program, rest) = args
         .command
         .split_first()
         .context("give the server command after `--`")?;
-    let spec = ServerSpec {
-        name: args.name.clone(),
-        transport: Transport::Stdio {
-            command: program.clone(),
-            args: rest.to_vec(),
-            env: Vec::new(),
-            cwd: None,
-        },
-        filter: ToolFilter::default(),
-        reset: None,
-    };
     let scenario = args.scenario.clone().unwrap_or_else(|| args.name.clone());
     // Appended to, so that a client restarting the server keeps the earlier sessions; each
     // session's lines carry its own run id, which tells them apart.
@@ -52,9 +33,10 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
         .map(Arc::new);
     let writer = trace.clone();
     let session = super::new_run_id();
+    let traced_as = scenario.clone();
     let observer: crate::harness::Observer = Box::new(move |call| {
         if let Some(file) = &writer {
-            let mut line = TraceLine::call(&scenario, 0, call);
+            let mut line = TraceLine::call(&traced_as, 0, call);
             line.run_id = Some(session.clone());
             file.append(&serde_json::to_string(&line).expect("a trace line is JSON"));
         }
@@ -68,6 +50,25 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
         super::trace_written(trace)?;
         return Ok(Exit::Pass);
     }
+    // One thread on stdio, as `serve`: every message hop between threads costs a wake-up.
+    let rt = match args.listen {
+        None => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("failed to start the async runtime")?,
+        Some(_) => super::runtime()?,
+    };
+    let spec = ServerSpec {
+        name: args.name.clone(),
+        transport: Transport::Stdio {
+            command: program.clone(),
+            args: rest.to_vec(),
+            env: Vec::new(),
+            cwd: None,
+        },
+        filter: ToolFilter::default(),
+        reset: None,
+    };
     let root = std::env::current_dir().context("failed to read the working directory")?;
     let discovery = rt.block_on(harness::discover(std::slice::from_ref(&spec), &root))?;
     let catalog = discovery.catalog()?;
@@ -75,14 +76,13 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
         Some(path) => crate::scenario::load_faults(path, &catalog)?,
         None => Vec::new(),
     };
-    let recorded_as = args.scenario.clone().unwrap_or_else(|| args.name.clone());
     let secrets = spec.secrets();
     let backends = ServerBackends::new(vec![spec], &root, &discovery, super::suite::CALL_TIMEOUT)?;
     let backend = match &args.record {
         Some(dir) => {
             let recording =
                 RecordingBackends::new(backends, &discovery, dir, Scrubber::new(secrets, &[])?)?;
-            rt.block_on(recording.start_named(&recorded_as, 0, None))
+            rt.block_on(recording.start_named(&scenario, 0, None))
         }
         None => rt.block_on(backends.start_seeded(None)),
     }

@@ -25,7 +25,7 @@ pub struct Harness {
     state: Mutex<RunState>,
     /// When the harness was made (the run's tools became available).
     created: (Instant, std::time::SystemTime),
-    /// Called with every call as it is recorded (`proxy --trace` appends it to a file).
+    /// Called with every call as it is recorded ([`Harness::streaming`]).
     observer: Option<Observer>,
     /// Hand calls the input schema rejects to the backend anyway (a proxy stays transparent).
     forward_invalid: bool,
@@ -105,12 +105,6 @@ impl Harness {
     /// was recorded), in microseconds since [`Harness::created_at`]; one per call, in order.
     pub fn arrivals_us(&self) -> Vec<u64> {
         self.lock().arrivals_us.clone()
-    }
-
-    /// Calls `observer` with every call as it is recorded, in arrival order.
-    pub fn observing(mut self, observer: Observer) -> Harness {
-        self.observer = Some(observer);
-        self
     }
 
     /// Hands calls whose arguments the input schema rejects to the backend instead of refusing

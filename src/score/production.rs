@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::LoopMode;
-use super::metrics::recovery::{RecoveryClass, classify_calls};
+use super::metrics::recovery::{Recovery, RecoveryClass, classify_calls};
 use super::metrics::{Percentiles, ProvenanceKind, loops, provenance};
 use crate::trace::CallRecord;
 
@@ -132,10 +132,12 @@ impl TraceScore {
 
 /// Runs every production check on `trace`.
 pub fn score_trace(trace: &TraceView<'_>) -> TraceScore {
+    // The failure episodes, which two checks read.
+    let episodes = classify_calls(trace.calls, trace.final_answer);
     let checks = TraceCheckKind::ALL
         .iter()
         .map(|&kind| {
-            let (verdict, detail) = check(kind, trace);
+            let (verdict, detail) = check(kind, trace, &episodes);
             TraceCheck {
                 kind,
                 verdict,
@@ -161,7 +163,7 @@ fn missing(what: &str) -> (Verdict, String) {
     (Verdict::Inconclusive, format!("the trace has no {what}"))
 }
 
-fn check(kind: TraceCheckKind, trace: &TraceView<'_>) -> (Verdict, String) {
+fn check(kind: TraceCheckKind, trace: &TraceView<'_>, episodes: &[Recovery]) -> (Verdict, String) {
     let calls = trace.calls;
     let at = |call: &CallRecord| format!("call {} `{}`", call.index + 1, call.tool);
     match kind {
@@ -242,7 +244,6 @@ fn check(kind: TraceCheckKind, trace: &TraceView<'_>) -> (Verdict, String) {
             missing("call outcomes")
         }
         TraceCheckKind::NoFalseSuccess => {
-            let episodes = classify_calls(calls, trace.final_answer);
             match episodes
                 .iter()
                 .find(|episode| episode.class == RecoveryClass::ClaimedSuccess)
@@ -261,7 +262,6 @@ fn check(kind: TraceCheckKind, trace: &TraceView<'_>) -> (Verdict, String) {
             }
         }
         TraceCheckKind::NoRetryStorm => {
-            let episodes = classify_calls(calls, trace.final_answer);
             match episodes
                 .iter()
                 .find(|episode| episode.class == RecoveryClass::RetryLoop)
