@@ -215,31 +215,12 @@ impl Harness {
 
     /// Records a call the agent emitted that could not be sent (unusable arguments).
     pub fn record_invalid(&self, tool: &str, raw_arguments: &str, kind: InvalidCallKind) {
-        let mut state = self.lock();
-        let index = state.recorded;
-        let turn = state.next_turn();
-        let notes = std::mem::take(&mut state.pending_notes);
-        self.push(
-            &mut state,
-            CallRecord {
-                index,
-                tool: tool.to_string(),
-                arguments: Value::String(raw_arguments.to_string()),
-                outcome: CallOutcome::InvalidCall,
-                result: None,
-                error: Some(kind.as_str().to_owned()),
-                fault: None,
-                invalid: Some(kind),
-                duration_us: 0,
-                turn,
-                refused: true,
-                unknown_tool: !self.tools.offers(tool),
-                violations: Vec::new(),
-                notes,
-                output_violations: Vec::new(),
-                unmatched: false,
-            },
-            Instant::now(),
+        self.record_refused(
+            tool,
+            Value::String(raw_arguments.to_string()),
+            CallOutcome::InvalidCall,
+            kind.as_str().to_owned(),
+            Some(kind),
         );
     }
 
@@ -251,6 +232,24 @@ impl Harness {
         arguments: Map<String, Value>,
         message: String,
     ) {
+        self.record_refused(
+            tool,
+            Value::Object(arguments),
+            CallOutcome::ProtocolError,
+            message,
+            None,
+        );
+    }
+
+    /// Records a call that never reached the backend, with its `outcome` and `error`.
+    fn record_refused(
+        &self,
+        tool: &str,
+        arguments: Value,
+        outcome: CallOutcome,
+        error: String,
+        invalid: Option<InvalidCallKind>,
+    ) {
         let mut state = self.lock();
         let index = state.recorded;
         let turn = state.next_turn();
@@ -260,12 +259,12 @@ impl Harness {
             CallRecord {
                 index,
                 tool: tool.to_string(),
-                arguments: Value::Object(arguments),
-                outcome: CallOutcome::ProtocolError,
+                arguments,
+                outcome,
                 result: None,
-                error: Some(message),
+                error: Some(error),
                 fault: None,
-                invalid: None,
+                invalid,
                 duration_us: 0,
                 turn,
                 refused: true,
