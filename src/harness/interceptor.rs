@@ -34,7 +34,7 @@ pub struct Harness {
     retain: bool,
 }
 
-/// What [`Harness::observing`] calls with each recorded call.
+/// What [`Harness::streaming`] calls with each recorded call.
 pub type Observer = Box<dyn Fn(&CallRecord) + Send + Sync>;
 
 struct RunState {
