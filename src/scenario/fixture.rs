@@ -1,9 +1,35 @@
 //! Fixtures: the seeded start state a scenario names in `seed_state`.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
+
+/// Fixtures read while loading one suite, by path: each file is read and parsed once, and every
+/// scenario naming it shares the one parsed state (a suite of thousands of scenarios over a few
+/// fixtures holds a few copies, not thousands). A fixture that failed keeps its error, so every
+/// scenario naming it reports the same problem.
+#[derive(Debug, Default)]
+pub(super) struct Fixtures {
+    loaded: HashMap<PathBuf, Result<Arc<Value>, String>>,
+}
+
+impl Fixtures {
+    /// The state of the fixture at `path`, read with [`load_fixture`] the first time it is
+    /// asked for. Errors: as [`load_fixture`], as the text of the error chain.
+    pub(super) fn get(&mut self, path: &Path) -> Result<Arc<Value>, String> {
+        self.loaded
+            .entry(path.to_path_buf())
+            .or_insert_with(|| {
+                load_fixture(path)
+                    .map(Arc::new)
+                    .map_err(|error| format!("{error:#}"))
+            })
+            .clone()
+    }
+}
 
 /// Reads a fixture: a JSON object whose values are collections (arrays of objects).
 ///
