@@ -46,19 +46,26 @@ impl Assertion {
         seeded_state: &serde_json::Value,
         final_state: &serde_json::Value,
     ) -> Result<Evaluation, String> {
-        if self.operators > INLINE_OPERATORS {
-            return on_large_stack(|| self.evaluate_inline(seeded_state, final_state))
-                .unwrap_or_else(|reason| Err(format!("the evaluation could not run: {reason}")));
-        }
-        self.evaluate_inline(seeded_state, final_state)
+        self.evaluate_in(&States::new(seeded_state, final_state))
     }
 
-    /// [`Assertion::evaluate`] on the caller's thread.
-    fn evaluate_inline(
-        &self,
-        seeded_state: &serde_json::Value,
-        final_state: &serde_json::Value,
-    ) -> Result<Evaluation, String> {
+    /// [`Assertion::evaluate`] on states already converted: a run's assertions share one
+    /// conversion (converting the states cost more than evaluating the assertions).
+    ///
+    /// # Errors
+    ///
+    /// As [`Assertion::evaluate`].
+    pub fn evaluate_in(&self, states: &States) -> Result<Evaluation, String> {
+        if self.operators > INLINE_OPERATORS {
+            return on_large_stack(|| self.evaluate_inline(states))
+                .unwrap_or_else(|reason| Err(format!("the evaluation could not run: {reason}")));
+        }
+        self.evaluate_inline(states)
+    }
+
+    /// [`Assertion::evaluate_in`] on the caller's thread.
+    fn evaluate_inline(&self, states: &States) -> Result<Evaluation, String> {
+        let final_state = &states.after;
         match &self.body {
             Body::Plain(expr) => {
                 let value = evaluate_expr(expr, final_state, None)?;
@@ -68,20 +75,18 @@ impl Assertion {
                     detail: format!("evaluated to {passed}"),
                 })
             }
-            Body::Comparison(comparison) => {
-                self.evaluate_comparison(comparison, seeded_state, final_state)
-            }
+            Body::Comparison(comparison) => self.evaluate_comparison(comparison, states),
         }
     }
 
     fn evaluate_comparison(
         &self,
         comparison: &Comparison,
-        seeded_state: &serde_json::Value,
-        final_state: &serde_json::Value,
+        states: &States,
     ) -> Result<Evaluation, String> {
+        let final_state = &states.after;
         let baseline = if comparison.uses_baseline {
-            let value = evaluate_expr(&comparison.left, seeded_state, None).map_err(|error| {
+            let value = evaluate_expr(&comparison.left, &states.seeded, None).map_err(|error| {
                 format!(
                     "failed to evaluate baseline `{}` on the seeded state: {error}",
                     comparison.left_text
@@ -129,18 +134,43 @@ impl Assertion {
     }
 }
 
-/// Evaluates `expr` with the top-level names of `state` bound, and `baseline` if given.
+/// A run's seeded and final states as CEL values, each top-level name with its value
+/// (converted once; the values share their contents, so binding them costs no copy).
+pub struct States {
+    seeded: Vec<(String, Value)>,
+    after: Vec<(String, Value)>,
+}
+
+impl States {
+    /// Converts both states; a state that is not a JSON object binds no names.
+    pub fn new(seeded: &serde_json::Value, after: &serde_json::Value) -> States {
+        States {
+            seeded: roots_of(seeded),
+            after: roots_of(after),
+        }
+    }
+}
+
+fn roots_of(state: &serde_json::Value) -> Vec<(String, Value)> {
+    match state {
+        serde_json::Value::Object(roots) => roots
+            .iter()
+            .map(|(name, value)| (name.clone(), from_json(value)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Evaluates `expr` with the top-level names of a state bound, and `baseline` if given.
 fn evaluate_expr(
     expr: &IdedExpr,
-    state: &serde_json::Value,
+    roots: &[(String, Value)],
     baseline: Option<&Value>,
 ) -> Result<Value, String> {
     ROOT.with(|root| {
         let mut context = root.new_inner_scope();
-        if let serde_json::Value::Object(roots) = state {
-            for (name, value) in roots {
-                context.add_variable_from_value(name.as_str(), from_json(value));
-            }
+        for (name, value) in roots {
+            context.add_variable_from_value(name.as_str(), value.clone());
         }
         if let Some(baseline) = baseline {
             context.add_variable_from_value(BASELINE, baseline.clone());

@@ -327,9 +327,12 @@ pub fn score(
 
     checks.extend(budget::checks(scenario, trace));
 
+    let states = final_state
+        .filter(|_| !scenario.final_state_assertions.is_empty())
+        .map(|state| assertion::States::new(seeded, state));
     for (i, assertion) in scenario.final_state_assertions.iter().enumerate() {
-        let evaluated = match final_state {
-            Some(state) => assertion.evaluate(seeded, state),
+        let evaluated = match &states {
+            Some(states) => assertion.evaluate_in(states),
             None => Err("the backend's state is not visible to toolgate".to_owned()),
         };
         let (passed, detail) = match evaluated {
