@@ -97,19 +97,11 @@ fn main() {
         };
         let agent = Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("valid config")));
         let backends = WorldBackends::new(ToolSet::builtin());
-        let options = RunOptions::default();
+        let plan = runner::RunPlan::new(&scenarios, agent, backends, RunOptions::default());
         let mut walls = Vec::new();
         for _ in 0..rounds {
             let started = Instant::now();
-            let suite = runner::run_suite(
-                &scenarios,
-                &agent,
-                &backends,
-                &options,
-                std::future::pending::<()>(),
-                &|_| {},
-            )
-            .await;
+            let suite = runner::run_suite(&plan, std::future::pending::<()>(), &|_| {}).await;
             walls.push(started.elapsed());
             let errored = suite
                 .runs
@@ -123,7 +115,7 @@ fn main() {
         println!(
             "smoke set: {} scenarios, concurrency {}, provider delay {delay_ms} ms, {rounds} rounds",
             scenarios.len(),
-            options.concurrency
+            plan.options.concurrency
         );
         println!(
             "critical path: {longest_turns} turns = {} ms",

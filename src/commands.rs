@@ -346,6 +346,13 @@ fn run_for_gate(
         judge: judge.clone(),
         ..RunOptions::default()
     };
+    let plan = runner::RunPlan {
+        scenarios: selected.into(),
+        agent: Arc::new(agent),
+        backends,
+        options: Arc::new(options),
+    };
+    let (selected, agent) = (&plan.scenarios, plan.agent.as_ref());
 
     let total = selected.len() as u64 * u64::from(settings.repeat);
     let progress = indicatif::ProgressBar::with_draw_target(
@@ -356,34 +363,68 @@ fn run_for_gate(
         indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} runs  {elapsed}  {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let on_done = |run: &runner::ScenarioRun| {
-        if let Some(scenario) = selected.get(run.index) {
-            progress.set_message(scenario.id.clone());
-        }
-        progress.inc(1);
-    };
-    let stop = interrupted();
-    let suite = runtime()?.block_on(runner::run_suite(
-        &selected,
-        &agent,
-        backends.as_ref(),
-        &options,
-        stop,
-        &on_done,
-    ));
-    progress.finish_and_clear();
-
     let mut meta = run_meta(settings, endpoint.as_ref());
     meta.scoring = scoring;
-    if suite.interrupted {
+    let run_id = meta.run_id.clone();
+    // Each run is reduced to its result as it finishes, and its trace goes to disk at once:
+    // memory holds one result per run, never the runs' traces. The trace is written beside
+    // the outputs under a temporary name and takes its place only once the run is over.
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("failed to create `{}`", args.out.display()))?;
+    let mut trace = OrderedTrace {
+        file: crate::fs::StreamedFile::create(&args.out.join("trace.jsonl"))?,
+        next: 0,
+        waiting: std::collections::BTreeMap::new(),
+    };
+    let repeat = settings.repeat.max(1) as usize;
+    let mut results: Vec<(usize, u32, crate::results::ScenarioResult)> = Vec::new();
+    let mut spans: Vec<runner::ScenarioRun> = Vec::new();
+    let keep_spans = args.otel.is_some() || args.otel_endpoint.is_some();
+    let mut trace_error = None;
+    let on_done = |run: runner::ScenarioRun| {
+        let Some(scenario) = selected.get(run.index) else {
+            return;
+        };
+        progress.set_message(scenario.id.clone());
+        progress.inc(1);
+        let mut text = String::new();
+        for mut line in crate::results::run_trace_lines(scenario, &run) {
+            line.run_id.clone_from(&run_id);
+            text.push_str(&line.render());
+            text.push('\n');
+        }
+        let position = run.index * repeat + run.repeat as usize;
+        if let Err(error) = trace.push(position, text)
+            && trace_error.is_none()
+        {
+            trace_error = Some(error);
+        }
+        results.push((
+            run.index,
+            run.repeat,
+            crate::results::ScenarioResult::of(scenario, &run),
+        ));
+        if keep_spans {
+            spans.push(run);
+        }
+    };
+    let stop = interrupted();
+    let interrupted = runtime()?.block_on(runner::stream_suite(&plan, stop, on_done));
+    progress.finish_and_clear();
+    if let Some(error) = trace_error {
+        return Err(error);
+    }
+    let finished = results.len();
+
+    if interrupted {
         meta.interrupted = true;
+        let done: std::collections::HashSet<(usize, u32)> = results
+            .iter()
+            .map(|(index, repeat, _)| (*index, *repeat))
+            .collect();
         for (index, scenario) in selected.iter().enumerate() {
             for repeat in 0..settings.repeat {
-                if !suite
-                    .runs
-                    .iter()
-                    .any(|r| r.index == index && r.repeat == repeat)
-                {
+                if !done.contains(&(index, repeat)) {
                     meta.not_run.push(NotRun {
                         id: scenario.id.clone(),
                         repeat,
@@ -392,22 +433,16 @@ fn run_for_gate(
             }
         }
     }
-    let mut report = RunReport::new(meta, &selected, &suite.runs);
+    results.sort_by_key(|(index, repeat, _)| (*index, *repeat));
+    let results = results.into_iter().map(|(_, _, result)| result).collect();
+    let mut report = RunReport::from_results(meta, results);
     report.pins = Some(pins);
     // The previous run's reports go only now, as this run writes its files: a run killed
     // before this point leaves the previous set whole. The trace and then the results replace
     // theirs atomically (results last: they are the run's commit point), and every file names
     // its run id, so a reader can always tell which files belong together.
     gating::clear_outputs(&args.out, false)?;
-    let run_id = report.run.as_ref().and_then(|run| run.run_id.clone());
-    let mut lines = crate::results::trace_lines(&selected, &suite.runs);
-    for line in &mut lines {
-        line.run_id.clone_from(&run_id);
-    }
-    write_atomic(
-        &args.out.join("trace.jsonl"),
-        report::json::render_trace(&lines).as_bytes(),
-    )?;
+    trace.finish()?.commit()?;
     write_atomic(
         &args.out.join("results.json"),
         report::json::render_results(&report).as_bytes(),
@@ -415,8 +450,7 @@ fn run_for_gate(
     if let Some(dir) = &args.record {
         writeln!(
             out,
-            "cassettes: recorded {} runs into {}",
-            suite.runs.len(),
+            "cassettes: recorded {finished} runs into {}",
             dir.display()
         )?;
     }
@@ -427,13 +461,14 @@ fn run_for_gate(
             dir.display()
         )?;
     }
-    if args.otel.is_some() || args.otel_endpoint.is_some() {
+    if keep_spans {
+        spans.sort_by_key(|run| (run.index, run.repeat));
         export_spans(
             args,
-            &agent,
+            agent,
             endpoint.as_ref(),
-            &selected,
-            &suite.runs,
+            selected,
+            &spans,
             &report,
             out,
         )?;
@@ -446,16 +481,45 @@ fn run_for_gate(
         }
         write_atomic(&args.out.join("judge.jsonl"), audit.as_bytes())?;
     }
-    if suite.interrupted {
+    if interrupted {
         writeln!(
             out,
-            "interrupted: {} of {total} runs finished; no verdict",
-            suite.runs.len()
+            "interrupted: {finished} of {total} runs finished; no verdict"
         )?;
         writeln!(out, "results: {}", args.out.join("results.json").display())?;
         return Ok(None);
     }
     Ok(Some(report))
+}
+
+/// `trace.jsonl` written as runs finish, in suite order: the lines of a run that finishes
+/// before an earlier one wait here, rendered, until every earlier run's lines are written.
+struct OrderedTrace {
+    file: crate::fs::StreamedFile,
+    /// The position (scenario index x repeat + repetition) whose lines go next.
+    next: usize,
+    /// Rendered lines of finished runs past `next`, by position.
+    waiting: std::collections::BTreeMap<usize, String>,
+}
+
+impl OrderedTrace {
+    /// Takes the rendered lines of the run at `position` and writes every run now in order.
+    fn push(&mut self, position: usize, text: String) -> Result<()> {
+        self.waiting.insert(position, text);
+        while let Some(text) = self.waiting.remove(&self.next) {
+            self.file.write(&text)?;
+            self.next += 1;
+        }
+        Ok(())
+    }
+
+    /// Writes what still waits (runs behind one that never finished), in order.
+    fn finish(mut self) -> Result<crate::fs::StreamedFile> {
+        for text in std::mem::take(&mut self.waiting).into_values() {
+            self.file.write(&text)?;
+        }
+        Ok(self.file)
+    }
 }
 
 /// Writes the runs as OTLP JSON to `--otel` and sends them to `--otel-endpoint`; a failed
@@ -856,24 +920,22 @@ fn tools_command(args: &ToolsArgs, out: &mut dyn Write) -> Result<Exit> {
 /// Exit 0 when everything holds, 1 otherwise.
 fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
     let (file, file_path) = suite::suite_config(&args.suite.root, None)?;
-    let loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
-    let scenarios = &loaded.scenarios;
+    let mut loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+    let plan = runner::RunPlan {
+        scenarios: std::mem::take(&mut loaded.scenarios).into(),
+        agent: Arc::new(Agent::Reference),
+        backends: loaded
+            .backends
+            .clone()
+            .expect("a suite loaded without a lock file has backends"),
+        options: Arc::new(RunOptions::default()),
+    };
+    let (scenarios, backends) = (&*plan.scenarios, plan.backends.as_ref());
     let catalog = &loaded.catalog;
     let tools = &loaded.tools;
-    let backends = loaded
-        .backends
-        .as_deref()
-        .expect("a suite loaded without a lock file has backends");
     let rt = runtime()?;
     let runs = rt
-        .block_on(runner::run_suite(
-            scenarios,
-            &Agent::Reference,
-            backends,
-            &RunOptions::default(),
-            std::future::pending(),
-            &|_| {},
-        ))
+        .block_on(runner::run_suite(&plan, std::future::pending(), &|_| {}))
         .runs;
     let failing: Vec<(&Scenario, &runner::ScenarioRun)> = scenarios
         .iter()
@@ -1146,6 +1208,25 @@ mod tests {
 
     use super::*;
     use crate::cli::{Cli, Command};
+
+    #[test]
+    fn the_trace_is_written_in_suite_order_whatever_order_runs_finish_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("trace.jsonl");
+        let mut trace = OrderedTrace {
+            file: crate::fs::StreamedFile::create(&path).expect("create"),
+            next: 0,
+            waiting: std::collections::BTreeMap::new(),
+        };
+        trace.push(2, "c\n".to_owned()).expect("push");
+        trace.push(0, "a\n".to_owned()).expect("push");
+        assert_eq!(trace.next, 1, "run 0 is written, run 2 waits for run 1");
+        assert_eq!(trace.waiting.len(), 1);
+        trace.push(4, "e\n".to_owned()).expect("push");
+        // Run 1 and 3 never finish (the suite was interrupted): what waits follows in order.
+        trace.finish().expect("finish").commit().expect("commit");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "a\nc\ne\n");
+    }
 
     fn gate_args() -> GateArgs {
         match Cli::try_parse_from(["toolgate", "gate"])

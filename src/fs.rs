@@ -79,6 +79,69 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("failed to write `{}`", path.display()))
 }
 
+/// A file written piece by piece under a temporary name beside `path`, which takes `path`'s
+/// place only at [`StreamedFile::commit`]: until then a reader of `path` sees the previous
+/// file whole, and a writer that stops early (an error, Ctrl-C) leaves no half file behind
+/// (the temporary file is removed when dropped).
+pub struct StreamedFile {
+    path: std::path::PathBuf,
+    file: std::io::BufWriter<tempfile::NamedTempFile>,
+}
+
+impl StreamedFile {
+    /// Starts the temporary file in `path`'s directory (created if missing).
+    ///
+    /// Errors: the directory or the file cannot be created, naming it.
+    pub fn create(path: &Path) -> Result<StreamedFile> {
+        let dir = path
+            .parent()
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("failed to create `{}`", dir.display()))?;
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+        let prefix = format!(".{name}.tmp-");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix);
+        // Readable as a file written with `std::fs::write` is (tempfile's default is 0600).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+        let file = builder
+            .tempfile_in(dir)
+            .with_context(|| format!("failed to write `{}`", path.display()))?;
+        Ok(StreamedFile {
+            path: path.to_path_buf(),
+            file: std::io::BufWriter::new(file),
+        })
+    }
+
+    /// Appends `text` as it is.
+    ///
+    /// Errors: the write failed, naming the file.
+    pub fn write(&mut self, text: &str) -> Result<()> {
+        use std::io::Write as _;
+        self.file
+            .write_all(text.as_bytes())
+            .with_context(|| format!("failed to write `{}`", self.path.display()))
+    }
+
+    /// Flushes the lines and moves the file to its path, replacing what was there.
+    ///
+    /// Errors: the flush or the rename failed, naming the file.
+    pub fn commit(self) -> Result<()> {
+        let path = self.path;
+        let file = self
+            .file
+            .into_inner()
+            .map_err(|error| error.into_error())
+            .with_context(|| format!("failed to write `{}`", path.display()))?;
+        file.persist(&path)
+            .map_err(|error| error.error)
+            .with_context(|| format!("failed to write `{}`", path.display()))?;
+        Ok(())
+    }
+}
+
 /// Lowercase hex SHA-256 of `bytes` (a `&str` hashes its UTF-8 bytes); 64 characters.
 pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
     use sha2::Digest as _;
@@ -91,6 +154,43 @@ pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_streamed_file_replaces_the_old_one_only_when_committed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("trace.jsonl");
+        std::fs::write(&path, "previous run\n").expect("write");
+
+        let mut dropped = StreamedFile::create(&path).expect("create");
+        dropped.write("half a run").expect("write");
+        drop(dropped);
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("read"),
+            "previous run\n"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).expect("list").count(),
+            1,
+            "no temporary file left"
+        );
+
+        let mut file = StreamedFile::create(&path).expect("create");
+        file.write("a\n").expect("write");
+        file.write("b\n").expect("write");
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("read"),
+            "previous run\n"
+        );
+        file.commit().expect("commit");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "a\nb\n");
+        assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 1);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(&path).expect("stat").permissions().mode();
+            assert_eq!(mode & 0o777, 0o644);
+        }
+    }
 
     #[test]
     fn read_text_reads_a_regular_file_within_the_limit() {

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt as _;
+use futures::FutureExt as _;
 use serde_json::{Map, Value};
 
 use crate::agent::command::Invocation;
@@ -95,33 +95,131 @@ pub struct SuiteRun {
     pub interrupted: bool,
 }
 
-/// Runs every scenario `options.repeat` times with `agent`, at most `options.concurrency` at
-/// a time, and calls `on_done` as each run finishes.
-///
-/// When `stop` completes (e.g. on Ctrl-C), no new run starts, the runs under way are dropped
-/// (a `command` agent's process is killed) and the finished ones are returned.
+/// What a suite run needs, shared by the tasks that play its runs.
+#[derive(Clone)]
+pub struct RunPlan {
+    /// The scenarios, in suite order; runs name them by position.
+    pub scenarios: Arc<[Scenario]>,
+    /// The agent under test.
+    pub agent: Arc<Agent>,
+    /// Where each run's fresh backend comes from.
+    pub backends: Arc<dyn BackendFactory>,
+    /// Limits and scoring rules.
+    pub options: Arc<RunOptions>,
+}
+
+impl RunPlan {
+    /// A plan over copies of `scenarios`, owning the rest.
+    pub fn new(
+        scenarios: &[Scenario],
+        agent: Agent,
+        backends: impl BackendFactory + 'static,
+        options: RunOptions,
+    ) -> RunPlan {
+        RunPlan {
+            scenarios: scenarios.into(),
+            agent: Arc::new(agent),
+            backends: Arc::new(backends),
+            options: Arc::new(options),
+        }
+    }
+}
+
+/// Runs every scenario of `plan` `options.repeat` times and returns the finished runs in suite
+/// order; [`stream_suite`] without the streaming. `on_done` sees each run as it finishes.
 pub async fn run_suite(
-    scenarios: &[Scenario],
-    agent: &Agent,
-    backends: &dyn BackendFactory,
-    options: &RunOptions,
+    plan: &RunPlan,
     stop: impl Future<Output = ()>,
     on_done: &(dyn Fn(&ScenarioRun) + Sync),
 ) -> SuiteRun {
-    let jobs = scenarios.iter().enumerate().flat_map(|(index, scenario)| {
-        (0..options.repeat.max(1)).map(move |repeat| (index, repeat, scenario))
-    });
-    let stop = futures::FutureExt::shared(Box::pin(stop));
-    let mut runs: Vec<ScenarioRun> = futures::stream::iter(jobs)
-        .map(|(index, repeat, scenario)| run_one(index, repeat, scenario, agent, backends, options))
-        .buffer_unordered(options.concurrency.max(1))
-        .inspect(|run| on_done(run))
-        .take_until(stop.clone())
-        .collect()
-        .await;
-    let interrupted = stop.peek().is_some();
+    let mut runs = Vec::new();
+    let interrupted = stream_suite(plan, stop, |run| {
+        on_done(&run);
+        runs.push(run);
+    })
+    .await;
     runs.sort_by_key(|run| (run.index, run.repeat));
     SuiteRun { runs, interrupted }
+}
+
+/// Runs every scenario of `plan` `options.repeat` times, at most `options.concurrency` at a
+/// time, each run a task of its own (so runs use every core of the runtime), and hands each
+/// run to `on_done` as it finishes, in finishing order: nothing of a run is kept here, so the
+/// caller decides what to hold. Returns whether `stop` fired.
+///
+/// When `stop` completes (e.g. on Ctrl-C), no new run starts and the runs under way are
+/// dropped (a `command` agent's process is killed) before this returns. A run whose task
+/// panicked is handed over as `errored`, naming the panic, and the suite goes on.
+pub async fn stream_suite(
+    plan: &RunPlan,
+    stop: impl Future<Output = ()>,
+    mut on_done: impl FnMut(ScenarioRun),
+) -> bool {
+    let repeat = plan.options.repeat.max(1);
+    let mut jobs = (0..plan.scenarios.len()).flat_map(|index| (0..repeat).map(move |r| (index, r)));
+    let mut running = tokio::task::JoinSet::new();
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        while running.len() < plan.options.concurrency.max(1) {
+            let Some((index, repeat)) = jobs.next() else {
+                break;
+            };
+            let plan = plan.clone();
+            running.spawn(async move {
+                let scenario = &plan.scenarios[index];
+                let run = run_one(
+                    index,
+                    repeat,
+                    scenario,
+                    &plan.agent,
+                    plan.backends.as_ref(),
+                    &plan.options,
+                );
+                match std::panic::AssertUnwindSafe(run).catch_unwind().await {
+                    Ok(run) => run,
+                    Err(panic) => panicked(index, repeat, panic.as_ref()),
+                }
+            });
+        }
+        tokio::select! {
+            biased;
+            () = &mut stop => {
+                running.abort_all();
+                while running.join_next().await.is_some() {}
+                return true;
+            }
+            joined = running.join_next() => match joined {
+                None => return false,
+                Some(Ok(run)) => on_done(run),
+                // Only an abort ends a task without a run, and only `stop` aborts.
+                Some(Err(_)) => {}
+            },
+        }
+    }
+}
+
+/// The `errored` run standing for a run whose task panicked.
+fn panicked(index: usize, repeat: u32, panic: &(dyn std::any::Any + Send)) -> ScenarioRun {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned());
+    ScenarioRun {
+        index,
+        repeat,
+        outcome: Outcome::Errored,
+        score: None,
+        error: Some(format!("internal error: the run panicked ({what})")),
+        trace: Vec::new(),
+        agent: None,
+        metrics: None,
+        judge: None,
+        judge_error: None,
+        duration: Duration::ZERO,
+        started_at: std::time::SystemTime::now(),
+        call_times: Vec::new(),
+    }
 }
 
 /// Runs one scenario in a fresh harness over a fresh backend from `backends`, and scores it.

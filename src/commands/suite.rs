@@ -32,7 +32,7 @@ pub(super) struct Suite {
     pub tools: Arc<ToolSet>,
     /// The fresh backend of every run; `None` when the catalog came from a lock file (no
     /// server was started, nothing can run).
-    pub backends: Option<Box<dyn BackendFactory>>,
+    pub backends: Option<Arc<dyn BackendFactory>>,
     /// Each server's pin by name; empty for the built-in world.
     pub servers: BTreeMap<String, ServerPin>,
     /// The mock catalog the suite runs on; `None` for the built-in world or servers.
@@ -144,13 +144,13 @@ pub(super) fn load_recording(
             smoke,
             catalog,
             tools,
-            backends: Some(Box::new(backends)),
+            backends: Some(Arc::new(backends)),
             servers: pins_of(&discovery, |server| server.label.clone()),
             mocks: None,
             replay: Some(dir.clone()),
         });
     }
-    let (catalog, tools, backends, servers): (Catalog, _, Option<Box<dyn BackendFactory>>, _) =
+    let (catalog, tools, backends, servers): (Catalog, _, Option<Arc<dyn BackendFactory>>, _) =
         match (specs, mocks.as_deref()) {
             (None, Some(path)) => {
                 let mut catalog = crate::mock::load(path)?;
@@ -164,7 +164,7 @@ pub(super) fn load_recording(
                 (
                     catalog.catalog(),
                     tools,
-                    Some(Box::new(backends) as Box<dyn BackendFactory>),
+                    Some(Arc::new(backends) as Arc<dyn BackendFactory>),
                     BTreeMap::new(),
                 )
             }
@@ -172,11 +172,11 @@ pub(super) fn load_recording(
                 let catalog = Catalog::builtin().clone();
                 let tools =
                     Arc::new(ToolSet::new(Catalog::builtin())?.with_modes(numbers, double_encoded));
-                let backends = Box::new(WorldBackends::new(Arc::clone(&tools)));
+                let backends = Arc::new(WorldBackends::new(Arc::clone(&tools)));
                 (
                     catalog,
                     tools,
-                    Some(backends as Box<dyn BackendFactory>),
+                    Some(backends as Arc<dyn BackendFactory>),
                     BTreeMap::new(),
                 )
             }
@@ -218,10 +218,10 @@ pub(super) fn load_recording(
                         .with_modes(numbers, double_encoded)?;
                     Some(match record {
                         Some(dir) => {
-                            Box::new(RecordingBackends::new(backends, &discovery, dir, scrubber)?)
-                                as Box<dyn BackendFactory>
+                            Arc::new(RecordingBackends::new(backends, &discovery, dir, scrubber)?)
+                                as Arc<dyn BackendFactory>
                         }
-                        None => Box::new(backends) as Box<dyn BackendFactory>,
+                        None => Arc::new(backends) as Arc<dyn BackendFactory>,
                     })
                 } else {
                     None

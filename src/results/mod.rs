@@ -174,6 +174,54 @@ pub struct ScenarioResult {
     pub lines: BTreeMap<String, usize>,
 }
 
+impl ScenarioResult {
+    /// The result of `run`, a run of `scenario`: everything the results file keeps of it (the
+    /// trace goes to `trace.jsonl`, not here).
+    pub fn of(scenario: &Scenario, run: &ScenarioRun) -> ScenarioResult {
+        ScenarioResult {
+            id: scenario.id.clone(),
+            repeat: run.repeat,
+            tier: scenario.tier,
+            kind: scenario.kind,
+            outcome: run.outcome,
+            error: run.error.clone(),
+            calls: run.trace.len(),
+            checks: run
+                .score
+                .as_ref()
+                .map(|score| score.checks.clone())
+                .unwrap_or_default(),
+            lines: run
+                .score
+                .iter()
+                .flat_map(|score| score.failures())
+                .map(|check| {
+                    (
+                        check.subject.clone(),
+                        scenario.lines.line_of(&check.subject),
+                    )
+                })
+                .collect(),
+            final_answer: run
+                .agent
+                .as_ref()
+                .and_then(|agent| agent.final_answer.clone()),
+            duration_ms: u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX),
+            metrics: run.metrics.clone(),
+            category: Some(category_of(scenario)),
+            judge: run.judge.clone(),
+            judge_error: run.judge_error.clone(),
+            turns: run.agent.as_ref().map(|agent| agent.turns),
+            hit_turn_limit: run.agent.as_ref().is_some_and(|agent| agent.hit_turn_limit),
+            usage: run
+                .agent
+                .as_ref()
+                .map(|agent| agent.usage.clone())
+                .filter(|usage| *usage != Usage::default()),
+        }
+    }
+}
+
 fn is_false(value: &bool) -> bool {
     !*value
 }
@@ -318,51 +366,16 @@ impl RunReport {
     /// Builds the report from the scenarios and their finished runs (each run names its
     /// scenario by position in `scenarios`; runs naming no scenario are skipped).
     pub fn new(meta: RunMeta, scenarios: &[Scenario], runs: &[ScenarioRun]) -> RunReport {
-        let results: Vec<ScenarioResult> = runs
+        let results = runs
             .iter()
-            .filter_map(|run| Some((scenarios.get(run.index)?, run)))
-            .map(|(scenario, run)| ScenarioResult {
-                id: scenario.id.clone(),
-                repeat: run.repeat,
-                tier: scenario.tier,
-                kind: scenario.kind,
-                outcome: run.outcome,
-                error: run.error.clone(),
-                calls: run.trace.len(),
-                checks: run
-                    .score
-                    .as_ref()
-                    .map(|score| score.checks.clone())
-                    .unwrap_or_default(),
-                lines: run
-                    .score
-                    .iter()
-                    .flat_map(|score| score.failures())
-                    .map(|check| {
-                        (
-                            check.subject.clone(),
-                            scenario.lines.line_of(&check.subject),
-                        )
-                    })
-                    .collect(),
-                final_answer: run
-                    .agent
-                    .as_ref()
-                    .and_then(|agent| agent.final_answer.clone()),
-                duration_ms: u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX),
-                metrics: run.metrics.clone(),
-                category: Some(category_of(scenario)),
-                judge: run.judge.clone(),
-                judge_error: run.judge_error.clone(),
-                turns: run.agent.as_ref().map(|agent| agent.turns),
-                hit_turn_limit: run.agent.as_ref().is_some_and(|agent| agent.hit_turn_limit),
-                usage: run
-                    .agent
-                    .as_ref()
-                    .map(|agent| agent.usage.clone())
-                    .filter(|usage| *usage != Usage::default()),
-            })
+            .filter_map(|run| Some(ScenarioResult::of(scenarios.get(run.index)?, run)))
             .collect();
+        RunReport::from_results(meta, results)
+    }
+
+    /// Builds the report from per-run results already in suite order (repetitions of a
+    /// scenario together), computing the summary, metrics and confused pairs.
+    pub fn from_results(meta: RunMeta, results: Vec<ScenarioResult>) -> RunReport {
         let metrics = metrics_of(&results);
         RunReport {
             confused_pairs: confused_pairs_of(&metrics),
@@ -441,17 +454,22 @@ impl RunReport {
 /// repetition), each run's calls in arrival order, then its final answer when it gave one.
 /// A run whose `index` is not a position in `scenarios` is left out.
 pub fn trace_lines(scenarios: &[Scenario], runs: &[ScenarioRun]) -> Vec<TraceLine> {
-    let mut lines = Vec::new();
-    for run in runs {
-        let Some(scenario) = scenarios.get(run.index) else {
-            continue;
-        };
-        for call in &run.trace {
-            lines.push(TraceLine::call(&scenario.id, run.repeat, call));
-        }
-        if let Some(answer) = run.agent.as_ref().and_then(|a| a.final_answer.as_ref()) {
-            lines.push(TraceLine::answer(&scenario.id, run.repeat, answer));
-        }
+    runs.iter()
+        .filter_map(|run| Some(run_trace_lines(scenarios.get(run.index)?, run)))
+        .flatten()
+        .collect()
+}
+
+/// The `trace.jsonl` lines of one run of `scenario`: its calls in arrival order, then its
+/// final answer when it gave one.
+pub fn run_trace_lines(scenario: &Scenario, run: &ScenarioRun) -> Vec<TraceLine> {
+    let mut lines: Vec<TraceLine> = run
+        .trace
+        .iter()
+        .map(|call| TraceLine::call(&scenario.id, run.repeat, call))
+        .collect();
+    if let Some(answer) = run.agent.as_ref().and_then(|a| a.final_answer.as_ref()) {
+        lines.push(TraceLine::answer(&scenario.id, run.repeat, answer));
     }
     lines
 }

@@ -35,17 +35,10 @@ fn scenarios(ids: &[&str]) -> Vec<Scenario> {
         .collect()
 }
 
-async fn run(scenarios: &[Scenario], agent: &Agent, options: &RunOptions) -> SuiteRun {
+async fn run(scenarios: &[Scenario], agent: Agent, options: &RunOptions) -> SuiteRun {
     let backends = WorldBackends::new(ToolSet::builtin());
-    runner::run_suite(
-        scenarios,
-        agent,
-        &backends,
-        options,
-        std::future::pending::<()>(),
-        &|_| {},
-    )
-    .await
+    let plan = runner::RunPlan::new(scenarios, agent, backends, options.clone());
+    runner::run_suite(&plan, std::future::pending::<()>(), &|_| {}).await
 }
 
 fn outcomes(suite: &SuiteRun) -> Vec<(usize, u32, Outcome)> {
@@ -69,7 +62,7 @@ fn example_agent() -> Agent {
 async fn the_example_command_agent_plays_scenarios_over_streamable_http() {
     let selected = scenarios(&["T1-001", "T1-003", "T2-007"]);
 
-    let suite = run(&selected, &example_agent(), &RunOptions::default()).await;
+    let suite = run(&selected, example_agent(), &RunOptions::default()).await;
 
     for run in &suite.runs {
         assert_eq!(run.outcome, Outcome::Pass, "{:?}", run.error);
@@ -109,7 +102,7 @@ async fn a_command_agents_call_to_an_unknown_tool_is_in_the_trace() {
         system_prompt: None,
     });
 
-    let suite = run(&scenarios(&["T1-001"]), &agent, &RunOptions::default()).await;
+    let suite = run(&scenarios(&["T1-001"]), agent, &RunOptions::default()).await;
 
     let run = &suite.runs[0];
     assert_eq!(run.outcome, Outcome::Fail, "{:?}", run.error);
@@ -162,9 +155,9 @@ async fn a_command_agent_that_fails_or_hangs_is_errored_with_the_reason() {
         ..RunOptions::default()
     };
 
-    let failed = run(&selected, &failing, &options).await;
+    let failed = run(&selected, failing, &options).await;
     let started = std::time::Instant::now();
-    let hung = run(&selected, &hanging, &options).await;
+    let hung = run(&selected, hanging, &options).await;
 
     assert_eq!(failed.runs[0].outcome, Outcome::Errored);
     assert_eq!(
@@ -217,7 +210,7 @@ async fn a_fake_openai_provider_drives_a_scenario_through_the_harness() {
         .await;
     let selected = scenarios(&["T1-002"]);
 
-    let suite = run(&selected, &openai(&server), &RunOptions::default()).await;
+    let suite = run(&selected, openai(&server), &RunOptions::default()).await;
 
     let run = &suite.runs[0];
     assert_eq!(run.outcome, Outcome::Pass, "{:?}", run.score);
@@ -235,7 +228,7 @@ async fn most_runs_errored_yields_no_verdict_not_a_failure() {
         .await;
     let selected = scenarios(&["T1-001", "T1-002", "T5-001"]);
 
-    let suite = run(&selected, &openai(&server), &RunOptions::default()).await;
+    let suite = run(&selected, openai(&server), &RunOptions::default()).await;
     let report = RunReport::new(RunMeta::default(), &selected, &suite.runs);
     let verdict = gate::decide(&report, None, &Policy::default());
 
@@ -266,7 +259,7 @@ async fn replayed_trajectories_change_state_and_score_per_repetition() {
         ..RunOptions::default()
     };
 
-    let suite = run(&selected, &Agent::Replay(recordings), &options).await;
+    let suite = run(&selected, Agent::Replay(recordings), &options).await;
     let report = RunReport::new(RunMeta::default(), &selected, &suite.runs);
 
     let created = suite.runs[0].trace[0].result.as_ref().expect("created")["id"].clone();
@@ -290,7 +283,7 @@ async fn a_scenario_missing_from_the_recordings_is_errored() {
     let recordings = Recordings::parse("", Path::new("empty.jsonl")).expect("valid");
     let suite = run(
         &scenarios(&["T1-001"]),
-        &Agent::Replay(recordings),
+        Agent::Replay(recordings),
         &RunOptions::default(),
     )
     .await;
@@ -314,11 +307,9 @@ async fn stopping_keeps_finished_runs_and_starts_no_new_ones() {
         ..RunOptions::default()
     };
 
+    let plan = runner::RunPlan::new(&selected, slow, backends, options);
     let suite = runner::run_suite(
-        &selected,
-        &slow,
-        &backends,
-        &options,
+        &plan,
         tokio::time::sleep(Duration::from_millis(300)),
         &|_| {},
     )

@@ -156,16 +156,10 @@ async fn reference_agent_passes_every_scenario_and_the_checks_kill_broken_trajec
     let catalog = Catalog::builtin();
     let tools = ToolSet::builtin();
     let backends = WorldBackends::new(Arc::clone(&tools));
-    let runs = runner::run_suite(
-        &suite,
-        &Agent::Reference,
-        &backends,
-        &RunOptions::default(),
-        std::future::pending(),
-        &|_| {},
-    )
-    .await
-    .runs;
+    let plan = runner::RunPlan::new(&suite, Agent::Reference, backends, RunOptions::default());
+    let runs = runner::run_suite(&plan, std::future::pending(), &|_| {})
+        .await
+        .runs;
     let failing: Vec<&str> = suite
         .iter()
         .zip(&runs)

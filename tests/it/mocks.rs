@@ -262,16 +262,10 @@ async fn the_support_desk_suite_passes_the_reference_agent_and_kills_its_mutants
 
     let backends = MockBackends::new(Arc::clone(&catalog));
     assert_eq!(backends.tools().definitions().len(), 9);
-    let runs = runner::run_suite(
-        &suite,
-        &Agent::Reference,
-        &backends,
-        &RunOptions::default(),
-        std::future::pending(),
-        &|_| {},
-    )
-    .await
-    .runs;
+    let plan = runner::RunPlan::new(&suite, Agent::Reference, backends, RunOptions::default());
+    let runs = runner::run_suite(&plan, std::future::pending(), &|_| {})
+        .await
+        .runs;
     let failing: Vec<String> = suite
         .iter()
         .zip(&runs)
@@ -299,8 +293,8 @@ async fn the_support_desk_suite_passes_the_reference_agent_and_kills_its_mutants
         2
     );
 
-    let report =
-        verify::analyse_suite_in_process(&suite, &runs, &backends, &tools).expect("mocks start");
+    let report = verify::analyse_suite_in_process(&suite, &runs, plan.backends.as_ref(), &tools)
+        .expect("mocks start");
     assert!(report.total() >= 100, "{} mutants", report.total());
     assert!(
         report.kill_rate() >= verify::REQUIRED_KILL_RATE,
