@@ -13,6 +13,8 @@ pub mod descriptions;
 pub mod drift;
 pub mod judge;
 pub mod names;
+mod o200k;
+mod o200k_layout;
 pub mod render;
 mod run;
 pub mod sarif;

@@ -1,6 +1,6 @@
 //! Context cost: how many tokens the catalog takes in a model's context, per tool and in total,
-//! counted with the o200k encoding (GPT-4o and later; tiktoken-rs's vocabulary, packed into
-//! the binary by build.rs: nothing is downloaded).
+//! counted with the o200k encoding (GPT-4o and later; tiktoken-rs's vocabulary, laid out as a
+//! lookup table in the binary by build.rs: nothing is downloaded or built at run time).
 //!
 //! Each tool is counted as the compact JSON of the function-tool object providers are sent,
 //! `{"type":"function","function":{"name","description","parameters"}}`. Providers wrap tools
@@ -8,12 +8,8 @@
 //! for budgets and comparisons, not billing.
 
 use super::checks::CheckId;
-use std::sync::OnceLock;
-
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::{Value, json};
-use tiktoken_rs::CoreBPE;
 
 use super::{Finding, LintOptions, Severity, ToolRef};
 
@@ -39,61 +35,9 @@ pub struct ToolTokens {
     pub tokens: usize,
 }
 
-/// tiktoken-rs's o200k vocabulary as build.rs packed it (raw tokens in rank order, deflated:
-/// about a quarter of the base64 text tiktoken-rs would embed).
-static PACKED_O200K: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bin.deflate"));
-
-fn encoder() -> &'static CoreBPE {
-    static ENCODER: OnceLock<CoreBPE> = OnceLock::new();
-    ENCODER.get_or_init(|| unpack(PACKED_O200K).expect("build.rs packed a valid vocabulary"))
-}
-
-/// Rebuilds the o200k encoder from build.rs's format (see there).
-fn unpack(deflated: &[u8]) -> anyhow::Result<CoreBPE> {
-    use std::io::Read as _;
-
-    let mut packed = Vec::with_capacity(2 << 20);
-    flate2::read::DeflateDecoder::new(deflated).read_to_end(&mut packed)?;
-    let mut reader = Packed(&packed);
-    let ordinary = reader.u32()?;
-    let mut encoder = FxHashMap::with_capacity_and_hasher(ordinary as usize, Default::default());
-    for rank in 0..ordinary {
-        let len = reader.take(1)?[0];
-        encoder.insert(reader.take(usize::from(len))?.to_vec(), rank);
-    }
-    let mut specials = FxHashMap::default();
-    for _ in 0..reader.u32()? {
-        let len = reader.take(1)?[0];
-        let text = String::from_utf8(reader.take(usize::from(len))?.to_vec())?;
-        specials.insert(text, reader.u32()?);
-    }
-    anyhow::ensure!(
-        reader.0.is_empty(),
-        "the packed vocabulary has trailing bytes"
-    );
-    CoreBPE::new(encoder, specials, tiktoken_rs::O200K_BASE_PAT_STR)
-}
-
-/// A cursor over build.rs's packed vocabulary.
-struct Packed<'a>(&'a [u8]);
-
-impl<'a> Packed<'a> {
-    fn take(&mut self, n: usize) -> anyhow::Result<&'a [u8]> {
-        anyhow::ensure!(self.0.len() >= n, "the packed vocabulary ends early");
-        let (head, tail) = self.0.split_at(n);
-        self.0 = tail;
-        Ok(head)
-    }
-
-    fn u32(&mut self) -> anyhow::Result<u32> {
-        let bytes = self.take(4)?;
-        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
-    }
-}
-
 /// Tokens of `text` in o200k.
 pub fn count_text(text: &str) -> usize {
-    encoder().encode_ordinary(text).len()
+    super::o200k::count(text)
 }
 
 /// The function-tool object a provider is sent, borrowing from the definition (copying the
@@ -148,7 +92,7 @@ pub fn count(tools: &[ToolRef<'_>]) -> TokenCount {
         tools.iter().map(count_one).collect()
     } else {
         let chunk = tools.len().div_ceil(threads);
-        encoder();
+        super::o200k::warm_up();
         std::thread::scope(|scope| {
             let handles: Vec<_> = tools
                 .chunks(chunk)
@@ -208,7 +152,9 @@ pub fn check(
 mod tests {
     use super::*;
 
-    /// The packed vocabulary encodes exactly as tiktoken-rs's own o200k, special tokens included.
+    /// The packed vocabulary encodes exactly as tiktoken-rs's own o200k (ordinary text: toolgate
+    /// recognizes no special tokens, so `<|endoftext|>` is text). `o200k`'s tests compare the
+    /// whole table and a large corpus.
     #[test]
     fn the_packed_vocabulary_encodes_as_tiktoken_rs_does() {
         let reference = tiktoken_rs::o200k_base().expect("tiktoken-rs embeds o200k");
@@ -217,33 +163,13 @@ mod tests {
             "{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\",\"maximum\":100}}}\n",
             "Ünïcödé — 東京 🚀 \t\r\n    indented   spaces 12345678901234567890 <|endoftext|>",
         );
-        let packed = encoder();
-        assert_eq!(
-            packed.encode_ordinary(text),
-            reference.encode_ordinary(text)
-        );
-        assert_eq!(
-            packed.encode_with_special_tokens(text),
-            reference.encode_with_special_tokens(text)
-        );
-        assert_eq!(packed.special_tokens(), reference.special_tokens());
+        let expected = reference.encode_ordinary(text);
+        assert_eq!(super::super::o200k::encode(text), expected);
+        assert_eq!(count_text(text), expected.len());
         for rank in [0, 1, 100_000, 199_997] {
-            assert_eq!(
-                packed.decode_bytes(&[rank]).ok(),
-                reference.decode_bytes(&[rank]).ok()
-            );
+            let bytes = reference.decode_bytes(&[rank]).expect("an o200k rank");
+            assert_eq!(super::super::o200k::rank(&bytes), Some(rank));
         }
-    }
-
-    #[test]
-    fn a_truncated_packed_vocabulary_is_an_error_not_a_panic() {
-        let mut deflate =
-            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
-        std::io::Write::write_all(&mut deflate, &[3, 0, 0, 0, 1, b'a', 5]).expect("in memory");
-        let truncated = deflate.finish().expect("in memory");
-        let error = unpack(&truncated).err().map(|error| error.to_string());
-        assert_eq!(error.as_deref(), Some("the packed vocabulary ends early"));
-        assert!(unpack(b"not deflate at all").is_err());
     }
 
     #[test]
