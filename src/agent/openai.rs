@@ -44,7 +44,9 @@ pub struct OpenAiConfig {
     pub max_tokens: Option<u32>,
     /// `seed` for providers that support reproducible sampling.
     pub seed: Option<u64>,
-    /// `tool_choice`; `None` leaves the provider's default (`auto`).
+    /// `tool_choice`, sent with every request that offers tools; `None` sends `auto` (the
+    /// OpenAI default, sent explicitly because llama-cpp-python's `chatml-function-calling`
+    /// format drops the tools of a request without one).
     pub tool_choice: Option<ToolChoice>,
     /// `parallel_tool_calls`; `None` leaves the provider's default (allowed).
     pub parallel_tool_calls: Option<bool>,
@@ -244,9 +246,10 @@ impl OpenAiAgent {
         body.insert("messages".to_owned(), Value::from(messages.to_vec()));
         if !tools.is_empty() {
             body.insert("tools".to_owned(), Value::from(tools.to_vec()));
-            if let Some(choice) = self.config.tool_choice {
-                body.insert("tool_choice".to_owned(), Value::from(choice.as_str()));
-            }
+            // Sent even when it is the default: llama-cpp-python's function-calling chat
+            // format ignores the tools of a request without `tool_choice`.
+            let choice = self.config.tool_choice.unwrap_or(ToolChoice::Auto);
+            body.insert("tool_choice".to_owned(), Value::from(choice.as_str()));
             if let Some(parallel) = self.config.parallel_tool_calls {
                 body.insert("parallel_tool_calls".to_owned(), Value::from(parallel));
             }

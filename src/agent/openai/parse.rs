@@ -111,8 +111,16 @@ pub fn parse_response(
         },
     };
     let mut calls = mark_duplicate_ids(calls);
+    // llama-cpp-python (0.3) sends a placeholder `function_call` with an empty name beside
+    // every `tool_calls`: only a named one can disagree.
+    let named = |function: &&Value| {
+        function
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|name| !name.is_empty())
+    };
     if !is_legacy_function_call
-        && let Some(function) = message.get("function_call").filter(|f| f.is_object())
+        && let Some(function) = message.get("function_call").filter(named)
         && let Some(first) = calls.first_mut()
         && !calls_agree(first, function)
     {
@@ -722,5 +730,10 @@ mod tests {
         assert_eq!(turn.calls[0].name, "get_weather");
         assert_eq!(turn.calls[0].notes, vec![CallNote::FunctionCallDisagrees]);
         assert!(!turn.is_legacy_function_call);
+        // llama-cpp-python's placeholder beside its tool calls.
+        let placeholder = json!({"name": "", "arguments": "{\"q\":\""});
+        let turn = parse_response(&body(placeholder), None).expect("parses");
+        assert_eq!(turn.calls[0].name, "get_weather");
+        assert_eq!(turn.calls[0].notes, vec![]);
     }
 }

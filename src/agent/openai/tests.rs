@@ -251,6 +251,7 @@ async fn runs_a_three_turn_conversation_and_sends_tool_results_by_call_id() {
                 {"type": "function", "function": {
                     "name": "get_time", "parameters": {"type": "object"}}}
             ],
+            "tool_choice": "auto",
             "temperature": 0.0,
             "seed": 7
         })
@@ -746,6 +747,30 @@ async fn sends_tool_choice_and_parallel_tool_calls_when_configured() {
     assert_eq!(body["temperature"], json!(0.0));
     assert_eq!(body["seed"], json!(7));
     assert_eq!(body["max_tokens"], json!(256));
+}
+
+/// llama-cpp-python's `chatml-function-calling` format renders a request without
+/// `tool_choice` with no tools, so its model can never call one (issue #19).
+#[tokio::test]
+async fn sends_tool_choice_auto_with_the_tools_when_none_is_configured() {
+    let provider = Provider::start(vec![answer("Done."), answer("Done.")]).await;
+    let agent = provider.agent(provider.config());
+
+    agent
+        .run("Hi", &FakeTools::weather())
+        .await
+        .expect("run succeeds");
+    agent
+        .run("Hi", &FakeTools::default())
+        .await
+        .expect("run succeeds");
+
+    let with_tools = provider.body(0);
+    assert_eq!(with_tools["tool_choice"], json!("auto"));
+    assert_eq!(with_tools["tools"].as_array().map(Vec::len), Some(2));
+    let without_tools = provider.body(1);
+    assert_eq!(without_tools.get("tools"), None);
+    assert_eq!(without_tools.get("tool_choice"), None);
 }
 
 #[tokio::test]
