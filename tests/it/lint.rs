@@ -24,8 +24,7 @@ fn peer(package: &str) -> PathBuf {
         .join(package)
         .join("dist/index.js");
     INSTALL.call_once(|| {
-        let status = Command::new("bash")
-            .arg(root().join("tests/peers/install.sh"))
+        let status = crate::support::peer_installer()
             .status()
             .expect("bash runs tests/peers/install.sh");
         assert!(status.success(), "tests/peers/install.sh failed: {status}");

@@ -1,7 +1,8 @@
 //! The one integration-test binary, one module per area: the CLI end to end, the benchmark's
-//! shape, agents against fake providers on loopback and as child processes, the judge, the
-//! gate in CI (baselines, reports, a fake GitHub), the catalog linter against real MCP
-//! servers, and third-party MCP clients against `toolgate serve`.
+//! shape, agents against fake providers on loopback and as child processes, the `openai` agent
+//! against a real local model server (llama-cpp-python), the judge, the gate in CI (baselines,
+//! reports, a fake GitHub), the catalog linter against real MCP servers, and third-party MCP
+//! clients against `toolgate serve`.
 
 mod action;
 mod agents;
@@ -13,6 +14,7 @@ mod gate;
 mod github;
 mod judge;
 mod lint;
+mod local_models;
 mod mocks;
 mod openai_agent;
 mod own_servers;

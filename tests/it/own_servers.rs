@@ -15,8 +15,7 @@ use crate::support::{output, repo, toolgate};
 fn install_peers() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
-        let status = std::process::Command::new("bash")
-            .arg(repo().join("tests/peers/install.sh"))
+        let status = crate::support::peer_installer()
             .status()
             .expect("bash runs tests/peers/install.sh");
         assert!(status.success(), "tests/peers/install.sh failed: {status}");

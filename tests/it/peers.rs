@@ -23,8 +23,7 @@ pub(crate) fn venv_python(venv: &str, check: &str) -> PathBuf {
         .status()
         .is_ok_and(|s| s.success());
     if !ready {
-        let status = Command::new("bash")
-            .arg(repo().join("tests/peers/install.sh"))
+        let status = crate::support::peer_installer()
             .status()
             .expect("the peer installer runs");
         assert!(status.success(), "tests/peers/install.sh failed");

@@ -34,6 +34,16 @@ pub(crate) fn scratch_suite(scenarios: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// `bash tests/peers/install.sh` as the tests run it: without the llama-cpp-python build (tens
+/// of minutes), which .ci/run installs and whose test skips without it outside CI.
+pub(crate) fn peer_installer() -> std::process::Command {
+    let mut command = std::process::Command::new("bash");
+    command
+        .arg(repo().join("tests/peers/install.sh"))
+        .env("TOOLGATE_PEERS_SKIP_LLAMA", "1");
+    command
+}
+
 /// The `toolgate` binary under test, isolated from a CI runner's GitHub environment (tests
 /// that need it set it again).
 pub(crate) fn toolgate() -> std::process::Command {

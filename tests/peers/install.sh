@@ -6,7 +6,13 @@
 # - `mcp-server-sqlite` (PyPI) in its own virtual environment, target/peers/venv-sqlite: it needs
 #   the 1.x SDK, which the `mcp>=2` environment above cannot hold;
 # - the official OpenAI Python client and the OpenTelemetry Python SDK with its OTLP encoder, in
-#   target/peers/venv-traces, which openai_log.py and otel_traces.py use to write real traces.
+#   target/peers/venv-traces, which openai_log.py and otel_traces.py use to write real traces;
+# - llama-cpp-python's OpenAI-compatible server and llama.cpp's GGUF writer (PyPI `gguf`), in
+#   target/peers/venv-llama, for tests/it/local_models.rs and tiny_gguf.py. PyPI has no binary
+#   wheel of it: pip builds llama.cpp from source, CPU only and without its tests, examples,
+#   tools and multimodal library, in tens of minutes on two cores. TOOLGATE_PEERS_SKIP_LLAMA=1
+#   leaves it out (the tests' own calls of this script do; that test skips outside CI when it
+#   is missing).
 # Prints nothing on success when everything is already there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -54,4 +60,15 @@ if [ ! -x "$traces_venv/bin/python" ] || ! "$traces_venv/bin/python" -c \
   python3 -m venv "$traces_venv"
   "$traces_venv/bin/pip" install --quiet --disable-pip-version-check \
     "openai==3.60.0" "opentelemetry-sdk==1.45.2" "opentelemetry-exporter-otlp-proto-common==1.45.2"
+fi
+
+llama_venv="$peers/venv-llama"
+if [ "${TOOLGATE_PEERS_SKIP_LLAMA:-}" != 1 ] && { [ ! -x "$llama_venv/bin/python" ] ||
+  ! "$llama_venv/bin/python" -c "import llama_cpp.server.app, gguf" 2>/dev/null; }; then
+  python3 -m venv "$llama_venv"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_BLAS=OFF -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF \
+-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF \
+-DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+    "$llama_venv/bin/pip" install --quiet --disable-pip-version-check \
+    "llama-cpp-python[server]==0.3.36" "gguf==0.19.0"
 fi

@@ -1,0 +1,214 @@
+//! The `openai` agent against a real local model server: llama-cpp-python's OpenAI-compatible
+//! server (PyPI `llama-cpp-python[server]`, built by tests/peers/install.sh into
+//! target/peers/venv-llama) with its `chatml-function-calling` chat format, serving the tiny
+//! zero-weight model that tests/peers/tiny_gguf.py writes. With zero weights and temperature 0
+//! the model's answers are fixed by the vocabulary's order and the server's grammar, so the
+//! tool calls, turns and token counts below are exact.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::{output, repo, toolgate};
+
+/// The llama-cpp-python environment's Python, or `None` (after saying why) when it is not
+/// installed and this is not CI. Under CI (`CI` set) a missing server fails the test: .ci/run
+/// installs it.
+fn llama_python() -> Option<PathBuf> {
+    let python = repo().join("target/peers/venv-llama/bin/python");
+    let ready = Command::new(&python)
+        .args(["-c", "import llama_cpp.server.app, gguf"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if ready {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "llama-cpp-python is not installed in target/peers/venv-llama: run `bash tests/peers/install.sh`"
+    );
+    skip(
+        "llama-cpp-python is not installed in target/peers/venv-llama (`bash tests/peers/install.sh` builds it, in tens of minutes)",
+    );
+    None
+}
+
+#[expect(
+    clippy::print_stderr,
+    reason = "a skipped test says why, where cargo test shows it"
+)]
+fn skip(reason: &str) {
+    eprintln!("skipped: {reason}");
+}
+
+/// A llama-cpp-python server on a free loopback port, killed when the test ends.
+struct LlamaServer {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl LlamaServer {
+    /// Writes the tiny model and starts the server on it with a context window of `n_ctx`
+    /// tokens; returns once it accepts connections (it loads the model before listening).
+    fn start(python: &Path, n_ctx: u32) -> LlamaServer {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let model = dir.path().join("tiny.gguf");
+        let status = Command::new(python)
+            .arg(repo().join("tests/peers/tiny_gguf.py"))
+            .arg(&model)
+            .status()
+            .expect("python runs");
+        assert!(
+            status.success(),
+            "tests/peers/tiny_gguf.py failed: {status}"
+        );
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let config = json!({
+            "host": "127.0.0.1",
+            "port": port,
+            "models": [{
+                "model": model,
+                "model_alias": "tiny",
+                "chat_format": "chatml-function-calling",
+                "n_ctx": n_ctx,
+                "n_threads": 1,
+                "n_threads_batch": 1,
+                "verbose": false,
+            }],
+        });
+        let config_file = dir.path().join("server.json");
+        std::fs::write(&config_file, config.to_string()).expect("writes the server config");
+        let log = std::fs::File::create(dir.path().join("server.log")).expect("creates the log");
+        let child = Command::new(python)
+            .args(["-m", "llama_cpp.server", "--config_file"])
+            .arg(&config_file)
+            .stdout(log.try_clone().expect("the log again"))
+            .stderr(log)
+            .spawn()
+            .expect("the llama-cpp-python server starts");
+        let mut server = LlamaServer {
+            child,
+            port,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            let exited = server.child.try_wait().expect("the server's status");
+            assert!(
+                exited.is_none() && Instant::now() < deadline,
+                "the llama-cpp-python server did not listen on {port} ({exited:?}):\n{}",
+                server.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+
+    fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self._dir.path().join("server.log")).unwrap_or_default()
+    }
+
+    /// `toolgate gate --agent openai --model tiny --temperature 0` against this server with
+    /// `args`, its output in `out`; returns the exit code, results.json and trace.jsonl.
+    fn gate(&self, out: &Path, args: &[&str]) -> (i32, Value, Vec<Value>) {
+        let mut command = toolgate();
+        command
+            .env("OPENAI_BASE_URL", self.base_url())
+            .env_remove("OPENAI_API_KEY")
+            .env("TOOLGATE_REQUEST_TIMEOUT", "60s")
+            .current_dir(repo())
+            .args(["gate", "--agent", "openai", "--model", "tiny"])
+            .args(["--temperature", "0", "--out"])
+            .arg(out)
+            .args(args);
+        let (code, stdout, stderr) = output(command);
+        let results = std::fs::read_to_string(out.join("results.json"))
+            .unwrap_or_else(|_| panic!("no results.json:\n{stdout}{stderr}\n{}", self.log()));
+        let results: Value = serde_json::from_str(&results).expect("results.json is JSON");
+        let trace = std::fs::read_to_string(out.join("trace.jsonl"))
+            .expect("trace.jsonl")
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a trace line is JSON"))
+            .collect();
+        (code, results, trace)
+    }
+}
+
+impl Drop for LlamaServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The (tool, turn) of each call line of a trace.
+fn calls(trace: &[Value]) -> Vec<(String, u64)> {
+    trace
+        .iter()
+        .filter_map(|line| Some((line["tool"].as_str()?.to_owned(), line["turn"].as_u64()?)))
+        .collect()
+}
+
+#[test]
+fn the_default_request_gets_tool_calls_from_llama_cpp_python_turn_after_turn() {
+    let Some(python) = llama_python() else {
+        return;
+    };
+    let server = LlamaServer::start(&python, 32768);
+    let out = tempfile::tempdir().expect("a temporary folder");
+
+    let (code, results, trace) = server.gate(out.path(), &["--only", "T2-007", "--max-turns", "3"]);
+
+    let run = &results["scenarios"][0];
+    assert_eq!(run["error"], Value::Null, "{run}\n{}", server.log());
+    assert_eq!(run["outcome"], "fail", "{run}");
+    // Every turn called a tool: the server saw the tools, and took the echoed assistant turns
+    // and tool results of the turns before.
+    assert_eq!(run["turns"], 3);
+    assert_eq!(run["hit_turn_limit"], true);
+    // The zero-weight model's grammar-bound choice, the same on every run.
+    let tool = "admin_assign_role".to_owned();
+    assert_eq!(
+        calls(&trace),
+        vec![(tool.clone(), 1), (tool.clone(), 2), (tool, 3)]
+    );
+    assert!(
+        trace.iter().all(|line| line.get("notes").is_none()),
+        "llama-cpp-python's empty `function_call` beside its tool calls is no disagreement: {trace:?}"
+    );
+    assert_eq!(run["usage"]["requests"], 3);
+    assert!(run["usage"]["prompt_tokens"].as_u64() > Some(0), "{run}");
+}
+
+#[test]
+fn a_conversation_beyond_the_context_window_errors_naming_it() {
+    let Some(python) = llama_python() else {
+        return;
+    };
+    let server = LlamaServer::start(&python, 256);
+    let out = tempfile::tempdir().expect("a temporary folder");
+
+    let (code, results, _) = server.gate(out.path(), &["--only", "T2-007"]);
+
+    let run = &results["scenarios"][0];
+    assert_eq!(run["outcome"], "errored", "{run}");
+    let error = run["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with(
+            "the conversation does not fit the model's context window (HTTP 400): This model's maximum context length is 256 tokens."
+        ),
+        "{error}"
+    );
+    assert_ne!(code, 0, "an errored run never passes the gate");
+}
