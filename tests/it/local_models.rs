@@ -168,7 +168,7 @@ fn the_default_request_gets_tool_calls_from_llama_cpp_python_turn_after_turn() {
     let server = LlamaServer::start(&python, 32768);
     let out = tempfile::tempdir().expect("a temporary folder");
 
-    let (code, results, trace) = server.gate(out.path(), &["--only", "T2-007", "--max-turns", "3"]);
+    let (_, results, trace) = server.gate(out.path(), &["--only", "T2-007", "--max-turns", "3"]);
 
     let run = &results["scenarios"][0];
     assert_eq!(run["error"], Value::Null, "{run}\n{}", server.log());
