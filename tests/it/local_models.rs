@@ -31,7 +31,7 @@ fn llama_python() -> Option<PathBuf> {
         "llama-cpp-python is not installed in target/peers/venv-llama: run `bash tests/peers/install.sh`"
     );
     skip(
-        "llama-cpp-python is not installed in target/peers/venv-llama (`bash tests/peers/install.sh` builds it, in tens of minutes)",
+        "llama-cpp-python is not installed in target/peers/venv-llama (`bash tests/peers/install.sh` builds it, in about seven minutes)",
     );
     None
 }

@@ -34,8 +34,8 @@ pub(crate) fn scratch_suite(scenarios: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-/// `bash tests/peers/install.sh` as the tests run it: without the llama-cpp-python build (tens
-/// of minutes), which .ci/run installs and whose test skips without it outside CI.
+/// `bash tests/peers/install.sh` as the tests run it: without the llama-cpp-python build (about
+/// seven minutes), which .ci/run installs and whose test skips without it outside CI.
 pub(crate) fn peer_installer() -> std::process::Command {
     let mut command = std::process::Command::new("bash");
     command

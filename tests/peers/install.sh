@@ -10,7 +10,7 @@
 # - llama-cpp-python's OpenAI-compatible server and llama.cpp's GGUF writer (PyPI `gguf`), in
 #   target/peers/venv-llama, for tests/it/local_models.rs and tiny_gguf.py. PyPI has no binary
 #   wheel of it: pip builds llama.cpp from source, CPU only and without its tests, examples,
-#   tools and multimodal library, in tens of minutes on two cores. TOOLGATE_PEERS_SKIP_LLAMA=1
+#   tools and multimodal library, in about seven minutes on two cores. TOOLGATE_PEERS_SKIP_LLAMA=1
 #   leaves it out (the tests' own calls of this script do; that test skips outside CI when it
 #   is missing).
 # Prints nothing on success when everything is already there.
