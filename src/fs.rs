@@ -65,6 +65,19 @@ fn human_bytes(limit: u64) -> String {
 ///
 /// Errors name the directory or file that could not be created, written or renamed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let (dir, name) = created_parent(path)?;
+    let temporary = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&temporary, bytes)
+        .with_context(|| format!("failed to write `{}`", temporary.display()))?;
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("failed to write `{}`", path.display()))
+}
+
+/// The directory `path` goes in (`.` for a bare name), created if missing, and its file name
+/// (`out` when it has none that is UTF-8), for a temporary file beside it.
+///
+/// Errors: the directory cannot be created, naming it.
+fn created_parent(path: &Path) -> Result<(&Path, &str)> {
     let dir = path
         .parent()
         .filter(|dir| !dir.as_os_str().is_empty())
@@ -72,11 +85,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("failed to create `{}`", dir.display()))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let temporary = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::write(&temporary, bytes)
-        .with_context(|| format!("failed to write `{}`", temporary.display()))?;
-    std::fs::rename(&temporary, path)
-        .with_context(|| format!("failed to write `{}`", path.display()))
+    Ok((dir, name))
 }
 
 /// A file written piece by piece under a temporary name beside `path`, which takes `path`'s
@@ -93,13 +102,7 @@ impl StreamedFile {
     ///
     /// Errors: the directory or the file cannot be created, naming it.
     pub fn create(path: &Path) -> Result<StreamedFile> {
-        let dir = path
-            .parent()
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("failed to create `{}`", dir.display()))?;
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+        let (dir, name) = created_parent(path)?;
         let prefix = format!(".{name}.tmp-");
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix);
