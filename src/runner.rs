@@ -148,8 +148,9 @@ pub async fn run_suite(
 /// caller decides what to hold. Returns whether `stop` fired.
 ///
 /// When `stop` completes (e.g. on Ctrl-C), no new run starts and the runs under way are
-/// dropped (a `command` agent's process is killed) before this returns. A run whose task
-/// panicked is handed over as `errored`, naming the panic, and the suite goes on.
+/// dropped (a `command` agent's process is killed) before this returns. Where panics unwind
+/// (not in the `dist` build, which aborts), a run whose task panicked is handed over as
+/// `errored`, naming the panic, and the suite goes on.
 pub async fn stream_suite(
     plan: &RunPlan,
     stop: impl Future<Output = ()>,
