@@ -443,10 +443,9 @@ fn run_for_gate(
     // its run id, so a reader can always tell which files belong together.
     gating::clear_outputs(&args.out, false)?;
     trace.finish()?.commit()?;
-    write_atomic(
-        &args.out.join("results.json"),
-        report::json::render_results(&report).as_bytes(),
-    )?;
+    let mut results_file = crate::fs::StreamedFile::create(&args.out.join("results.json"))?;
+    results_file.write_pretty_json(&report)?;
+    results_file.commit()?;
     if let Some(dir) = &args.record {
         writeln!(
             out,

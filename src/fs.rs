@@ -128,6 +128,18 @@ impl StreamedFile {
             .with_context(|| format!("failed to write `{}`", self.path.display()))
     }
 
+    /// Appends `value` as pretty JSON (see [`crate::json::pretty`]) with a trailing newline,
+    /// serialized straight into the file: a large document is never held as one string.
+    ///
+    /// Errors: the write failed, naming the file.
+    pub fn write_pretty_json(&mut self, value: &impl serde::Serialize) -> Result<()> {
+        use std::io::Write as _;
+        serde_json::to_writer_pretty(&mut self.file, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| self.file.write_all(b"\n"))
+            .with_context(|| format!("failed to write `{}`", self.path.display()))
+    }
+
     /// Flushes the lines and moves the file to its path, replacing what was there.
     ///
     /// Errors: the flush or the rename failed, naming the file.

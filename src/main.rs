@@ -5,6 +5,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[expect(clippy::print_stderr, reason = "errors are printed here, once")]
 fn main() -> ExitCode {
     let action_args = std::env::var(toolgate::cli::ACTION_ARGS_VARIABLE).ok();
