@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::RequestBody;
 use crate::agent::call::execute;
 use crate::agent::{AgentError, AgentOutcome, ToolChoice, ToolExecutor, Usage};
 use crate::defaults;
@@ -153,11 +154,12 @@ impl AnthropicAgent {
         tools: &E,
     ) -> Result<AgentOutcome, AgentError> {
         let tool_definitions: Vec<Value> = tools.tools().iter().map(anthropic_tool).collect();
+        let tool_definitions = super::serialized_tools(&tool_definitions);
         let mut messages = vec![json!({"role": "user", "content": prompt})];
         let mut usage = Usage::default();
         let mut last_text = None;
         for turn in 1..=self.config.max_turns {
-            let body = self.request_body(&messages, &tool_definitions);
+            let body = self.request_body(&messages, tool_definitions.as_deref());
             let reply = self.http.post(&body).await?;
             usage.add_request(reply.latency);
             let parsed = parse_message(&reply.body)?;
@@ -199,19 +201,23 @@ impl AnthropicAgent {
         })
     }
 
-    fn request_body(&self, messages: &[Value], tools: &[Value]) -> Value {
-        let mut body = Map::new();
-        body.insert("model".to_owned(), Value::from(self.config.model.as_str()));
+    fn request_body<'a>(
+        &'a self,
+        messages: &'a [Value],
+        tools: Option<&'a serde_json::value::RawValue>,
+    ) -> RequestBody<'a> {
+        let mut body = RequestBody::default();
+        body.insert("model", self.config.model.as_str());
         body.insert(
-            "max_tokens".to_owned(),
-            Value::from(self.config.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+            "max_tokens",
+            self.config.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
         );
         if let Some(system_prompt) = &self.config.system_prompt {
-            body.insert("system".to_owned(), Value::from(system_prompt.as_str()));
+            body.insert("system", system_prompt.as_str());
         }
-        body.insert("messages".to_owned(), Value::from(messages.to_vec()));
-        if !tools.is_empty() {
-            body.insert("tools".to_owned(), Value::from(tools.to_vec()));
+        body.messages("messages", messages);
+        if let Some(tools) = tools {
+            body.raw("tools", tools);
             let kind = self.config.tool_choice.map(|choice| match choice {
                 ToolChoice::Auto => "auto",
                 ToolChoice::Required => "any",
@@ -223,13 +229,13 @@ impl AnthropicAgent {
                 if no_parallel {
                     choice["disable_parallel_tool_use"] = Value::Bool(true);
                 }
-                body.insert("tool_choice".to_owned(), choice);
+                body.insert("tool_choice", choice);
             }
         }
         if let Some(temperature) = self.config.temperature {
-            body.insert("temperature".to_owned(), Value::from(temperature));
+            body.insert("temperature", temperature);
         }
-        Value::Object(body)
+        body
     }
 }
 

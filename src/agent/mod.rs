@@ -191,3 +191,85 @@ pub enum Agent {
     /// See [`replay`].
     Replay(replay::Recordings),
 }
+
+/// A provider request body (a JSON object) serialized from borrowed parts: the conversation so
+/// far and the tool definitions (serialized once per run) go out as they are, without the
+/// copy a `serde_json::Value` body would need on every turn. Keys are written in the order
+/// they were pushed.
+#[derive(Default)]
+pub(crate) struct RequestBody<'a> {
+    fields: Vec<(&'static str, BodyField<'a>)>,
+}
+
+/// One value of a [`RequestBody`].
+enum BodyField<'a> {
+    Owned(serde_json::Value),
+    Messages(&'a [serde_json::Value]),
+    Raw(&'a serde_json::value::RawValue),
+}
+
+impl<'a> RequestBody<'a> {
+    /// Adds `key` with an owned value.
+    pub(crate) fn insert(&mut self, key: &'static str, value: impl Into<serde_json::Value>) {
+        self.fields.push((key, BodyField::Owned(value.into())));
+    }
+
+    /// Adds `key` with the conversation's messages, borrowed.
+    pub(crate) fn messages(&mut self, key: &'static str, messages: &'a [serde_json::Value]) {
+        self.fields.push((key, BodyField::Messages(messages)));
+    }
+
+    /// Adds `key` with JSON serialized beforehand (the tool definitions).
+    pub(crate) fn raw(&mut self, key: &'static str, json: &'a serde_json::value::RawValue) {
+        self.fields.push((key, BodyField::Raw(json)));
+    }
+}
+
+impl Serialize for RequestBody<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(Some(self.fields.len()))?;
+        for (key, field) in &self.fields {
+            match field {
+                BodyField::Owned(value) => map.serialize_entry(key, value)?,
+                BodyField::Messages(messages) => map.serialize_entry(key, messages)?,
+                BodyField::Raw(json) => map.serialize_entry(key, json)?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// `tools` serialized once, for every request of a run; `None` when there are none (the
+/// request then carries no `tools` key).
+pub(crate) fn serialized_tools(
+    tools: &[serde_json::Value],
+) -> Option<Box<serde_json::value::RawValue>> {
+    if tools.is_empty() {
+        return None;
+    }
+    serde_json::value::to_raw_value(tools).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn request_body_writes_its_fields_in_order_with_borrowed_parts_spliced_in() {
+        let messages = vec![json!({"role": "user", "content": "hi"})];
+        let tools = serialized_tools(&[json!({"type": "function", "function": {"name": "a"}})])
+            .expect("tools serialize");
+        let mut body = RequestBody::default();
+        body.insert("model", "m");
+        body.messages("messages", &messages);
+        body.raw("tools", &tools);
+        body.insert("seed", 7_u64);
+        assert_eq!(
+            serde_json::to_string(&body).expect("serializes"),
+            r#"{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"a"}}],"seed":7}"#
+        );
+        assert!(serialized_tools(&[]).is_none());
+    }
+}

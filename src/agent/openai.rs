@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::RequestBody;
 use crate::agent::call::execute;
 use crate::agent::{AgentError, AgentOutcome, ToolChoice, ToolExecutor, Usage};
 use crate::defaults;
@@ -182,6 +183,7 @@ impl OpenAiAgent {
         tools: &E,
     ) -> Result<AgentOutcome, AgentError> {
         let tool_definitions: Vec<Value> = tools.tools().iter().map(openai_tool).collect();
+        let tool_definitions = super::serialized_tools(&tool_definitions);
         let mut messages = Vec::new();
         if let Some(system_prompt) = &self.config.system_prompt {
             messages.push(json!({"role": "system", "content": system_prompt}));
@@ -191,7 +193,7 @@ impl OpenAiAgent {
         let mut usage = Usage::default();
         let mut last_text = None;
         for turn in 1..=self.config.max_turns {
-            let body = self.request_body(&messages, &tool_definitions);
+            let body = self.request_body(&messages, tool_definitions.as_deref());
             let reply = self.http.post(&body).await?;
             usage.add_request(reply.latency);
             // A streamed reply arrives as its event payloads; a provider that ignores
@@ -240,34 +242,38 @@ impl OpenAiAgent {
         })
     }
 
-    fn request_body(&self, messages: &[Value], tools: &[Value]) -> Value {
-        let mut body = Map::new();
-        body.insert("model".to_owned(), Value::from(self.config.model.as_str()));
-        body.insert("messages".to_owned(), Value::from(messages.to_vec()));
-        if !tools.is_empty() {
-            body.insert("tools".to_owned(), Value::from(tools.to_vec()));
+    fn request_body<'a>(
+        &'a self,
+        messages: &'a [Value],
+        tools: Option<&'a serde_json::value::RawValue>,
+    ) -> RequestBody<'a> {
+        let mut body = RequestBody::default();
+        body.insert("model", self.config.model.as_str());
+        body.messages("messages", messages);
+        if let Some(tools) = tools {
+            body.raw("tools", tools);
             // Sent even when it is the default: llama-cpp-python's function-calling chat
             // format ignores the tools of a request without `tool_choice`.
             let choice = self.config.tool_choice.unwrap_or(ToolChoice::Auto);
-            body.insert("tool_choice".to_owned(), Value::from(choice.as_str()));
+            body.insert("tool_choice", choice.as_str());
             if let Some(parallel) = self.config.parallel_tool_calls {
-                body.insert("parallel_tool_calls".to_owned(), Value::from(parallel));
+                body.insert("parallel_tool_calls", parallel);
             }
         }
         if let Some(temperature) = self.config.temperature {
-            body.insert("temperature".to_owned(), Value::from(temperature));
+            body.insert("temperature", temperature);
         }
         if let Some(max_tokens) = self.config.max_tokens {
-            body.insert("max_tokens".to_owned(), Value::from(max_tokens));
+            body.insert("max_tokens", max_tokens);
         }
         if let Some(seed) = self.config.seed {
-            body.insert("seed".to_owned(), Value::from(seed));
+            body.insert("seed", seed);
         }
         if self.config.stream {
-            body.insert("stream".to_owned(), Value::from(true));
-            body.insert("stream_options".to_owned(), json!({"include_usage": true}));
+            body.insert("stream", true);
+            body.insert("stream_options", json!({"include_usage": true}));
         }
-        Value::Object(body)
+        body
     }
 }
 

@@ -176,15 +176,18 @@ impl JsonEndpoint {
     /// `max_attempts` attempts, and 429s for up to [`RATE_LIMIT_PATIENCE`] of waiting; waits
     /// `Retry-After` when the provider sends one, else the backoff. A 429 also slows every
     /// other request to this endpoint (see [`Throttle`]). A body that is not JSON is not
-    /// retried.
-    pub(crate) async fn post(&self, body: &Value) -> Result<Reply, ProviderError> {
+    /// retried. The body is serialized once, before the first attempt.
+    pub(crate) async fn post(&self, body: &impl serde::Serialize) -> Result<Reply, ProviderError> {
+        let body = bytes::Bytes::from(serde_json::to_vec(body).map_err(|error| {
+            ProviderError::Config(format!("the request body does not serialize: {error}"))
+        })?);
         let mut attempt = 1;
         let mut rate_limits = 0;
         let mut waited = Duration::ZERO;
         loop {
             let permit = self.throttle.acquire().await;
             let started = Instant::now();
-            let result = self.post_once(body).await;
+            let result = self.post_once(body.clone()).await;
             drop(permit);
             match result {
                 Ok((body, streamed)) => {
@@ -216,8 +219,12 @@ impl JsonEndpoint {
         }
     }
 
-    async fn post_once(&self, body: &Value) -> Result<(Value, bool), Failure> {
-        let mut request = self.client.post(self.url.clone()).json(body);
+    async fn post_once(&self, body: bytes::Bytes) -> Result<(Value, bool), Failure> {
+        let mut request = self
+            .client
+            .post(self.url.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
