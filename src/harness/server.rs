@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use rmcp::{
     ErrorData, RoleServer, ServerHandler, ServiceExt as _,
     model::{
@@ -31,8 +31,8 @@ const IN_PROCESS_BUFFER_BYTES: usize = 64 * 1024;
 /// [`Harness::call`] on that task, whose fair lock queues calls in the order rmcp runs them.
 pub struct McpServer {
     harness: Arc<Harness>,
-    /// The backend's catalog, parsed once, in catalog order.
-    tools: Vec<Tool>,
+    /// The backend's catalog, parsed once per tool set, in catalog order.
+    tools: Arc<[Tool]>,
 }
 
 impl McpServer {
@@ -41,19 +41,7 @@ impl McpServer {
     /// Errors when a definition is not a valid MCP tool object, lacks a `name`, or repeats the
     /// name of an earlier tool.
     pub fn new(harness: Arc<Harness>) -> anyhow::Result<Self> {
-        let definitions = harness.tools().definitions();
-        let mut tools: Vec<Tool> = Vec::with_capacity(definitions.len());
-        for (index, definition) in definitions.iter().enumerate() {
-            let Some(name) = definition.get("name").and_then(serde_json::Value::as_str) else {
-                bail!("tool definition #{} has no string `name`", index + 1);
-            };
-            let tool: Tool = serde_json::from_value(definition.clone())
-                .with_context(|| format!("invalid definition of tool `{name}`"))?;
-            if tools.iter().any(|earlier| earlier.name == tool.name) {
-                bail!("tool `{name}` is defined twice");
-            }
-            tools.push(tool);
-        }
+        let tools = harness.tools().mcp_tools()?;
         Ok(Self { harness, tools })
     }
 
@@ -81,7 +69,7 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -249,7 +237,10 @@ mod tests {
         let error = McpServer::new(broken)
             .err()
             .expect("the definition is invalid");
-        assert_eq!(error.to_string(), "invalid definition of tool `search`");
+        assert_eq!(
+            error.to_string(),
+            "invalid definition of tool `search`: invalid type: integer `5`, expected a string"
+        );
     }
 
     #[test]

@@ -20,6 +20,9 @@ pub struct ToolSet {
     output_validators: HashMap<String, jsonschema::Validator>,
     numbers: NumberMode,
     double_encoded: DoubleEncoded,
+    /// The definitions parsed as rmcp tools, once for every server that serves this set
+    /// (see [`ToolSet::mcp_tools`]).
+    mcp_tools: OnceLock<std::result::Result<Arc<[rmcp::model::Tool]>, String>>,
 }
 
 impl std::fmt::Debug for ToolSet {
@@ -71,6 +74,7 @@ impl ToolSet {
             output_validators,
             numbers: NumberMode::default(),
             double_encoded: DoubleEncoded::default(),
+            mcp_tools: OnceLock::new(),
         })
     }
 
@@ -148,6 +152,20 @@ impl ToolSet {
     /// The MCP definitions in catalog order.
     pub fn definitions(&self) -> &[Value] {
         &self.definitions
+    }
+
+    /// The definitions as MCP tools (rmcp's type), in catalog order: parsed on the first call
+    /// and shared by every later one, so a server per run does not parse the catalog again.
+    ///
+    /// Errors: a definition is not a valid MCP tool object, lacks a string `name` (named by
+    /// its position), or repeats the name of an earlier tool.
+    pub(crate) fn mcp_tools(&self) -> Result<Arc<[rmcp::model::Tool]>> {
+        self.mcp_tools
+            .get_or_init(|| {
+                parse_mcp_tools(&self.definitions).map_err(|error| format!("{error:#}"))
+            })
+            .clone()
+            .map_err(anyhow::Error::msg)
     }
 
     /// Whether the catalog has a tool named `tool`.
@@ -386,6 +404,23 @@ pub fn check_arguments(
         violations,
         refusal,
     }
+}
+
+/// `definitions` parsed as rmcp tools; see [`ToolSet::mcp_tools`].
+fn parse_mcp_tools(definitions: &[Value]) -> Result<Arc<[rmcp::model::Tool]>> {
+    let mut tools: Vec<rmcp::model::Tool> = Vec::with_capacity(definitions.len());
+    for (index, definition) in definitions.iter().enumerate() {
+        let Some(name) = definition.get("name").and_then(Value::as_str) else {
+            anyhow::bail!("tool definition #{} has no string `name`", index + 1);
+        };
+        let tool: rmcp::model::Tool = serde_json::from_value(definition.clone())
+            .with_context(|| format!("invalid definition of tool `{name}`"))?;
+        if tools.iter().any(|earlier| earlier.name == tool.name) {
+            anyhow::bail!("tool `{name}` is defined twice");
+        }
+        tools.push(tool);
+    }
+    Ok(tools.into())
 }
 
 #[cfg(test)]
