@@ -26,20 +26,34 @@ pub struct LoopFinding {
 /// result or error, compared as canonical JSON), so identical requests that saw different
 /// answers (a status poll) are not a loop.
 pub fn find(trace: &[CallRecord], mode: LoopMode) -> Vec<LoopFinding> {
-    let mut groups: BTreeMap<(String, String, String), Vec<usize>> = BTreeMap::new();
+    let mut by_request: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     for call in trace {
-        let outcome = match mode {
-            LoopMode::ArgsOnly => String::new(),
-            LoopMode::ResultAware => canonical(&serde_json::json!({
-                "outcome": call.outcome,
-                "result": call.result,
-                "error": call.error,
-            })),
-        };
-        groups
-            .entry((call.tool.clone(), canonical(&call.arguments), outcome))
+        by_request
+            .entry((call.tool.clone(), canonical(&call.arguments)))
             .or_default()
             .push(call.index);
+    }
+    // The outcome splits only requests made more than once: a call alone in its group is
+    // never a loop, so its result (often the largest part of a call) is not rendered.
+    let mut groups: BTreeMap<(String, String, String), Vec<usize>> = BTreeMap::new();
+    for ((tool, arguments), calls) in by_request {
+        if calls.len() < 2 || mode == LoopMode::ArgsOnly {
+            groups.insert((tool, arguments, String::new()), calls);
+            continue;
+        }
+        for index in calls {
+            let outcome = trace.get(index).map_or_else(String::new, |call| {
+                canonical(&serde_json::json!({
+                    "outcome": call.outcome,
+                    "result": call.result,
+                    "error": call.error,
+                }))
+            });
+            groups
+                .entry((tool.clone(), arguments.clone(), outcome))
+                .or_default()
+                .push(index);
+        }
     }
     groups
         .into_iter()
