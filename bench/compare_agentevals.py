@@ -147,6 +147,18 @@ def report(directory, meta):
         "every argument string and building both call lists inside the timed loop too."
     )
     emit("")
+    like = {mode: float(tg[mode][5]) / float(ae[mode][5]) for mode in MODES}
+    missed = [mode for mode in MODES if like[mode] < 50]
+    emit(
+        "**Like for like** (both sides parse every argument string and match, nothing else: "
+        "toolgate *from strings* vs agentevals' *scorer only*, CPU time): "
+        + ", ".join(f"{mode} {like[mode]:,.1f}x" for mode in MODES)
+        + ". Target: at least 50x in every mode; "
+        + ("met." if not missed else f"not met in {', '.join(missed)}.")
+        + " The larger ratios below compare toolgate's matching alone with agentevals' "
+        "whole evaluator."
+    )
+    emit("")
     emit("Trajectories per second (wall clock, or the process's CPU time where marked):")
     emit("")
     emit(

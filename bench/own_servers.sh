@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 calls="${1:-2000}"
 bin="${2:-target/release/toolgate}"
-bash tests/peers/install.sh
+bash tests/peers/install.sh >/dev/null
 memory=target/peers/node/node_modules/@modelcontextprotocol/server-memory/dist/index.js
 seed_dir="$(mktemp -d)"
 trap 'rm -rf "$seed_dir"' EXIT

@@ -10,6 +10,10 @@
 //! in alternating batches of 100, so all see the same machine load.
 #![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
+// The allocator the `toolgate` binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -2,6 +2,10 @@
 //! Targets: 10 ms and 100 ms per lint. Run with `cargo bench --bench lint`; see docs/lint.md.
 #![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
+// The allocator the `toolgate` binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -7,6 +7,10 @@
 //! generated catalog of 100 tools with 10 rules each (regexes, templates, selects, inserts).
 #![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
+// The allocator the `toolgate` binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;

@@ -8,6 +8,10 @@
 //! the command does (the file writes left out).
 #![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
+// The allocator the `toolgate` binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::fmt::Write as _;
 use std::io::Cursor;
 use std::time::Instant;

@@ -6,6 +6,10 @@
 //! an extra lookup, a call dropped, a look-alike tool instead, an argument changed.
 #![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
+// The allocator the `toolgate` binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::Path;
 use std::time::Instant;
 

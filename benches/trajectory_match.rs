@@ -14,6 +14,10 @@
 //! target/bench/toolgate_verdicts.json).
 #![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
 
+// The allocator the `toolgate` binary uses (src/main.rs), so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::PathBuf;
 use std::time::Instant;
 
