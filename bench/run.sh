@@ -139,8 +139,10 @@ decoder had been over a quarter of a call's CPU time.
 \`bash bench/own_servers.sh 3000 BINARY\`: the Python client above sends \`open_nodes\` to the
 official memory server seeded with the example suite's graph, once directly and once through
 \`toolgate serve --suite examples/own-servers --scenario OS-001\` (schema check, fault lookup,
-trace record, then a second JSON-RPC hop to the server over rmcp's client). Microseconds, the
-first tenth left out as warm-up; target: at most 1.2x the direct p50.
+trace record, then a second JSON-RPC hop to the server over rmcp's client), in five rounds that
+alternate the two paths, since one pair of runs on this shared machine swings by a third either
+way. Microseconds, the first tenth left out as warm-up; target: at most 1.2x the direct p50, as
+the median of the rounds' ratios.
 
 $own_servers
 
