@@ -46,7 +46,6 @@ pub struct RunReport {
     /// What was measured and with which ruler; `None` in files written before pins existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pins: Option<Pins>,
-    /// One entry per scenario run, in suite order.
     /// How the run was configured; absent in version 1 files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<RunMeta>,
