@@ -4,8 +4,8 @@
 //! 200,000 tokens first (two, with the decoder), which took most of a `toolgate lint`.
 //!
 //! It gives exactly tiktoken's tokens for ordinary text (special tokens are not recognized):
-//! the same pattern (`O200K_BASE_PAT_STR`, compiled by the same `fancy-regex` as tiktoken-rs),
-//! and the same merge, ported from tiktoken's `_byte_pair_merge` and, for pieces of 100 bytes or
+//! the same pieces as tiktoken's pattern (`O200K_BASE_PAT_STR`; see [`PRE_TOKENIZER`] for how
+//! its one look-ahead is kept without a backtracking engine), and the same merge, ported from tiktoken's `_byte_pair_merge` and, for pieces of 100 bytes or
 //! more, `_byte_pair_merge_large`: join the adjacent pair whose joined bytes have the lowest
 //! rank, the leftmost on a tie, until no joined pair is a token. The tests compare it with
 //! tiktoken-rs on a large corpus.
@@ -13,7 +13,7 @@
 use std::collections::BinaryHeap;
 use std::sync::LazyLock;
 
-use fancy_regex::Regex;
+use regex::Regex;
 
 use super::o200k_layout as layout;
 
@@ -44,9 +44,17 @@ const PATTERN: &str = concat!(
     r#"\s+"#
 );
 
-/// The pre-tokenizer, compiled at first use.
-static PRE_TOKENIZER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(PATTERN).expect("tiktoken's o200k pattern compiles"));
+/// The pre-tokenizer, compiled at first use: [`PATTERN`] with its last two branches,
+/// `\s+(?!\S)|\s+`, as one `\s+`, so that the `regex` crate's automata (no look-around, but
+/// the same leftmost-first choice among branches as a backtracking engine) can run it.
+/// [`Pieces`] gives back the character that the look-ahead would have left to the next piece.
+/// About three times faster than `fancy-regex`'s backtracking VM on catalog JSON.
+static PRE_TOKENIZER: LazyLock<Regex> = LazyLock::new(|| {
+    let branches = PATTERN
+        .strip_suffix(r"|\s+(?!\S)|\s+")
+        .expect("the o200k pattern ends with its two whitespace branches");
+    Regex::new(&format!(r"{branches}|\s+")).expect("the o200k pattern compiles without look-ahead")
+});
 
 /// Compiles the pre-tokenizer now, so that threads counting in parallel do not each wait on it.
 pub(super) fn warm_up() {
@@ -81,13 +89,44 @@ pub(super) fn encode(text: &str) -> Vec<Rank> {
 }
 
 /// The pre-tokenizer's pieces of `text`, in order.
-fn pieces(text: &str) -> impl Iterator<Item = &[u8]> {
-    PRE_TOKENIZER.find_iter(text).map(|found| {
-        found
-            .expect("the o200k pattern backtracks at most one character per match")
-            .as_str()
-            .as_bytes()
-    })
+fn pieces(text: &str) -> Pieces<'_> {
+    Pieces { text, at: 0 }
+}
+
+/// The pieces of tiktoken's pattern, from [`PRE_TOKENIZER`]'s matches.
+///
+/// A match of the merged `\s+` branch is a whole run of spaces with no line break (a run with
+/// one is taken by `\s*[\r\n]+` first, and every other branch ends in a letter, mark, digit,
+/// symbol, line break or `/`). tiktoken's `\s+(?!\S)` takes such a run but its last character
+/// when something other than a space follows, and `\s+` takes a run of one: so a run of two or
+/// more characters before a non-space gives its last character back.
+struct Pieces<'t> {
+    text: &'t str,
+    /// Where the next search starts, in bytes.
+    at: usize,
+}
+
+impl<'t> Iterator for Pieces<'t> {
+    type Item = &'t [u8];
+
+    fn next(&mut self) -> Option<&'t [u8]> {
+        let found = PRE_TOKENIZER.find_at(self.text, self.at)?;
+        let piece = found.as_str();
+        let mut end = found.end();
+        if end < self.text.len() {
+            let mut chars = piece.chars();
+            if let Some(last) = chars.next_back()
+                && last.is_whitespace()
+                && last != '\r'
+                && last != '\n'
+                && chars.next().is_some()
+            {
+                end -= last.len_utf8();
+            }
+        }
+        self.at = end;
+        Some(&self.text.as_bytes()[found.start()..end])
+    }
 }
 
 /// The rank of the token whose bytes are `bytes`, if one is.
@@ -450,8 +489,7 @@ mod tests {
     #[test]
     fn the_heap_merge_splits_as_the_short_merge_does() {
         for text in generated(500) {
-            for piece in PRE_TOKENIZER.find_iter(&text) {
-                let piece = piece.expect("a match").as_str().as_bytes();
+            for piece in pieces(&text) {
                 if piece.len() > 1 {
                     let short: Vec<usize> = merge(piece).into_iter().map(|(at, _)| at).collect();
                     assert_eq!(merge_large(piece), short, "piece {piece:?}");
