@@ -13,7 +13,8 @@
 use std::collections::BinaryHeap;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input};
 
 use super::o200k_layout as layout;
 
@@ -48,7 +49,8 @@ const PATTERN: &str = concat!(
 /// `\s+(?!\S)|\s+`, as one `\s+`, so that the `regex` crate's automata (no look-around, but
 /// the same leftmost-first choice among branches as a backtracking engine) can run it.
 /// [`Pieces`] gives back the character that the look-ahead would have left to the next piece.
-/// About three times faster than `fancy-regex`'s backtracking VM on catalog JSON.
+/// Every character starts a match of some branch, so each piece starts where the last ended and
+/// the search is anchored there: the forward automaton alone finds it, with no reverse pass.
 static PRE_TOKENIZER: LazyLock<Regex> = LazyLock::new(|| {
     let branches = PATTERN
         .strip_suffix(r"|\s+(?!\S)|\s+")
@@ -110,8 +112,17 @@ impl<'t> Iterator for Pieces<'t> {
     type Item = &'t [u8];
 
     fn next(&mut self) -> Option<&'t [u8]> {
-        let found = PRE_TOKENIZER.find_at(self.text, self.at)?;
-        let piece = found.as_str();
+        if self.at == self.text.len() {
+            return None;
+        }
+        let input = Input::new(self.text)
+            .range(self.at..)
+            .anchored(Anchored::Yes);
+        // Letters, marks, digits, spaces and everything else each start a branch.
+        let found = PRE_TOKENIZER
+            .find(input)
+            .expect("every character starts a piece of the o200k pattern");
+        let piece = &self.text[found.range()];
         let mut end = found.end();
         if end < self.text.len() {
             let mut chars = piece.chars();
