@@ -329,4 +329,55 @@ mod tests {
             "`purge_record` and `drop_record` look alike (similarity 0.75); only `purge_record` says: purge; only `drop_record` says: drop"
         );
     }
+
+    /// The scan over a dense copy of the first tool finds exactly the pairs, and the
+    /// similarities to the bit, that comparing every pair with [`dot`] finds: on the built-in catalog, and at thresholds from
+    /// none to all, where ties between equally close tools decide which pair is reported.
+    #[test]
+    fn the_dense_scan_agrees_with_every_pair_compared_by_dot() {
+        let builtin: Vec<Value> = crate::catalog::Catalog::builtin().definitions().to_vec();
+        let mut definitions = builtin.clone();
+        // Copies under new names: many ties, and pairs whose only difference is the name.
+        definitions.extend(builtin.iter().take(12).map(|tool| {
+            let mut copy = tool.clone();
+            copy["name"] = json!(format!("{}_v2", tool["name"].as_str().unwrap_or("")));
+            copy
+        }));
+        let tools = refs(&definitions);
+        let model = TfIdf::new(&tools);
+        for threshold in [0.0, 0.2, 0.5, 0.8, 1.0] {
+            let mut closest: Vec<Option<(usize, f64)>> = vec![None; tools.len()];
+            for first in 0..tools.len() {
+                for second in first + 1..tools.len() {
+                    let similarity = model.similarity(first, second);
+                    if similarity < threshold || tools[first].name == tools[second].name {
+                        continue;
+                    }
+                    for (own, other) in [(first, second), (second, first)] {
+                        if closest[own].is_none_or(|(_, best)| similarity > best) {
+                            closest[own] = Some((other, similarity));
+                        }
+                    }
+                }
+            }
+            let mut expected: Vec<(usize, usize, u64)> = closest
+                .iter()
+                .enumerate()
+                .filter_map(|(own, best)| {
+                    best.map(|(other, s)| (own.min(other), own.max(other), s.to_bits()))
+                })
+                .collect();
+            expected.sort_unstable();
+            expected.dedup();
+            let mut found: Vec<(usize, usize, u64)> = look_alikes(&tools, threshold)
+                .iter()
+                .map(|pair| (pair.first, pair.second, pair.similarity.to_bits()))
+                .collect();
+            found.sort_unstable();
+            assert_eq!(found, expected, "threshold {threshold}");
+            if threshold <= 0.5 {
+                assert!(found.len() >= 12, "threshold {threshold}: {found:?}");
+            }
+        }
+    }
 }
