@@ -819,6 +819,11 @@ fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
         written.tools,
         args.dir.display()
     )?;
+    writeln!(
+        out,
+        "drafts run and count like finished scenarios; `toolgate gate --root {dir}` runs the smoke set (smoke-set.yaml: tier 1), `--all` every scenario",
+        dir = args.dir.display()
+    )?;
     Ok(Exit::Pass)
 }
 

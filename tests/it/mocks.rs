@@ -422,8 +422,9 @@ fn init_writes_a_suite_whose_drafts_load_pass_and_are_listed() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
         stdout.ends_with(&format!(
-            "27 draft scenarios for 9 tools; edit them, drop `draft: true`, then run `toolgate verify --root {} --mutants`\n",
-            root.display()
+            "27 draft scenarios for 9 tools; edit them, drop `draft: true`, then run `toolgate verify --root {root} --mutants`\n\
+             drafts run and count like finished scenarios; `toolgate gate --root {root}` runs the smoke set (smoke-set.yaml: tier 1), `--all` every scenario\n",
+            root = root.display()
         )),
         "{stdout}"
     );
