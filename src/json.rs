@@ -66,12 +66,7 @@ impl DoubleEncoded {
 pub fn match_value(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
     match (expected, actual) {
         (Value::Number(e), Value::Number(a)) => {
-            let equal = match (e.as_i64(), a.as_i64(), e.as_u64(), a.as_u64()) {
-                (Some(x), Some(y), _, _) => x == y,
-                (_, _, Some(x), Some(y)) => x == y,
-                _ => e.as_f64() == a.as_f64(),
-            };
-            if equal {
+            if numbers_equal(e, a) {
                 Ok(())
             } else {
                 Err(mismatch(expected, actual, at))
@@ -116,10 +111,42 @@ pub fn match_value(expected: &Value, actual: &Value, at: &str) -> Result<(), Str
 /// by value). `Err` names the first difference, or the first unexpected key as
 /// "`/path`: not expected (value)".
 pub fn equal_value(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
+    if equals_exactly(expected, actual) {
+        return Ok(());
+    }
     match_value(expected, actual, at)?;
     match extra_key(expected, actual) {
         None => Ok(()),
         Some((pointer, value)) => Err(format!("`{at}{pointer}`: not expected ({})", short(value))),
+    }
+}
+
+/// Whether [`equal_value`] holds, decided without building a message: the same keys in every
+/// object (in any order), arrays item by item, numbers by value, everything else by equality.
+pub fn equals_exactly(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Number(e), Value::Number(a)) => numbers_equal(e, a),
+        (Value::Object(e), Value::Object(a)) => {
+            // Keys are unique, so the same count and every expected key present with an
+            // equal value leaves no extra key in `actual`.
+            e.len() == a.len()
+                && e.iter()
+                    .all(|(key, value)| a.get(key).is_some_and(|got| equals_exactly(value, got)))
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            e.len() == a.len() && e.iter().zip(a).all(|(x, y)| equals_exactly(x, y))
+        }
+        _ => expected == actual,
+    }
+}
+
+/// Numbers by value, as [`match_value`] compares them: as integers when both are, else as
+/// floats (`5` equals `5.0`).
+fn numbers_equal(e: &serde_json::Number, a: &serde_json::Number) -> bool {
+    match (e.as_i64(), a.as_i64(), e.as_u64(), a.as_u64()) {
+        (Some(x), Some(y), _, _) => x == y,
+        (_, _, Some(x), Some(y)) => x == y,
+        _ => e.as_f64() == a.as_f64(),
     }
 }
 
@@ -195,46 +222,42 @@ pub fn as_integer(value: &Value) -> Option<i64> {
 /// Arrays keep their order. Two values are equal by [`match_value`]-style semantics with no
 /// extra keys exactly when their canonical texts are equal.
 pub fn canonical(value: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
+    serde_json::to_string(&Canonical(value)).expect("a JSON value always serializes")
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+/// A value serialized as [`canonical`] writes it: one pass into one buffer, no copies.
+struct Canonical<'a>(&'a Value);
+
+impl Serialize for Canonical<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap as _, SerializeSeq as _};
+        match self.0 {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort_unstable();
+                let mut out = serializer.serialize_map(Some(keys.len()))?;
+                for key in keys {
+                    out.serialize_entry(key, &Canonical(&map[key]))?;
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(&map[key], out);
+                out.end()
             }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+            Value::Array(items) => {
+                let mut out = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    out.serialize_element(&Canonical(item))?;
                 }
-                write_canonical(item, out);
+                out.end()
             }
-            out.push(']');
-        }
-        Value::Number(number) => match (number.as_u64(), as_integer(value)) {
-            (Some(n), _) => out.push_str(&n.to_string()),
-            (None, Some(n)) => out.push_str(&n.to_string()),
-            (None, None) => match number.as_f64() {
-                Some(float) => out.push_str(&Value::from(float).to_string()),
-                None => out.push_str(&number.to_string()),
+            Value::Number(number) => match (number.as_u64(), as_integer(self.0)) {
+                (Some(n), _) => serializer.serialize_u64(n),
+                (None, Some(n)) => serializer.serialize_i64(n),
+                (None, None) => match number.as_f64() {
+                    Some(float) => serializer.serialize_f64(float),
+                    None => number.serialize(serializer),
+                },
             },
-        },
-        other => out.push_str(&other.to_string()),
+            other => other.serialize(serializer),
+        }
     }
 }
 
@@ -351,6 +374,48 @@ mod tests {
             equal_value(&json!({"flag": true}), &json!({"flag": 1}), ""),
             Err("`/flag`: expected true, got 1".into())
         );
+    }
+
+    #[test]
+    fn exact_equality_without_a_message_agrees_with_equal_value() {
+        let values = [
+            json!(null),
+            json!(true),
+            json!(1),
+            json!(5),
+            json!(5.0),
+            json!(-5),
+            json!(5.5),
+            json!(u64::MAX),
+            json!("5"),
+            json!([]),
+            json!([1, 2]),
+            json!([2, 1]),
+            json!([1.0, 2]),
+            json!({}),
+            json!({"a": 1}),
+            json!({"a": 1.0}),
+            json!({"a": 1, "b": 2}),
+            json!({"b": 2, "a": 1}),
+            json!({"a": {"c": [1, {"d": true}]}}),
+            json!({"a": {"c": [1, {"d": true, "e": null}]}}),
+            json!({"a": {"c": [1, {"d": 1}]}}),
+        ];
+        let mut equal_pairs = 0;
+        for expected in &values {
+            for actual in &values {
+                let slow = equal_value(expected, actual, "").is_ok();
+                assert_eq!(
+                    equals_exactly(expected, actual),
+                    slow,
+                    "{expected} vs {actual}"
+                );
+                equal_pairs += usize::from(slow);
+            }
+        }
+        // Each value equals itself; 5 ~ 5.0, [1, 2] ~ [1.0, 2], {"a": 1} ~ {"a": 1.0} and the
+        // two orders of {"a": 1, "b": 2} each in both directions.
+        assert_eq!(equal_pairs, values.len() + 8);
     }
 
     #[test]

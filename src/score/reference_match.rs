@@ -105,8 +105,12 @@ pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[Ca
     }
     let full = |expected: &ExpectedCall, call: &CallRecord| {
         call.tool == expected.tool
-            && matching::check_pair(expected, call, &Value::Null, ScoringOptions::default())
-                .is_full()
+            && if is_plain_exact(expected) {
+                equal_arguments(&expected.args_match, &call.arguments)
+            } else {
+                matching::check_pair(expected, call, &Value::Null, ScoringOptions::default())
+                    .is_full()
+            }
     };
     match mode {
         MatchMode::Strict => expected
@@ -135,6 +139,32 @@ pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[Ca
                 .all(|call| take_first(&mut used, |i| full(&expected[i], call)))
         }
     }
+}
+
+/// Whether `expected` is an [`exact_call`]: exact arguments and no other condition, so
+/// "fully matches" is [`equal_arguments`].
+fn is_plain_exact(expected: &ExpectedCall) -> bool {
+    expected.args_exact
+        && expected.args_forbid.is_empty()
+        && expected.args_from_prior.is_empty()
+        && expected.args_accept.is_empty()
+        && expected.args_optional.is_empty()
+        && expected.args_compare.is_empty()
+        && expected.schema_defaults.is_empty()
+}
+
+/// Whether `arguments` is an object with exactly the keys of `wanted`, each value equal to
+/// the wanted one ([`crate::json::equals_exactly`]): what [`matching::check_pair`] decides
+/// for an [`exact_call`], without building its messages.
+fn equal_arguments(wanted: &Map<String, Value>, arguments: &Value) -> bool {
+    arguments.as_object().is_some_and(|arguments| {
+        arguments.len() == wanted.len()
+            && wanted.iter().all(|(name, value)| {
+                arguments
+                    .get(name)
+                    .is_some_and(|got| crate::json::equals_exactly(value, got))
+            })
+    })
 }
 
 /// The size of a maximum matching between `left` and `right` items, where `fits(i, j)` says
