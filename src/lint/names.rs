@@ -222,15 +222,20 @@ fn check_property_keys(
 /// Checks the catalog as a whole: duplicate names (within or across servers) and tool counts.
 pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<Finding>) {
     let mut servers_by_name: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    // Each definition's canonical text, computed once: it tells repeated listings apart below.
+    let canonical: Vec<String> = tools
+        .iter()
+        .map(|tool| crate::json::canonical(tool.definition))
+        .collect();
     // The same definition seen twice from one server (a page listed twice) is one tool.
-    let mut seen: std::collections::HashSet<(&str, String)> = std::collections::HashSet::new();
-    for tool in tools {
+    let mut seen: std::collections::HashSet<(&str, &str)> = std::collections::HashSet::new();
+    for (tool, text) in tools.iter().zip(&canonical) {
         if tool
             .definition
             .get("name")
             .and_then(Value::as_str)
             .is_some()
-            && seen.insert((tool.server, crate::json::canonical(tool.definition)))
+            && seen.insert((tool.server, text.as_str()))
         {
             servers_by_name
                 .entry(tool.name)
@@ -282,7 +287,8 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
     // Tools the provider would be sent: each (server, definition) once.
     let count = tools
         .iter()
-        .map(|tool| (tool.server, crate::json::canonical(tool.definition)))
+        .zip(&canonical)
+        .map(|(tool, text)| (tool.server, text.as_str()))
         .collect::<std::collections::HashSet<_>>()
         .len();
     for profile in distinct(profiles) {

@@ -136,6 +136,11 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
     // All pairs: the first tool's weights are scattered into a dense array once, so each pair
     // costs one pass over the second tool's terms. The products are summed in the same term
     // order as [`dot`], so every similarity is bit for bit the same.
+    //
+    // Plain loops and integer name ids rather than iterator adapters and string comparisons:
+    // the shipped binary is optimised for size, which inlines little, and this loop runs once
+    // per pair (half a million times for 1,000 tools).
+    let names = name_ids(tools);
     let mut closest: Vec<Option<(usize, f64)>> = vec![None; vectors.len()];
     let mut dense = vec![0.0_f64; model.names.len()];
     for first in 0..vectors.len() {
@@ -143,12 +148,13 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
             dense[term as usize] = weight;
         }
         for second in first + 1..vectors.len() {
-            if tools[first].name == tools[second].name {
+            if names[first] == names[second] {
                 continue;
             }
-            let similarity = vectors[second].iter().fold(0.0, |sum, &(term, weight)| {
-                sum + dense[term as usize] * weight
-            });
+            let mut similarity = 0.0;
+            for &(term, weight) in &vectors[second] {
+                similarity += dense[term as usize] * weight;
+            }
             if similarity < threshold {
                 continue;
             }
@@ -184,6 +190,18 @@ pub fn look_alikes(tools: &[ToolRef<'_>], threshold: f64) -> Vec<LookAlike> {
             similarity,
             only_first: model.separating(first, second),
             only_second: model.separating(second, first),
+        })
+        .collect()
+}
+
+/// One id per distinct tool name, by position in `tools`: equal ids for equal names.
+fn name_ids(tools: &[ToolRef<'_>]) -> Vec<u32> {
+    let mut ids: HashMap<&str, u32> = HashMap::new();
+    tools
+        .iter()
+        .map(|tool| {
+            let next = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+            *ids.entry(tool.name).or_insert(next)
         })
         .collect()
 }
