@@ -145,7 +145,8 @@ pub async fn run_suite(
 /// Runs every scenario of `plan` `options.repeat` times, at most `options.concurrency` at a
 /// time, each run a task of its own (so runs use every core of the runtime), and hands each
 /// run to `on_done` as it finishes, in finishing order: nothing of a run is kept here, so the
-/// caller decides what to hold. Returns whether `stop` fired.
+/// caller decides what to hold. Runs start longest first ([`start_order`]). Returns whether
+/// `stop` fired.
 ///
 /// When `stop` completes (e.g. on Ctrl-C), no new run starts and the runs under way are
 /// dropped (a `command` agent's process is killed) before this returns. Where panics unwind
@@ -157,7 +158,9 @@ pub async fn stream_suite(
     mut on_done: impl FnMut(ScenarioRun),
 ) -> bool {
     let repeat = plan.options.repeat.max(1);
-    let mut jobs = (0..plan.scenarios.len()).flat_map(|index| (0..repeat).map(move |r| (index, r)));
+    let mut jobs = start_order(&plan.scenarios)
+        .into_iter()
+        .flat_map(|index| (0..repeat).map(move |r| (index, r)));
     let mut running = tokio::task::JoinSet::new();
     let mut stop = std::pin::pin!(stop);
     loop {
@@ -197,6 +200,16 @@ pub async fn stream_suite(
             },
         }
     }
+}
+
+/// The order in which runs start: the scenarios with the most expected calls first (each call
+/// is at least one more model turn, so those runs take longest), suite order among equals.
+/// Longest first (Graham's LPT rule) keeps the slowest runs from starting last, behind the
+/// set-up work of every short run, which would stretch the whole suite's wall time.
+fn start_order(scenarios: &[Scenario]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..scenarios.len()).collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(scenarios[index].expected_calls.len()));
+    order
 }
 
 /// The `errored` run standing for a run whose task panicked.
@@ -516,5 +529,35 @@ impl ToolExecutor for McpExecutor<'_> {
 
     fn note_next_call(&self, notes: &[crate::trace::CallNote]) {
         self.harness.note_next_call(notes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    #[test]
+    fn runs_start_with_the_most_expected_calls_first_and_in_suite_order_among_equals() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let scenarios =
+            crate::scenario::load_dir(&root.join("scenarios"), root, Catalog::builtin())
+                .expect("the shipped scenarios load");
+        let order = start_order(&scenarios);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..scenarios.len()).collect::<Vec<_>>());
+        let calls = |index: usize| scenarios[index].expected_calls.len();
+        let most = (0..scenarios.len()).map(calls).max().expect("scenarios");
+        assert_eq!(calls(order[0]), most);
+        for pair in order.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            assert!(
+                calls(a) > calls(b) || (calls(a) == calls(b) && a < b),
+                "{a} then {b}"
+            );
+        }
+        // The shipped suite has runs of several lengths, so the order is not the suite's own.
+        assert_ne!(order, sorted);
     }
 }
