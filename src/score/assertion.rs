@@ -167,10 +167,22 @@ fn evaluate_expr(
     roots: &[(String, Value)],
     baseline: Option<&Value>,
 ) -> Result<Value, String> {
+    let mut idents = Vec::new();
+    identifiers(expr, &mut idents);
     ROOT.with(|root| {
         let mut context = root.new_inner_scope();
+        // Only the names the expression can reach are bound: binding converts the whole value
+        // again, and a state has many names where an assertion reads one or two. A dotted
+        // name (`crm.contacts`) is reachable from its first segment, as CEL resolves
+        // qualified names.
         for (name, value) in roots {
-            context.add_variable_from_value(name.as_str(), value.clone());
+            let reachable = idents.iter().any(|ident| {
+                name.strip_prefix(ident)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            });
+            if reachable {
+                context.add_variable_from_value(name.as_str(), value.clone());
+            }
         }
         if let Some(baseline) = baseline {
             context.add_variable_from_value(BASELINE, baseline.clone());
@@ -179,6 +191,52 @@ fn evaluate_expr(
             .resolve(expr)
             .map_err(|error| execution_message(&error))
     })
+}
+
+/// Every identifier `expr` mentions, at any depth, in no particular order and with repeats
+/// (a comprehension's own variables included: they are only ever used to decide which state
+/// names to bind, where a name too many changes nothing).
+fn identifiers<'a>(expr: &'a IdedExpr, out: &mut Vec<&'a str>) {
+    use cel::common::ast::{EntryExpr, Expr};
+    match &expr.expr {
+        Expr::Ident(name) => out.push(name),
+        Expr::Select(select) => identifiers(&select.operand, out),
+        Expr::Call(call) => {
+            if let Some(target) = &call.target {
+                identifiers(target, out);
+            }
+            for arg in &call.args {
+                identifiers(arg, out);
+            }
+        }
+        Expr::List(list) => list.elements.iter().for_each(|e| identifiers(e, out)),
+        Expr::Map(map) => map.entries.iter().for_each(|entry| match &entry.expr {
+            EntryExpr::MapEntry(entry) => {
+                identifiers(&entry.key, out);
+                identifiers(&entry.value, out);
+            }
+            EntryExpr::StructField(field) => identifiers(&field.value, out),
+        }),
+        Expr::Struct(object) => object.entries.iter().for_each(|entry| match &entry.expr {
+            EntryExpr::MapEntry(entry) => {
+                identifiers(&entry.key, out);
+                identifiers(&entry.value, out);
+            }
+            EntryExpr::StructField(field) => identifiers(&field.value, out),
+        }),
+        Expr::Comprehension(comprehension) => {
+            for part in [
+                &comprehension.iter_range,
+                &comprehension.accu_init,
+                &comprehension.loop_cond,
+                &comprehension.loop_step,
+                &comprehension.result,
+            ] {
+                identifiers(part, out);
+            }
+        }
+        Expr::Literal(_) | Expr::Unspecified => {}
+    }
 }
 
 thread_local! {
@@ -1135,6 +1193,36 @@ mod tests {
                     .to_owned(),
             })
         );
+    }
+
+    #[test]
+    fn identifiers_are_found_at_every_depth_of_an_expression() {
+        let (expr, _) = cel::parser::Parser::default()
+            .parse_with_source_info(
+                "contacts.exists(c, c.id == deals[0].contact) && {'k': users.size()}['k'] > [orders][0].size()",
+            )
+            .expect("valid CEL");
+        let mut found = Vec::new();
+        identifiers(&expr, &mut found);
+        found.sort_unstable();
+        found.dedup();
+        // `c` is the comprehension's variable; the macro's accumulator is named by the parser.
+        let names: Vec<&str> = found
+            .into_iter()
+            .filter(|name| !name.starts_with('@'))
+            .collect();
+        assert_eq!(names, ["c", "contacts", "deals", "orders", "users"]);
+    }
+
+    #[test]
+    fn only_the_names_an_assertion_reads_are_needed_in_the_state() {
+        // Each assertion gets the names it reads bound, whichever of the state's names those are.
+        let state = json!({"contacts": [{"id": "c1"}], "deals": [1, 2, 3]});
+        assert!(passes("contacts.size() == 1", &state));
+        assert!(passes(
+            "deals.size() == 3 && contacts[0].id == 'c1'",
+            &state
+        ));
     }
 
     #[test]
