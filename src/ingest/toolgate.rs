@@ -45,7 +45,10 @@ pub(super) fn push(pending: &mut Option<Run>, line: TraceLine) -> Option<Traject
                 Some(run_id) => format!("{run_id}/{}#{}", key.1, key.2),
                 None => format!("{}#{}", key.1, key.2),
             },
-            Present::ALL,
+            Present {
+                checked: true,
+                ..Present::ALL
+            },
         ),
         key,
     });
@@ -64,9 +67,11 @@ pub(super) fn push(pending: &mut Option<Run>, line: TraceLine) -> Option<Traject
             line.result,
             line.error,
         );
-        // A hand-written recording has neither outcome nor result nor duration.
+        // A hand-written recording has neither outcome nor result nor duration, and its calls
+        // were never checked against a catalog (the harness writes an outcome on every call).
         trajectory.has.outcomes &= line.outcome.is_some();
         trajectory.has.results &= line.outcome.is_some();
+        trajectory.has.checked &= line.outcome.is_some();
         trajectory.has.durations &= line.duration_us.is_some();
         record.duration_us = line.duration_us.unwrap_or(0);
         record.turn = line.turn.unwrap_or(record.turn);
