@@ -145,8 +145,8 @@ pub async fn run_suite(
 /// Runs every scenario of `plan` `options.repeat` times, at most `options.concurrency` at a
 /// time, each run a task of its own (so runs use every core of the runtime), and hands each
 /// run to `on_done` as it finishes, in finishing order: nothing of a run is kept here, so the
-/// caller decides what to hold. Runs start longest first ([`start_order`]). Returns whether
-/// `stop` fired.
+/// caller decides what to hold. Runs start longest first: the scenarios with the most expected
+/// calls, then suite order. Returns whether `stop` fired.
 ///
 /// When `stop` completes (e.g. on Ctrl-C), no new run starts and the runs under way are
 /// dropped (a `command` agent's process is killed) before this returns. Where panics unwind
