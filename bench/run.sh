@@ -265,11 +265,12 @@ none errored (target: at most 200 MB at 7,800 scenarios):
 
 $suite_memory
 
-Runs are reduced to their results as they finish and each run's trace goes to
-\`trace.jsonl\` at once; fixtures are parsed once per suite and shared; \`results.json\` is
-serialized straight into its file. What still grows with the suite is one result per run (its
-checks and metrics, about 3 KB serialized), kept until \`results.json\` is written and the
-gate has compared it with the baseline.
+Runs are reduced to their results as they finish: each run's trace goes to \`trace.jsonl\`
+and its result (checks and metrics, about 3 KB of JSON) to a spool file at once, and memory
+keeps only counts (the summary and the metrics' tallies) and where each result sits in the
+spool (src/results/stream.rs). Fixtures are parsed once per suite and shared. \`results.json\`
+is assembled from the spool in suite order at the end, and the verdict and the reports read
+it back from the file; that read is the largest thing left that grows with the suite.
 
 $(cat docs/BENCHMARKS-scoring.md)
 

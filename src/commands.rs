@@ -377,7 +377,9 @@ fn run_for_gate(
         waiting: std::collections::BTreeMap::new(),
     };
     let repeat = settings.repeat.max(1) as usize;
-    let mut results: Vec<(usize, u32, crate::results::ScenarioResult)> = Vec::new();
+    // Each result goes to a spool at once; memory keeps counts and where each result is.
+    let mut results = crate::results::stream::ResultsStream::create(&args.out)?;
+    let mut results_error = None;
     let mut spans: Vec<runner::ScenarioRun> = Vec::new();
     let keep_spans = args.otel.is_some() || args.otel_endpoint.is_some();
     let mut trace_error = None;
@@ -399,11 +401,13 @@ fn run_for_gate(
         {
             trace_error = Some(error);
         }
-        results.push((
-            run.index,
-            run.repeat,
-            crate::results::ScenarioResult::of(scenario, &run),
-        ));
+        if let Err(error) = results.push(
+            position,
+            &crate::results::ScenarioResult::of(scenario, &run),
+        ) && results_error.is_none()
+        {
+            results_error = Some(error);
+        }
         if keep_spans {
             spans.push(run);
         }
@@ -411,41 +415,38 @@ fn run_for_gate(
     let stop = interrupted();
     let interrupted = runtime()?.block_on(runner::stream_suite(&plan, stop, on_done));
     progress.finish_and_clear();
-    if let Some(error) = trace_error {
+    if let Some(error) = trace_error.or(results_error) {
         return Err(error);
     }
     let finished = results.len();
 
     if interrupted {
         meta.interrupted = true;
-        let done: std::collections::HashSet<(usize, u32)> = results
-            .iter()
-            .map(|(index, repeat, _)| (*index, *repeat))
-            .collect();
+        let done: std::collections::HashSet<usize> = results.positions().collect();
         for (index, scenario) in selected.iter().enumerate() {
-            for repeat in 0..settings.repeat {
-                if !done.contains(&(index, repeat)) {
+            for run in 0..settings.repeat {
+                if !done.contains(&(index * repeat + run as usize)) {
                     meta.not_run.push(NotRun {
                         id: scenario.id.clone(),
-                        repeat,
+                        repeat: run,
                     });
                 }
             }
         }
     }
-    results.sort_by_key(|(index, repeat, _)| (*index, *repeat));
-    let results = results.into_iter().map(|(_, _, result)| result).collect();
-    let mut report = RunReport::from_results(meta, results);
-    report.pins = Some(pins);
     // The previous run's reports go only now, as this run writes its files: a run killed
     // before this point leaves the previous set whole. The trace and then the results replace
     // theirs atomically (results last: they are the run's commit point), and every file names
     // its run id, so a reader can always tell which files belong together.
     gating::clear_outputs(&args.out, false)?;
     trace.finish()?.commit()?;
-    let mut results_file = crate::fs::StreamedFile::create(&args.out.join("results.json"))?;
-    results_file.write_pretty_json(&report)?;
+    let results_path = args.out.join("results.json");
+    let mut results_file = crate::fs::StreamedFile::create(&results_path)?;
+    results.finish(meta, Some(pins), &mut results_file)?;
     results_file.commit()?;
+    // The reports and the verdict read the results back from the file: no run's result was
+    // held in memory while the suite ran.
+    let report = RunReport::load(&results_path)?;
     if let Some(dir) = &args.record {
         writeln!(
             out,

@@ -21,6 +21,7 @@ use crate::trace::TraceLine;
 pub mod look_alikes;
 pub mod pins;
 pub mod shard;
+pub mod stream;
 
 pub use look_alikes::{ConfusedPair, LintPointer};
 
@@ -297,35 +298,46 @@ impl Summary {
     pub fn of(results: &[ScenarioResult]) -> Summary {
         let mut summary = Summary::default();
         for result in results {
-            summary.overall.add(result.outcome);
-            summary
-                .tiers
-                .entry(result.tier)
-                .or_default()
-                .add(result.outcome);
-            summary
-                .per_scenario
-                .entry(result.id.clone())
-                .or_default()
-                .add(result.outcome);
+            summary.add(result);
         }
-        summary.repeat = summary
+        summary.finish();
+        summary
+    }
+
+    /// Counts `result` (any order; call [`Summary::finish`] after the last).
+    pub fn add(&mut self, result: &ScenarioResult) {
+        self.overall.add(result.outcome);
+        self.tiers
+            .entry(result.tier)
+            .or_default()
+            .add(result.outcome);
+        if let Some(tally) = self.per_scenario.get_mut(&result.id) {
+            tally.add(result.outcome);
+        } else {
+            let mut tally = Tally::default();
+            tally.add(result.outcome);
+            self.per_scenario.insert(result.id.clone(), tally);
+        }
+    }
+
+    /// Derives `repeat`, pass@1 and pass^k from the counts.
+    pub fn finish(&mut self) {
+        self.repeat = self
             .per_scenario
             .values()
             .map(|tally| u32::try_from(tally.total).unwrap_or(u32::MAX))
             .max()
             .unwrap_or(1);
-        summary.pass_at_1 = summary.overall.pass_rate();
-        let judged: Vec<&Tally> = summary
+        self.pass_at_1 = self.overall.pass_rate();
+        let judged: Vec<&Tally> = self
             .per_scenario
             .values()
             .filter(|tally| tally.errored == 0)
             .collect();
-        summary.pass_hat_k = (!judged.is_empty()).then(|| {
+        self.pass_hat_k = (!judged.is_empty()).then(|| {
             let all_passed = judged.iter().filter(|t| t.passed == t.total).count();
             all_passed as f64 / judged.len() as f64
         });
-        summary
     }
 }
 
@@ -338,21 +350,21 @@ fn category_of(scenario: &Scenario) -> String {
 /// Trajectory metrics of `results` aggregated overall, per tier, category and type; runs
 /// without metrics (errored) are left out.
 pub fn metrics_of(results: &[ScenarioResult]) -> MetricsReport {
-    let grouped: Vec<Grouped<'_>> = results
-        .iter()
-        .filter_map(|result| {
-            Some(Grouped {
-                tier: result.tier,
-                category: result
-                    .category
-                    .clone()
-                    .unwrap_or_else(|| "none".to_string()),
-                kind: result.kind.as_str().to_string(),
-                metrics: result.metrics.as_ref()?,
-            })
-        })
-        .collect();
+    let grouped: Vec<Grouped<'_>> = results.iter().filter_map(grouped).collect();
     MetricsReport::of(&grouped)
+}
+
+/// `result`'s metrics with its grouping keys; `None` for a run without metrics (errored).
+fn grouped(result: &ScenarioResult) -> Option<Grouped<'_>> {
+    Some(Grouped {
+        tier: result.tier,
+        category: result
+            .category
+            .clone()
+            .unwrap_or_else(|| "none".to_string()),
+        kind: result.kind.as_str().to_string(),
+        metrics: result.metrics.as_ref()?,
+    })
 }
 
 /// The confused pairs of `metrics`' overall confusion matrix, pointed at the look-alike lint of
@@ -404,9 +416,14 @@ impl RunReport {
 
     /// Parses results text read from `path` (named in errors); see [`RunReport::load`].
     pub fn parse(text: &str, path: &Path) -> Result<RunReport> {
-        let version: Option<u64> = serde_json::from_str::<serde_json::Value>(text)
+        /// Only the version, read without building the rest of the document.
+        #[derive(Deserialize)]
+        struct Version {
+            schema_version: Option<u64>,
+        }
+        let version = serde_json::from_str::<Version>(text)
             .ok()
-            .and_then(|value| value.get("schema_version")?.as_u64());
+            .and_then(|found| found.schema_version);
         if let Some(version) = version
             && !(u64::from(OLDEST_SCHEMA_VERSION)..=u64::from(SCHEMA_VERSION)).contains(&version)
         {

@@ -57,56 +57,93 @@ fn rate(part: usize, whole: usize) -> Option<f64> {
 }
 
 impl MetricsSummary {
-    /// Aggregates `runs`.
+    /// Aggregates `runs`, in order (the order of the chain-efficiency sum).
     pub fn of<'a>(runs: impl IntoIterator<Item = &'a RunMetrics>) -> MetricsSummary {
-        let mut summary = MetricsSummary::default();
-        let (mut expected, mut correct, mut calls, mut valid, mut accurate) = (0, 0, 0, 0, 0);
-        let mut cells: BTreeMap<(String, Option<String>), usize> = BTreeMap::new();
-        let mut efficiencies = Vec::new();
-        let mut medians = Vec::new();
-        for run in runs {
-            summary.runs += 1;
-            expected += run.selection.expected;
-            correct += run.selection.correct;
-            for tool in &run.selection.hits {
-                *cells.entry((tool.clone(), Some(tool.clone()))).or_default() += 1;
-            }
-            for confusion in &run.selection.confusions {
-                *cells
-                    .entry((confusion.expected.clone(), confusion.called.clone()))
-                    .or_default() += 1;
-            }
-            calls += run.arguments.calls;
-            valid += run.arguments.schema_valid;
-            accurate += run.arguments.accurate;
-            for error in &run.arguments.errors {
-                *summary.argument_errors.entry(error.class).or_default() += 1;
-            }
-            efficiencies.extend(run.chain_efficiency);
-            summary.inefficient_runs += usize::from(run.inefficient);
-            summary.runs_with_loops += usize::from(!run.loops.is_empty());
-            for finding in &run.provenance {
-                match finding.kind {
-                    ProvenanceKind::Invented => summary.invented_ids += 1,
-                    ProvenanceKind::Drift => summary.drifted_ids += 1,
-                }
-            }
-            for episode in &run.recovery {
-                *summary.recovery.entry(episode.class).or_default() += 1;
-            }
-            if run.arguments.calls > 0 {
-                medians.push(run.call_latency_us.p50);
-                summary.call_latency_us.p95 =
-                    summary.call_latency_us.p95.max(run.call_latency_us.p95);
+        let mut tally = MetricsTally::default();
+        for (position, run) in runs.into_iter().enumerate() {
+            tally.add(position, run);
+        }
+        tally.finish()
+    }
+}
+
+/// A [`MetricsSummary`] built up one run at a time, in any order: counts, plus the two
+/// per-run numbers a mean and a median need (a chain efficiency with the run's position, and
+/// a median latency), never the runs themselves.
+#[derive(Debug, Clone, Default)]
+pub struct MetricsTally {
+    /// The counts that need no finishing.
+    summary: MetricsSummary,
+    expected: usize,
+    correct: usize,
+    calls: usize,
+    valid: usize,
+    accurate: usize,
+    cells: BTreeMap<(String, Option<String>), usize>,
+    /// Chain efficiency by run position: summed in position order, so the mean does not
+    /// depend on the order runs finished in.
+    efficiencies: Vec<(usize, f64)>,
+    medians: Vec<u64>,
+}
+
+impl MetricsTally {
+    /// Counts `run`, the run at `position` of the suite (its place in the results file).
+    pub fn add(&mut self, position: usize, run: &RunMetrics) {
+        let summary = &mut self.summary;
+        summary.runs += 1;
+        self.expected += run.selection.expected;
+        self.correct += run.selection.correct;
+        for tool in &run.selection.hits {
+            *self
+                .cells
+                .entry((tool.clone(), Some(tool.clone())))
+                .or_default() += 1;
+        }
+        for confusion in &run.selection.confusions {
+            *self
+                .cells
+                .entry((confusion.expected.clone(), confusion.called.clone()))
+                .or_default() += 1;
+        }
+        self.calls += run.arguments.calls;
+        self.valid += run.arguments.schema_valid;
+        self.accurate += run.arguments.accurate;
+        for error in &run.arguments.errors {
+            *summary.argument_errors.entry(error.class).or_default() += 1;
+        }
+        if let Some(efficiency) = run.chain_efficiency {
+            self.efficiencies.push((position, efficiency));
+        }
+        summary.inefficient_runs += usize::from(run.inefficient);
+        summary.runs_with_loops += usize::from(!run.loops.is_empty());
+        for finding in &run.provenance {
+            match finding.kind {
+                ProvenanceKind::Invented => summary.invented_ids += 1,
+                ProvenanceKind::Drift => summary.drifted_ids += 1,
             }
         }
-        summary.selection_accuracy = rate(correct, expected);
-        summary.schema_valid_rate = rate(valid, calls);
-        summary.call_accuracy = rate(accurate, calls);
-        summary.chain_efficiency = (!efficiencies.is_empty())
-            .then(|| efficiencies.iter().sum::<f64>() / efficiencies.len() as f64);
-        summary.call_latency_us.p50 = Percentiles::of(&medians).p50;
-        summary.confusion = cells
+        for episode in &run.recovery {
+            *summary.recovery.entry(episode.class).or_default() += 1;
+        }
+        if run.arguments.calls > 0 {
+            self.medians.push(run.call_latency_us.p50);
+            summary.call_latency_us.p95 = summary.call_latency_us.p95.max(run.call_latency_us.p95);
+        }
+    }
+
+    /// The summary of every run added.
+    pub fn finish(mut self) -> MetricsSummary {
+        let mut summary = self.summary;
+        summary.selection_accuracy = rate(self.correct, self.expected);
+        summary.schema_valid_rate = rate(self.valid, self.calls);
+        summary.call_accuracy = rate(self.accurate, self.calls);
+        self.efficiencies.sort_by_key(|(position, _)| *position);
+        summary.chain_efficiency = (!self.efficiencies.is_empty()).then(|| {
+            self.efficiencies.iter().map(|(_, e)| e).sum::<f64>() / self.efficiencies.len() as f64
+        });
+        summary.call_latency_us.p50 = Percentiles::of(&self.medians).p50;
+        summary.confusion = self
+            .cells
             .into_iter()
             .map(|((expected, called), count)| ConfusionCell {
                 expected,
@@ -144,28 +181,57 @@ pub struct Grouped<'a> {
 }
 
 impl MetricsReport {
-    /// Aggregates `runs` overall and per group.
+    /// Aggregates `runs` overall and per group, in order.
     pub fn of(runs: &[Grouped<'_>]) -> MetricsReport {
-        fn group<K: Ord + Clone>(
-            runs: &[Grouped<'_>],
-            key: impl Fn(&Grouped<'_>) -> K,
-        ) -> BTreeMap<K, MetricsSummary> {
-            let mut keys: Vec<K> = runs.iter().map(&key).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter()
-                .map(|k| {
-                    let summary =
-                        MetricsSummary::of(runs.iter().filter(|r| key(r) == k).map(|r| r.metrics));
-                    (k, summary)
-                })
+        let mut tally = MetricsReportTally::default();
+        for (position, run) in runs.iter().enumerate() {
+            tally.add(position, run);
+        }
+        tally.finish()
+    }
+}
+
+/// A [`MetricsReport`] built up one run at a time, in any order: a [`MetricsTally`] overall
+/// and one per tier, category and type.
+#[derive(Debug, Clone, Default)]
+pub struct MetricsReportTally {
+    overall: MetricsTally,
+    by_tier: BTreeMap<u8, MetricsTally>,
+    by_category: BTreeMap<String, MetricsTally>,
+    by_type: BTreeMap<String, MetricsTally>,
+}
+
+impl MetricsReportTally {
+    /// Counts `run`, the run at `position` of the suite.
+    pub fn add(&mut self, position: usize, run: &Grouped<'_>) {
+        self.overall.add(position, run.metrics);
+        self.by_tier
+            .entry(run.tier)
+            .or_default()
+            .add(position, run.metrics);
+        self.by_category
+            .entry(run.category.clone())
+            .or_default()
+            .add(position, run.metrics);
+        self.by_type
+            .entry(run.kind.clone())
+            .or_default()
+            .add(position, run.metrics);
+    }
+
+    /// The report of every run added.
+    pub fn finish(self) -> MetricsReport {
+        fn each<K: Ord>(groups: BTreeMap<K, MetricsTally>) -> BTreeMap<K, MetricsSummary> {
+            groups
+                .into_iter()
+                .map(|(key, tally)| (key, tally.finish()))
                 .collect()
         }
         MetricsReport {
-            overall: MetricsSummary::of(runs.iter().map(|r| r.metrics)),
-            by_tier: group(runs, |r| r.tier),
-            by_category: group(runs, |r| r.category.clone()),
-            by_type: group(runs, |r| r.kind.clone()),
+            overall: self.overall.finish(),
+            by_tier: each(self.by_tier),
+            by_category: each(self.by_category),
+            by_type: each(self.by_type),
         }
     }
 }

@@ -18,7 +18,9 @@ use serde::{Deserialize, Serialize};
 use crate::scenario::Scenario;
 use crate::trace::CallRecord;
 
-pub use aggregate::{ConfusionCell, Grouped, MetricsReport, MetricsSummary};
+pub use aggregate::{
+    ConfusionCell, Grouped, MetricsReport, MetricsReportTally, MetricsSummary, MetricsTally,
+};
 pub use arguments::{ArgumentError, ArgumentMetrics};
 pub use divergence::first_divergence;
 pub use loops::LoopFinding;
