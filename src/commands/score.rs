@@ -104,9 +104,7 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
     Ok(Exit::Pass)
 }
 
-/// Scores one trajectory, its calls first annotated against `tools` when given. Without
-/// `tools`, a toolgate trace's calls keep the checks its harness recorded (unknown tools,
-/// schema violations), so those two checks still decide rather than stay inconclusive.
+/// Scores one trajectory, its calls first annotated against `tools` when given.
 fn score_one(trajectory: &mut Trajectory, tools: Option<&ToolSet>) -> TraceScore {
     if let Some(tools) = tools {
         for call in &mut trajectory.calls {
@@ -121,7 +119,7 @@ fn score_one(trajectory: &mut Trajectory, tools: Option<&ToolSet>) -> TraceScore
         has_results: trajectory.has.results,
         has_outcomes: trajectory.has.outcomes,
         has_durations: trajectory.has.durations,
-        has_catalog: tools.is_some() || trajectory.has.checked,
+        has_catalog: tools.is_some(),
     })
 }
 

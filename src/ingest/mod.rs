@@ -87,19 +87,14 @@ pub struct Present {
     pub outcomes: bool,
     /// Calls carry their duration.
     pub durations: bool,
-    /// Calls were already checked against the catalog they were made with: `unknown_tool` and
-    /// `violations` are as toolgate's harness recorded them (toolgate traces only; a catalog
-    /// given to `score` checks them again and wins).
-    pub checked: bool,
 }
 
 impl Present {
-    /// Results, outcomes and durations present; calls not checked against a catalog.
+    /// Every kind of data present.
     const ALL: Present = Present {
         results: true,
         outcomes: true,
         durations: true,
-        checked: false,
     };
 }
 

@@ -26,7 +26,6 @@ pub(super) fn conversation(value: &Value, line: usize) -> Result<Trajectory> {
             results: true,
             outcomes: false,
             durations: false,
-            checked: false,
         },
     );
     let mut ids: Vec<Option<String>> = Vec::new();

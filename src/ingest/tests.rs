@@ -29,12 +29,10 @@ fn toolgate_lines_of_one_run_make_one_trajectory_and_a_new_run_starts_another() 
     assert_eq!(runs[0].calls[1].error.as_deref(), Some("no such user"));
     assert_eq!(runs[0].calls[0].duration_us, 40);
     assert_eq!(runs[0].final_answer.as_deref(), Some("done"));
-    assert!(runs[0].has.results && runs[0].has.outcomes && runs[0].has.checked);
-    // A hand-written line has no outcome: results and outcomes are unknown, not successes,
-    // and its call was never checked against a catalog.
+    assert!(runs[0].has.results && runs[0].has.outcomes);
+    // A hand-written line has no outcome: results and outcomes are unknown, not successes.
     assert_eq!(runs[1].trace_id, "s1#1");
     assert!(!runs[1].has.results && !runs[1].has.outcomes && !runs[1].has.durations);
-    assert!(!runs[1].has.checked);
 }
 
 #[test]

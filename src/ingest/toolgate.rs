@@ -45,10 +45,7 @@ pub(super) fn push(pending: &mut Option<Run>, line: TraceLine) -> Option<Traject
                 Some(run_id) => format!("{run_id}/{}#{}", key.1, key.2),
                 None => format!("{}#{}", key.1, key.2),
             },
-            Present {
-                checked: true,
-                ..Present::ALL
-            },
+            Present::ALL,
         ),
         key,
     });
@@ -67,11 +64,9 @@ pub(super) fn push(pending: &mut Option<Run>, line: TraceLine) -> Option<Traject
             line.result,
             line.error,
         );
-        // A hand-written recording has neither outcome nor result nor duration, and its calls
-        // were never checked against a catalog (the harness writes an outcome on every call).
+        // A hand-written recording has neither outcome nor result nor duration.
         trajectory.has.outcomes &= line.outcome.is_some();
         trajectory.has.results &= line.outcome.is_some();
-        trajectory.has.checked &= line.outcome.is_some();
         trajectory.has.durations &= line.duration_us.is_some();
         record.duration_us = line.duration_us.unwrap_or(0);
         record.turn = line.turn.unwrap_or(record.turn);

@@ -198,63 +198,6 @@ async fn openai_message_logs_from_the_openai_client_leave_unknowable_checks_inco
 }
 
 #[test]
-fn a_toolgate_trace_keeps_the_catalog_checks_its_harness_recorded_when_no_catalog_is_given() {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let traces = dir.path().join("trace.jsonl");
-    let lines = [
-        // Recorded by the harness: every call has an outcome and its checks.
-        serde_json::json!({"scenario": "S-1", "tool": "crm_search_contacts",
-            "arguments": {"limit": "ten"}, "outcome": "invalid_call",
-            "violations": [{"class": "type_error", "pointer": "/limit",
-                            "message": "\"ten\" is not of type \"integer\""}]}),
-        serde_json::json!({"scenario": "S-2", "tool": "crm_find_everything",
-            "arguments": {}, "outcome": "tool_error", "error": "unknown tool",
-            "unknown_tool": true}),
-        serde_json::json!({"scenario": "S-3", "tool": "crm_search_contacts",
-            "arguments": {"limit": 5}, "outcome": "success", "result": {"contacts": []}}),
-        // Written by hand: no outcome, so never checked against a catalog.
-        serde_json::json!({"scenario": "S-4", "tool": "crm_find_everything", "arguments": {}}),
-    ];
-    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
-    std::fs::write(&traces, text).expect("writes");
-    let (_, summary, scores) = score(&traces, "toolgate", &dir.path().join("out"), &[]);
-    let check = |index: usize, kind: &str| -> (String, String) {
-        let check = scores[index]["checks"]
-            .as_array()
-            .expect("checks")
-            .iter()
-            .find(|c| c["kind"] == kind)
-            .unwrap_or_else(|| panic!("{kind} in {}", scores[index]));
-        (
-            check["verdict"].as_str().expect("verdict").to_owned(),
-            check["detail"].as_str().unwrap_or("").to_owned(),
-        )
-    };
-    assert_eq!(
-        check(0, "arguments_valid"),
-        (
-            "fail".to_owned(),
-            "call 1 `crm_search_contacts`: `/limit`: \"ten\" is not of type \"integer\"".to_owned()
-        )
-    );
-    assert_eq!(check(0, "known_tools").0, "pass");
-    assert_eq!(
-        check(1, "known_tools"),
-        (
-            "fail".to_owned(),
-            "call 1 `crm_find_everything`: not in the catalog".to_owned()
-        )
-    );
-    assert_eq!(check(2, "known_tools").0, "pass");
-    assert_eq!(check(2, "arguments_valid").0, "pass");
-    assert_eq!(check(3, "known_tools").0, "inconclusive");
-    assert_eq!(check(3, "arguments_valid").0, "inconclusive");
-    assert_eq!(summary["checks"]["known_tools"]["failed"], 1);
-    assert_eq!(summary["checks"]["arguments_valid"]["failed"], 1);
-    assert_eq!(summary["checks"]["arguments_valid"]["inconclusive"], 1);
-}
-
-#[test]
 fn a_sample_is_reproducible_from_its_seed_and_a_bad_line_names_the_file_and_line() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let traces = dir.path().join("trace.jsonl");
