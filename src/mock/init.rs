@@ -406,8 +406,11 @@ fn workflow_text() -> String {
      on:\n  pull_request:\n\
      permissions:\n  contents: read\n  actions: read\n  pull-requests: write\n\
      jobs:\n  gate:\n    runs-on: ubuntu-latest\n    timeout-minutes: 30\n    steps:\n\
-     \x20     - uses: actions/checkout@v5\n        with:\n          persist-credentials: false\n\
-     \x20     - name: toolgate\n        uses: toolgate/toolgate@v0\n        with:\n\
+     \x20     - uses: actions/checkout@fbc6f3992d24b796d5a048ff273f7fcc4a7b6c09 # v5.1.0\n\
+     \x20       with:\n          persist-credentials: false\n\
+     \x20     # OWNER: the account toolgate's action is published under (or `uses: ./` in\n\
+     \x20     # toolgate's own repository, to build it from source).\n\
+     \x20     - name: toolgate\n        uses: OWNER/toolgate@v0.1.0\n        with:\n\
      \x20         # The suite root, relative to the repository (move this file to the\n\
      \x20         # repository's .github/workflows/ if the suite lives in a subdirectory).\n\
      \x20         root: .\n          args: --agent reference\n\

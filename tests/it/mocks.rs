@@ -471,8 +471,15 @@ fn init_writes_a_suite_whose_drafts_load_pass_and_are_listed() {
     assert!(stdout.contains("| invented ids 0 |"), "{stdout}");
     let workflow =
         std::fs::read_to_string(root.join(".github/workflows/toolgate.yml")).expect("reads");
+    // The same action reference and pinned checkout as the README and docs/ci.md.
     assert!(
-        workflow.contains("uses: toolgate/toolgate@v0"),
+        workflow.contains("        uses: OWNER/toolgate@v0.1.0\n"),
+        "{workflow}"
+    );
+    assert!(
+        workflow.contains(
+            "      - uses: actions/checkout@fbc6f3992d24b796d5a048ff273f7fcc4a7b6c09 # v5.1.0\n"
+        ),
         "{workflow}"
     );
 
