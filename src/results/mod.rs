@@ -387,7 +387,18 @@ impl RunReport {
     /// Builds the report from per-run results already in suite order (repetitions of a
     /// scenario together), computing the summary, metrics and confused pairs.
     pub fn from_results(meta: RunMeta, results: Vec<ScenarioResult>) -> RunReport {
-        let metrics = metrics_of(&results);
+        let (summary, metrics) = (Summary::of(&results), metrics_of(&results));
+        RunReport::assemble(meta, results, summary, metrics)
+    }
+
+    /// The report of `meta` with `results` and the aggregates already made of them (the
+    /// confused pairs are derived from `metrics`); no pins.
+    fn assemble(
+        meta: RunMeta,
+        results: Vec<ScenarioResult>,
+        summary: Summary,
+        metrics: MetricsReport,
+    ) -> RunReport {
         RunReport {
             confused_pairs: confused_pairs_of(&metrics),
             schema_version: SCHEMA_VERSION,
@@ -396,7 +407,7 @@ impl RunReport {
             model: meta.model.clone(),
             run: Some(meta),
             pins: None,
-            summary: Summary::of(&results),
+            summary,
             scenarios: results,
             metrics,
         }

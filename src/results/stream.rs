@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result};
 
 use super::pins::Pins;
-use super::{RunMeta, RunReport, ScenarioResult, Summary, confused_pairs_of, grouped};
+use super::{RunMeta, RunReport, ScenarioResult, Summary, grouped};
 use crate::fs::StreamedFile;
 use crate::score::metrics::MetricsReportTally;
 
@@ -93,10 +93,7 @@ impl ResultsStream {
             ..
         } = self;
         summary.finish();
-        let mut report = RunReport::from_results(meta, Vec::new());
-        report.summary = summary;
-        report.metrics = metrics.finish();
-        report.confused_pairs = confused_pairs_of(&report.metrics);
+        let mut report = RunReport::assemble(meta, Vec::new(), summary, metrics.finish());
         report.pins = pins;
         let text = crate::json::pretty(&report);
         let marker = "\n  \"scenarios\": [],\n";

@@ -197,7 +197,7 @@ fn evaluate_expr(
 /// (a comprehension's own variables included: they are only ever used to decide which state
 /// names to bind, where a name too many changes nothing).
 fn identifiers<'a>(expr: &'a IdedExpr, out: &mut Vec<&'a str>) {
-    use cel::common::ast::{EntryExpr, Expr};
+    use cel::common::ast::{EntryExpr, Expr, MapExpr, StructExpr};
     match &expr.expr {
         Expr::Ident(name) => out.push(name),
         Expr::Select(select) => identifiers(&select.operand, out),
@@ -210,20 +210,17 @@ fn identifiers<'a>(expr: &'a IdedExpr, out: &mut Vec<&'a str>) {
             }
         }
         Expr::List(list) => list.elements.iter().for_each(|e| identifiers(e, out)),
-        Expr::Map(map) => map.entries.iter().for_each(|entry| match &entry.expr {
-            EntryExpr::MapEntry(entry) => {
-                identifiers(&entry.key, out);
-                identifiers(&entry.value, out);
+        Expr::Map(MapExpr { entries }) | Expr::Struct(StructExpr { entries, .. }) => {
+            for entry in entries {
+                match &entry.expr {
+                    EntryExpr::MapEntry(entry) => {
+                        identifiers(&entry.key, out);
+                        identifiers(&entry.value, out);
+                    }
+                    EntryExpr::StructField(field) => identifiers(&field.value, out),
+                }
             }
-            EntryExpr::StructField(field) => identifiers(&field.value, out),
-        }),
-        Expr::Struct(object) => object.entries.iter().for_each(|entry| match &entry.expr {
-            EntryExpr::MapEntry(entry) => {
-                identifiers(&entry.key, out);
-                identifiers(&entry.value, out);
-            }
-            EntryExpr::StructField(field) => identifiers(&field.value, out),
-        }),
+        }
         Expr::Comprehension(comprehension) => {
             for part in [
                 &comprehension.iter_range,

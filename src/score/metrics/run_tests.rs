@@ -321,6 +321,30 @@ fn wrong_tool_shows_as_a_confusion_and_as_the_first_divergence() {
 }
 
 #[test]
+fn a_tally_gives_the_same_summary_whatever_order_runs_finish_in() {
+    let scenario = t2_007();
+    let base = measured(&scenario, &[create()], "Done.");
+    let runs: Vec<RunMetrics> = [0.1, 0.2, 0.3]
+        .into_iter()
+        .map(|efficiency| RunMetrics {
+            chain_efficiency: Some(efficiency),
+            ..base.clone()
+        })
+        .collect();
+    let in_order = MetricsSummary::of(&runs);
+    let mut tally = MetricsTally::default();
+    for position in [1, 2, 0] {
+        tally.add(position, &runs[position]);
+    }
+    let out_of_order = tally.finish();
+    assert_eq!(out_of_order, in_order);
+    // Summed in suite order: (0.1 + 0.2) + 0.3, which differs in its last bit from the
+    // finishing order's (0.2 + 0.3) + 0.1.
+    assert_eq!(in_order.chain_efficiency, Some((0.1 + 0.2 + 0.3) / 3.0));
+    assert_ne!((0.1 + 0.2 + 0.3) / 3.0, (0.2 + 0.3 + 0.1) / 3.0);
+}
+
+#[test]
 fn argument_failures_are_classed_as_bfcl_does() {
     let scenario = t2_007();
     let trace = [
