@@ -2,7 +2,7 @@
 //! value), type names and renderings for messages, and pretty files.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// How a number argument is read against its schema's type; set by `scoring.numbers` in
 /// `toolgate.yaml` and recorded in the results.
@@ -126,18 +126,24 @@ pub fn equal_value(expected: &Value, actual: &Value, at: &str) -> Result<(), Str
 pub fn equals_exactly(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
         (Value::Number(e), Value::Number(a)) => numbers_equal(e, a),
-        (Value::Object(e), Value::Object(a)) => {
-            // Keys are unique, so the same count and every expected key present with an
-            // equal value leaves no extra key in `actual`.
-            e.len() == a.len()
-                && e.iter()
-                    .all(|(key, value)| a.get(key).is_some_and(|got| equals_exactly(value, got)))
-        }
+        (Value::Object(e), Value::Object(a)) => maps_equal_exactly(e, a),
         (Value::Array(e), Value::Array(a)) => {
             e.len() == a.len() && e.iter().zip(a).all(|(x, y)| equals_exactly(x, y))
         }
         _ => expected == actual,
     }
+}
+
+/// [`equals_exactly`] for two objects: the same keys, in any order, with equal values.
+pub fn maps_equal_exactly(expected: &Map<String, Value>, actual: &Map<String, Value>) -> bool {
+    // Keys are unique, so the same count and every expected key present with an equal value
+    // leaves no extra key in `actual`.
+    expected.len() == actual.len()
+        && expected.iter().all(|(key, value)| {
+            actual
+                .get(key)
+                .is_some_and(|got| equals_exactly(value, got))
+        })
 }
 
 /// Numbers by value, as [`match_value`] compares them: as integers when both are, else as

@@ -154,17 +154,12 @@ fn is_plain_exact(expected: &ExpectedCall) -> bool {
 }
 
 /// Whether `arguments` is an object with exactly the keys of `wanted`, each value equal to
-/// the wanted one ([`crate::json::equals_exactly`]): what [`matching::check_pair`] decides
-/// for an [`exact_call`], without building its messages.
+/// the wanted one: what [`matching::check_pair`] decides for an [`exact_call`], without
+/// building its messages.
 fn equal_arguments(wanted: &Map<String, Value>, arguments: &Value) -> bool {
-    arguments.as_object().is_some_and(|arguments| {
-        arguments.len() == wanted.len()
-            && wanted.iter().all(|(name, value)| {
-                arguments
-                    .get(name)
-                    .is_some_and(|got| crate::json::equals_exactly(value, got))
-            })
-    })
+    arguments
+        .as_object()
+        .is_some_and(|arguments| crate::json::maps_equal_exactly(wanted, arguments))
 }
 
 /// The size of a maximum matching between `left` and `right` items, where `fits(i, j)` says
