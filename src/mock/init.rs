@@ -330,7 +330,8 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
     out
 }
 
-/// Arguments valid for `schema`: every required property with an example value.
+/// Arguments valid for `schema`: every required property with an example value, then, while
+/// fewer than `minProperties`, the optional ones in schema order.
 pub fn example_arguments(schema: &Value) -> Map<String, Value> {
     let mut args = Map::new();
     let Some(properties) = schema["properties"].as_object() else {
@@ -340,6 +341,15 @@ pub fn example_arguments(schema: &Value) -> Map<String, Value> {
         let Some(name) = name.as_str() else { continue };
         if let Some(property) = properties.get(name) {
             args.insert(name.to_owned(), example_value(property, name));
+        }
+    }
+    let wanted = usize::try_from(schema["minProperties"].as_u64().unwrap_or(0)).unwrap_or(0);
+    for (name, property) in properties {
+        if args.len() >= wanted {
+            break;
+        }
+        if !args.contains_key(name) {
+            args.insert(name.clone(), example_value(property, name));
         }
     }
     args
@@ -358,8 +368,26 @@ fn example_value(schema: &Value, name: &str) -> Value {
         _ => "string",
     };
     match kind {
-        "integer" => json!(schema["minimum"].as_i64().unwrap_or(1).max(1)),
-        "number" => json!(schema["minimum"].as_f64().unwrap_or(1.0).max(1.0)),
+        "integer" => {
+            let low = schema["minimum"].as_i64().or_else(|| {
+                schema["exclusiveMinimum"]
+                    .as_i64()
+                    .map(|n| n.saturating_add(1))
+            });
+            let high = schema["maximum"].as_i64().or_else(|| {
+                schema["exclusiveMaximum"]
+                    .as_i64()
+                    .map(|n| n.saturating_sub(1))
+            });
+            let value = low.unwrap_or(1).max(1);
+            json!(high.map_or(value, |high| value.min(high).max(low.unwrap_or(high))))
+        }
+        "number" => {
+            let low = schema["minimum"].as_f64();
+            let high = schema["maximum"].as_f64();
+            let value = low.unwrap_or(1.0).max(1.0);
+            json!(high.map_or(value, |high| value.min(high).max(low.unwrap_or(high))))
+        }
         "boolean" => json!(true),
         "null" => Value::Null,
         "array" => {
@@ -368,24 +396,52 @@ fn example_value(schema: &Value, name: &str) -> Value {
             Value::Array((0..count).map(|_| item.clone()).collect())
         }
         "object" => Value::Object(example_arguments(schema)),
-        _ => match schema["format"].as_str() {
-            Some("date") => json!("2026-01-15"),
-            Some("date-time") => json!("2026-01-15T09:00:00Z"),
-            Some("email") => json!("user@example.com"),
-            Some("uri" | "url") => json!("https://example.com/"),
-            _ => {
-                if let Some(text) = schema["pattern"].as_str().and_then(|p| sample(p, 0)) {
-                    return Value::String(text);
-                }
-                let min = usize::try_from(schema["minLength"].as_u64().unwrap_or(0)).unwrap_or(0);
-                let mut text = format!("example-{name}");
-                while text.chars().count() < min {
-                    text.push('x');
-                }
-                Value::String(text)
-            }
-        },
+        _ => Value::String(example_string(schema, name)),
     }
+}
+
+/// A string for `schema`: its `format`'s example, or a sample of its `pattern`, padded to
+/// `minLength`. With both, the first of the format's example, the sample, and the sample
+/// behind `user` (an email pattern such as `@corp\.example$`) that the pattern matches.
+fn example_string(schema: &Value, name: &str) -> String {
+    let formatted = match schema["format"].as_str() {
+        Some("date") => Some("2026-01-15"),
+        Some("date-time") => Some("2026-01-15T09:00:00Z"),
+        Some("email") => Some("user@example.com"),
+        Some("uri" | "url") => Some("https://example.com/"),
+        _ => None,
+    };
+    let pattern = schema["pattern"]
+        .as_str()
+        .and_then(|pattern| Some((regex::Regex::new(pattern).ok()?, sample(pattern, 0)?)));
+    let mut text = match (formatted, pattern) {
+        (Some(formatted), None) => formatted.to_owned(),
+        (None, Some((_, sampled))) => sampled,
+        (Some(formatted), Some((pattern, sampled))) => {
+            [formatted.to_owned(), format!("user{sampled}"), sampled]
+                .into_iter()
+                .find(|candidate| pattern.is_match(candidate))
+                .unwrap_or_else(|| formatted.to_owned())
+        }
+        (None, None) => format!("example-{name}"),
+    };
+    let min = usize::try_from(schema["minLength"].as_u64().unwrap_or(0)).unwrap_or(0);
+    if let Some(pattern) = schema["pattern"].as_str() {
+        // Padding could break the pattern: sample it with longer repetitions first.
+        for extra in 1..=64 {
+            if text.chars().count() >= min {
+                break;
+            }
+            let Some(longer) = sample(pattern, extra) else {
+                break;
+            };
+            text = longer;
+        }
+    }
+    while text.chars().count() < min {
+        text.push('x');
+    }
+    text
 }
 
 /// `text` as a YAML double-quoted string (JSON string syntax is valid YAML).
@@ -442,5 +498,48 @@ mod tests {
             Value::Object(example_arguments(&schema)),
             json!({"a": "x", "b": "user@example.com", "c": 5, "d": "AG-0", "e": true})
         );
+    }
+
+    #[test]
+    fn example_arguments_honour_email_patterns_min_properties_and_bounds() {
+        let schema = json!({"type": "object", "required": ["email", "changes", "n", "code"],
+            "properties": {
+                "email": {"type": "string", "format": "email", "pattern": "@corp\\.example$"},
+                "changes": {"type": "object", "minProperties": 2, "properties": {
+                    "name": {"type": "string"}, "size": {"type": "integer", "maximum": 0},
+                    "note": {"type": "string"}}},
+                "n": {"type": "integer", "exclusiveMinimum": 7, "maximum": 9},
+                "code": {"type": "string", "pattern": "^Z[0-9]+$", "minLength": 4}}});
+        assert_eq!(
+            Value::Object(example_arguments(&schema)),
+            json!({"email": "user@corp.example", "changes": {"name": "example-name", "size": 0},
+                "n": 8, "code": "Z000"})
+        );
+    }
+
+    /// Every built-in tool's drafts send arguments its own schema accepts: the happy path's
+    /// and the error case's (the key argument replaced by the missing value).
+    #[test]
+    fn drafts_for_every_builtin_tool_pass_its_schema() {
+        let catalog = crate::catalog::Catalog::builtin();
+        let tools = crate::harness::ToolSet::new(&catalog).expect("compiles");
+        let mut broken = Vec::new();
+        for definition in catalog.definitions() {
+            let name = definition["name"].as_str().expect("a name");
+            let happy = example_arguments(&definition["inputSchema"]);
+            let mut calls = vec![("happy", happy.clone())];
+            if let Some((key, value)) = missing_argument(definition) {
+                let mut missing = happy;
+                missing.insert(key, Value::String(value));
+                calls.push(("error", missing));
+            }
+            for (case, arguments) in calls {
+                let check = tools.check(name, &arguments).expect("a catalog tool");
+                if check.refusal.is_some() || !check.violations.is_empty() {
+                    broken.push(format!("{name} {case}: {:?}", check.refusal));
+                }
+            }
+        }
+        assert_eq!(broken, Vec::<String>::new());
     }
 }

@@ -512,6 +512,44 @@ fn init_writes_a_suite_whose_drafts_load_pass_and_are_listed() {
     );
 }
 
+/// The built-in catalog has an email `pattern` and an object with `minProperties`; a lock of
+/// it must still give drafts the reference agent passes, and so a first baseline.
+#[test]
+fn init_from_a_lock_of_the_builtin_catalog_writes_drafts_that_all_pass() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let lock = dir.path().join("lock.json");
+    let mut snapshot = toolgate();
+    snapshot.args(["snapshot", "--lock"]).arg(&lock);
+    let (code, stdout, stderr) = output(snapshot);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let root = dir.path().join("suite");
+    let mut command = toolgate();
+    command
+        .args(["init", "--from-lock"])
+        .arg(&lock)
+        .arg("--dir")
+        .arg(&root);
+    let (code, stdout, stderr) = output(command);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "wrote {} (the reference agent passed every scenario)\n",
+            root.join("baseline.json").display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("129 draft scenarios for 43 tools;"),
+        "{stdout}"
+    );
+    let happy = std::fs::read_to_string(root.join("scenarios/admin_create_user-happy.yaml"))
+        .expect("reads");
+    assert!(
+        happy.contains("\"email\":\"user@toolgate.example\""),
+        "{happy}"
+    );
+}
+
 #[test]
 fn the_published_schema_accepts_the_example_and_rejects_a_broken_rule() {
     let schema: Value = serde_json::from_str(
