@@ -522,7 +522,7 @@ mod tests {
     #[test]
     fn drafts_for_every_builtin_tool_pass_its_schema() {
         let catalog = crate::catalog::Catalog::builtin();
-        let tools = crate::harness::ToolSet::new(&catalog).expect("compiles");
+        let tools = crate::harness::ToolSet::new(catalog).expect("compiles");
         let mut broken = Vec::new();
         for definition in catalog.definitions() {
             let name = definition["name"].as_str().expect("a name");
