@@ -362,6 +362,10 @@ pub struct GateArgs {
     /// Largest allowed drop of the overall pass rate, in percentage points [default: 3].
     #[arg(long, value_parser = parse_tolerance, env = "TOOLGATE_TOLERANCE")]
     pub tolerance: Option<f64>,
+    /// Lowest overall pass rate that passes, in percent (0..=100), with or without a baseline;
+    /// errored runs are left out [default: no floor].
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent, env = "TOOLGATE_MIN_PASS_RATE")]
+    pub min_pass_rate: Option<f64>,
     /// Directory for the output set: `results.json`, `trace.jsonl`, `report.md`,
     /// `junit.xml`, `verdict.json` (and `judge.jsonl` with a judge).
     #[arg(long, default_value = "toolgate-out")]
@@ -646,6 +650,13 @@ fn parse_alpha(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(alpha) if alpha > 0.0 && alpha < 1.0 => Ok(alpha),
         _ => Err(format!("`{text}` is not a significance level in (0, 1)")),
+    }
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    match text.trim_end_matches('%').parse::<f64>() {
+        Ok(percent) if (0.0..=100.0).contains(&percent) => Ok(percent),
+        _ => Err(format!("`{text}` is not a percentage in 0..=100")),
     }
 }
 

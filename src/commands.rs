@@ -266,7 +266,15 @@ fn gate_command(args: &GateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Re
         writeln!(out, "results: {}", args.out.join("results.json").display())?;
         return Ok(Exit::Pass);
     }
-    gating::judge(args, settings.tolerance, &report, inputs, out, err)
+    gating::judge(
+        args,
+        settings.tolerance,
+        settings.min_pass_rate,
+        &report,
+        inputs,
+        out,
+        err,
+    )
 }
 
 /// Runs the selected scenarios (or this job's shard of them) and writes `results.json`,

@@ -56,6 +56,8 @@ pub struct ConfigFile {
     pub recordings: Option<PathBuf>,
     /// Largest allowed drop of the pass rate, in percentage points (0..=100).
     pub tolerance: Option<f64>,
+    /// Lowest overall pass rate that passes, in percent (0..=100).
+    pub min_pass_rate: Option<f64>,
     /// Runs per scenario (k of pass^k).
     pub repeat: Option<u32>,
     /// Scenario runs at the same time.
@@ -175,6 +177,8 @@ pub struct Settings {
     pub recordings: Option<PathBuf>,
     /// Tolerance band in percentage points (default 3).
     pub tolerance: f64,
+    /// The pass-rate floor in percent (0..=100); `None`: no floor (the default).
+    pub min_pass_rate: Option<f64>,
     /// Runs per scenario, at least 1 (default 1).
     pub repeat: u32,
     /// Scenario runs at the same time, at least 1 (default [`defaults::CONCURRENCY`]).
@@ -233,6 +237,15 @@ impl Settings {
                 in_file("tolerance")
             );
         }
+        let min_pass_rate = args.min_pass_rate.or(file.min_pass_rate);
+        if let Some(percent) = min_pass_rate
+            && !(0.0..=100.0).contains(&percent)
+        {
+            bail!(
+                "{}: {percent} is not a percentage in 0..=100",
+                in_file("min_pass_rate")
+            );
+        }
         let settings = Settings {
             agent: args.agent.or(file.agent).unwrap_or(AgentKind::Reference),
             model: args.model.clone().or_else(|| file.model.clone()),
@@ -255,6 +268,7 @@ impl Settings {
                 .clone()
                 .or_else(|| file.recordings.as_ref().map(relative)),
             tolerance,
+            min_pass_rate,
             repeat: args.repeat.or(file.repeat).unwrap_or(1),
             concurrency: args
                 .concurrency
@@ -372,7 +386,8 @@ mod tests {
     fn flags_win_over_the_file_which_wins_over_defaults() {
         let file = file(
             "agent: openai\nmodel: gpt-file\nrepeat: 3\nconcurrency: 2\ntimeout: 90s\n\
-             temperature: 0.5\nseed: 9\nsystem_prompt: Be brief.\ntolerance: 5\n",
+             temperature: 0.5\nseed: 9\nsystem_prompt: Be brief.\ntolerance: 5\n\
+             min_pass_rate: 90\n",
         );
         let settings = Settings::resolve(
             &args(&["--model", "gpt-flag", "--repeat", "5"]),
@@ -389,7 +404,11 @@ mod tests {
         assert_eq!(settings.seed, Some(9));
         assert_eq!(settings.system_prompt.as_deref(), Some("Be brief."));
         assert_eq!(settings.tolerance, 5.0);
+        assert_eq!(settings.min_pass_rate, Some(90.0));
         assert_eq!(settings.max_turns, 12);
+        let floor = Settings::resolve(&args(&["--min-pass-rate", "97.5%"]), &file, Path::new(PATH))
+            .expect("valid");
+        assert_eq!(floor.min_pass_rate, Some(97.5));
 
         let defaults =
             Settings::resolve(&args(&[]), &ConfigFile::default(), Path::new(PATH)).expect("valid");
@@ -397,6 +416,7 @@ mod tests {
         assert_eq!(defaults.repeat, 1);
         assert_eq!(defaults.concurrency, crate::defaults::CONCURRENCY);
         assert_eq!(defaults.timeout, Duration::from_secs(300));
+        assert_eq!(defaults.min_pass_rate, None);
     }
 
     #[test]

@@ -84,6 +84,7 @@ pub(super) fn clear_outputs(dir: &Path, keep_results: bool) -> Result<()> {
 pub(super) fn judge(
     args: &GateArgs,
     tolerance_points: f64,
+    min_pass_rate: Option<f64>,
     report: &RunReport,
     inputs: JudgeInputs,
     out: &mut dyn Write,
@@ -98,6 +99,7 @@ pub(super) fn judge(
     let policy = Policy {
         tolerance_points,
         alpha: args.ci.alpha,
+        min_pass_rate,
         quarantine,
         now,
     };

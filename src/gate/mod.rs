@@ -38,6 +38,9 @@ pub struct Policy {
     pub tolerance_points: f64,
     /// Significance level of the one-sided regression test, in 0.0..1.0 (default 0.05).
     pub alpha: f64,
+    /// The lowest overall pass rate that passes, in percent (0..=100), with or without a
+    /// baseline; errored runs are left out, as in every pass rate. `None`: no floor.
+    pub min_pass_rate: Option<f64>,
     /// The quarantine list (Tier 5 exemptions).
     pub quarantine: Vec<QuarantineEntry>,
     /// The time quarantine expiry is judged at.
@@ -49,6 +52,7 @@ impl Default for Policy {
         Policy {
             tolerance_points: 3.0,
             alpha: 0.05,
+            min_pass_rate: None,
             quarantine: Vec::new(),
             now: SystemTime::now(),
         }

@@ -35,25 +35,61 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
         ));
     }
 
+    let failed_below_tier_5 = current
+        .scenarios
+        .iter()
+        .filter(|r| r.tier != 5 && r.outcome == Outcome::Fail)
+        .count();
     let rates = match baseline {
         None => {
-            verdict
-                .notes
-                .push("no baseline: only the Tier 5 rule applies".to_string());
+            verdict.notes.push(match policy.min_pass_rate {
+                Some(_) => {
+                    "no baseline: only the Tier 5 rule and the pass-rate floor apply".to_string()
+                }
+                None if failed_below_tier_5 > 0 => format!(
+                    "no baseline: only the Tier 5 rule applies, so failures outside Tier 5 \
+                     ({failed_below_tier_5}) do not block (set a floor with --min-pass-rate, or \
+                     keep this run's results.json as the baseline)"
+                ),
+                None => "no baseline: only the Tier 5 rule applies".to_string(),
+            });
             RateFinding::WithinBand
         }
         Some(baseline) => compare(current, baseline, policy, &mut verdict),
     };
     let tier_5_blocks = tier_5(current, baseline, policy, &mut verdict);
     let unrecorded = not_recorded(current, &mut verdict);
+    let below_floor = below_floor(current, policy, &mut verdict);
 
     verdict.decision = match rates {
-        _ if tier_5_blocks || unrecorded => Decision::Fail,
+        _ if tier_5_blocks || unrecorded || below_floor => Decision::Fail,
         RateFinding::Regression => Decision::Fail,
         RateFinding::Inconclusive => Decision::Inconclusive,
         RateFinding::WithinBand => Decision::Pass,
     };
     verdict
+}
+
+/// Whether the overall pass rate is under `policy.min_pass_rate` (an absolute floor, as
+/// promptfoo's pass-rate threshold); pushes the reason when it is.
+fn below_floor(current: &RunReport, policy: &Policy, verdict: &mut Verdict) -> bool {
+    let (Some(floor), Some(rate)) = (policy.min_pass_rate, current.summary.overall.pass_rate())
+    else {
+        return false;
+    };
+    let overall = current.summary.overall;
+    // Compared in runs, not in rounded percent: 9 of 10 against a 90% floor passes.
+    let needed = floor / 100.0 * (overall.passed + overall.failed) as f64;
+    if overall.passed as f64 + 1e-9 >= needed {
+        return false;
+    }
+    verdict.reasons.push(format!(
+        "pass rate {:.1}% ({}/{}) is below the {floor}% floor (--min-pass-rate)",
+        rate * 100.0,
+        overall.passed,
+        overall.passed + overall.failed
+    ));
+    true
 }
 
 /// The prefix of the error of a replayed run whose agent made a call its cassette does not

@@ -366,6 +366,51 @@ fn a_missing_baseline_leaves_only_the_tier_5_rule() {
 }
 
 #[test]
+fn without_a_baseline_failures_are_counted_and_a_pass_rate_floor_can_block() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let results = one_failure(dir.path());
+    let none = arg(dir.path(), "none.json");
+    let out = arg(dir.path(), "out");
+    let base = [
+        "gate",
+        "--results",
+        &results,
+        "--baseline",
+        &none,
+        "--out",
+        &out,
+    ];
+    let (code, stdout, stderr) = run(&base);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("\nverdict: PASS\n  note: no baseline: only the Tier 5 rule applies, so failures outside Tier 5 (2) do not block (set a floor with --min-pass-rate, or keep this run's results.json as the baseline)\n"),
+        "{stdout}"
+    );
+    // 76 of 78 is 97.4%: a 97% floor holds, a 98% one blocks.
+    let (code, stdout, stderr) = run(&[&base[..], &["--min-pass-rate", "97"]].concat());
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (code, stdout, stderr) = run(&[&base[..], &["--min-pass-rate", "98"]].concat());
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "\nverdict: FAIL\n  - pass rate 97.4% (76/78) is below the 98% floor (--min-pass-rate)\n  \
+             note: no baseline: only the Tier 5 rule and the pass-rate floor apply\n"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        json(&dir.path().join("out/verdict.json"))["decision"],
+        "fail"
+    );
+    let (code, _, stderr) = run(&[&base[..], &["--min-pass-rate", "101"]].concat());
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("`101` is not a percentage in 0..=100"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn an_expired_quarantine_is_an_error_only_when_too_far_ahead() {
     let dir = tempfile::tempdir().expect("temp dir");
     let full = full_run(dir.path()).display().to_string();

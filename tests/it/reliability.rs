@@ -502,6 +502,14 @@ fn config_cases() -> Vec<Case> {
             &format!("{c}tolerance: -1 is not a number of points in 0..=100"),
         ),
         case(
+            "pass-rate floor above 100",
+            C,
+            "min_pass_rate: 100.5",
+            GATE,
+            2,
+            &format!("{c}min_pass_rate: 100.5 is not a percentage in 0..=100"),
+        ),
+        case(
             "two system prompts",
             C,
             "system_prompt: a\nsystem_prompt_file: p.txt",

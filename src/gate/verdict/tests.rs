@@ -232,8 +232,65 @@ fn passes_without_a_baseline_when_tier_5_holds() {
     assert_eq!(verdict.decision, Decision::Pass);
     assert_eq!(
         verdict.notes,
-        vec!["no baseline: only the Tier 5 rule applies"]
+        vec![
+            "no baseline: only the Tier 5 rule applies, so failures outside Tier 5 (1) do not block (set a floor with --min-pass-rate, or keep this run's results.json as the baseline)"
+        ]
     );
+}
+
+#[test]
+fn the_pass_rate_floor_blocks_with_or_without_a_baseline() {
+    let ids = ids(10);
+    let floor = |percent| Policy {
+        min_pass_rate: Some(percent),
+        ..policy()
+    };
+    // 9 of 10 is exactly a 90% floor: it holds (counted in runs, no rounding).
+    let verdict = decide(&suite(&ids, 1), None, &floor(90.0));
+    assert_eq!(verdict.decision, Decision::Pass);
+    assert_eq!(verdict.reasons, Vec::<String>::new());
+    assert_eq!(
+        verdict.notes,
+        vec!["no baseline: only the Tier 5 rule and the pass-rate floor apply"]
+    );
+    let verdict = decide(&suite(&ids, 2), None, &floor(90.0));
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        vec!["pass rate 80.0% (8/10) is below the 90% floor (--min-pass-rate)"]
+    );
+    // Within the band of a baseline that passed 8 of 10 too, but under the floor.
+    let mut base = stable_baseline(&ids, 7);
+    for scenario in base.scenarios.iter_mut().take(2) {
+        scenario.passed = 0;
+        scenario.failed = 7;
+    }
+    let verdict = decide(&suite(&ids, 2), Some(&base), &floor(95.5));
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        vec!["pass rate 80.0% (8/10) is below the 95.5% floor (--min-pass-rate)"]
+    );
+    assert_eq!(
+        decide(&suite(&ids, 2), Some(&base), &policy()).decision,
+        Decision::Pass
+    );
+}
+
+#[test]
+fn errored_runs_are_left_out_of_the_floor() {
+    let current = report(&[
+        ("T1-001", 1, Outcome::Pass),
+        ("T1-002", 1, Outcome::Pass),
+        ("T1-003", 1, Outcome::Errored),
+    ]);
+    let policy = Policy {
+        min_pass_rate: Some(100.0),
+        ..policy()
+    };
+    let verdict = decide(&current, None, &policy);
+    assert_eq!(verdict.decision, Decision::Pass);
+    assert_eq!(verdict.reasons, Vec::<String>::new());
 }
 
 fn quarantine_list(expires: &str) -> Vec<crate::gate::QuarantineEntry> {
