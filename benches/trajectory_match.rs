@@ -9,7 +9,7 @@
 //! expected calls and the trace are inside the timed loop. `--once` times one pass of the
 //! first kind only (the whole-process run). Prints one line per mode:
 //! `mode per_second seconds cpu_per_second cpu_seconds strings_per_second strings_cpu_per_second`
-//! (CPU time from /proc/self/schedstat; the strings figures are `-` with `--once`), and writes
+//! (CPU time from `CLOCK_THREAD_CPUTIME_ID`; the strings figures are `-` with `--once`), and writes
 //! the verdicts as JSON, `{"strict": [true, ...], ...}` in case order (default
 //! target/bench/toolgate_verdicts.json).
 #![expect(clippy::print_stdout, reason = "a bench reports its figures on stdout")]
@@ -75,12 +75,13 @@ fn trace(calls: &[RawCall]) -> Vec<CallRecord> {
         .collect()
 }
 
-/// Nanoseconds this thread has run on a CPU, from /proc/self/schedstat (0 where missing).
+/// Nanoseconds this thread has run on a CPU (`CLOCK_THREAD_CPUTIME_ID`, exact, where
+/// /proc/self/schedstat moves only at scheduler ticks); 0 where the clock is missing.
 fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/self/schedstat")
-        .ok()
-        .and_then(|text| text.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).map_or(0, |time| {
+        u64::try_from(time.tv_sec()).unwrap_or(0) * 1_000_000_000
+            + u64::try_from(time.tv_nsec()).unwrap_or(0)
+    })
 }
 
 /// Runs `pass` `repeat` times; the median wall and CPU seconds, and the last pass's verdicts.
