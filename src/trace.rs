@@ -215,6 +215,12 @@ pub struct CallRecord {
     /// call arrived; empty for valid arguments, an unknown tool or an invalid call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
+    /// Whether `unknown_tool` and `violations` were decided against a catalog: always for a
+    /// call the harness served; for the relay proxy only once the server's whole tools/list
+    /// (every page) has been read and compiled; never for a recorded or imported call, whose
+    /// two fields then say nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checked: bool,
     /// What the agent's parser noticed about the call (repairs, a duplicate id, possible
     /// truncation), in the order noticed; empty for a clean call or an agent without a parser.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -257,6 +263,7 @@ impl CallRecord {
             refused: false,
             unknown_tool: false,
             violations: Vec::new(),
+            checked: false,
             notes: Vec::new(),
             output_violations: Vec::new(),
             unmatched: false,
@@ -353,6 +360,10 @@ pub struct TraceLine {
     /// See [`CallRecord::violations`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<Violation>,
+    /// See [`CallRecord::checked`]; absent (false) in hand-written recordings and in lines
+    /// written before the field existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checked: bool,
     /// See [`CallRecord::notes`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<CallNote>,
@@ -385,6 +396,7 @@ impl TraceLine {
             refused: call.refused,
             unknown_tool: call.unknown_tool,
             violations: call.violations.clone(),
+            checked: call.checked,
             notes: call.notes.clone(),
             output_violations: call.output_violations.clone(),
             unmatched: call.unmatched,
@@ -420,6 +432,7 @@ impl TraceLine {
             refused: false,
             unknown_tool: false,
             violations: Vec::new(),
+            checked: false,
             notes: Vec::new(),
             output_violations: Vec::new(),
             unmatched: false,
@@ -455,6 +468,7 @@ mod tests {
                 pointer: "/contact_id".into(),
                 message: "bad".into(),
             }],
+            checked: true,
             notes: vec![CallNote::DuplicateId],
             output_violations: Vec::new(),
             unmatched: false,
@@ -467,7 +481,7 @@ mod tests {
         let text = line.render();
         assert_eq!(
             text,
-            r#"{"schema_version":1,"scenario":"T1-001","repeat":1,"tool":"crm_get_contact","arguments":{"contact_id":"C-001"},"turn":2,"index":0,"outcome":"tool_error","error":"`/contact_id`: bad","fault":"rate_limit","duration_us":12,"refused":true,"violations":[{"class":"type_error","pointer":"/contact_id","message":"bad"}],"notes":["duplicate_id"]}"#
+            r#"{"schema_version":1,"scenario":"T1-001","repeat":1,"tool":"crm_get_contact","arguments":{"contact_id":"C-001"},"turn":2,"index":0,"outcome":"tool_error","error":"`/contact_id`: bad","fault":"rate_limit","duration_us":12,"refused":true,"violations":[{"class":"type_error","pointer":"/contact_id","message":"bad"}],"checked":true,"notes":["duplicate_id"]}"#
         );
         let read: TraceLine = serde_json::from_str(&text).expect("the line reads back");
         assert_eq!(read, line);

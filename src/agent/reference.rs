@@ -58,6 +58,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
                 turn,
                 refused: false,
                 unknown_tool: false,
+                checked: false,
                 violations: Vec::new(),
                 notes: Vec::new(),
                 output_violations: Vec::new(),

@@ -104,13 +104,17 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
     Ok(Exit::Pass)
 }
 
-/// Scores one trajectory, its calls first annotated against `tools` when given.
+/// Scores one trajectory, its calls first annotated against `tools` when given. Without
+/// `tools`, the catalog checks still decide when every call was already checked against the
+/// catalog it was made with (a toolgate trace, whose lines say `checked`); otherwise they are
+/// inconclusive.
 fn score_one(trajectory: &mut Trajectory, tools: Option<&ToolSet>) -> TraceScore {
     if let Some(tools) = tools {
         for call in &mut trajectory.calls {
             tools.annotate(call);
         }
     }
+    let checked = !trajectory.calls.is_empty() && trajectory.calls.iter().all(|c| c.checked);
     score_trace(&TraceView {
         trace_id: &trajectory.trace_id,
         prompt: trajectory.prompt.as_deref(),
@@ -119,7 +123,7 @@ fn score_one(trajectory: &mut Trajectory, tools: Option<&ToolSet>) -> TraceScore
         has_results: trajectory.has.results,
         has_outcomes: trajectory.has.outcomes,
         has_durations: trajectory.has.durations,
-        has_catalog: tools.is_some(),
+        has_catalog: tools.is_some() || checked,
     })
 }
 

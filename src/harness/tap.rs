@@ -108,6 +108,9 @@ struct Pending {
 /// Reads the copies until both directions closed, pairing requests with answers.
 fn read_copies(copies: &mpsc::Receiver<Seen>, observer: &Observer) {
     let mut tools: Option<ToolSet> = None;
+    // Whether `tools` holds every page of the last listing: a call checked against the first
+    // page alone could name a tool of a later page and read as unknown.
+    let mut complete = false;
     // Open tools/list requests: their id, and whether each asks for a first page (no cursor),
     // whose answer starts the catalog afresh (a client may list again after a change).
     let mut listing: Vec<(String, bool)> = Vec::new();
@@ -163,9 +166,13 @@ fn read_copies(copies: &mpsc::Receiver<Seen>, observer: &Observer) {
                         // A listing whose schemas do not compile leaves calls unchecked,
                         // as without a catalog (the lint reports such schemas).
                         tools = ToolSet::from_definitions(definitions).ok();
+                        complete = message["result"]
+                            .get("nextCursor")
+                            .is_none_or(Value::is_null);
                     }
                 } else if let Some(call) = pending.remove(&id) {
-                    let record = record(index, call, &message, at, tools.as_ref());
+                    let catalog = tools.as_ref().filter(|_| complete);
+                    let record = record(index, call, &message, at, catalog);
                     index += 1;
                     observer(&record);
                 }
@@ -334,5 +341,68 @@ mod tests {
             Some("JSON-RPC error -32602: unknown tool")
         );
         assert_eq!(records[1].error.as_deref(), Some("bad n"));
+        assert!(records.iter().all(|r| r.checked));
+    }
+
+    /// A call answered before any listing, or while only the first page of a paginated
+    /// listing is known, is not checked: its `unknown_tool` and violations say nothing.
+    #[test]
+    fn calls_are_checked_only_against_a_whole_listing() {
+        let call = |id: u32, name: &str| {
+            [
+                (
+                    true,
+                    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": {"n": "one"}}}),
+                ),
+                (
+                    false,
+                    json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}),
+                ),
+            ]
+        };
+        let mut first_page = tools(&["a"]);
+        first_page["nextCursor"] = json!("page-2");
+        let mut lines = Vec::new();
+        lines.extend(call(1, "b"));
+        lines.push((
+            true,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        ));
+        lines.push((
+            false,
+            json!({"jsonrpc": "2.0", "id": 2, "result": first_page}),
+        ));
+        lines.extend(call(3, "b"));
+        lines.push((
+            true,
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"cursor": "page-2"}}),
+        ));
+        lines.push((
+            false,
+            json!({"jsonrpc": "2.0", "id": 4, "result": tools(&["b"])}),
+        ));
+        lines.extend(call(5, "b"));
+        lines.extend(call(6, "c"));
+        let records = copies(&lines);
+        let summary: Vec<(&str, bool, bool, usize)> = records
+            .iter()
+            .map(|r| {
+                (
+                    r.tool.as_str(),
+                    r.checked,
+                    r.unknown_tool,
+                    r.violations.len(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("b", false, false, 0),
+                ("b", false, false, 0),
+                ("b", true, false, 1),
+                ("c", true, true, 0),
+            ]
+        );
     }
 }

@@ -206,8 +206,10 @@ impl ToolSet {
     }
 
     /// Fills `record.unknown_tool` and `record.violations` from this catalog, as the harness
-    /// does when the call arrives. Invalid calls (unusable arguments) get no violations.
+    /// does when the call arrives, and marks the record `checked`. Invalid calls (unusable
+    /// arguments) get no violations.
     pub fn annotate(&self, record: &mut CallRecord) {
+        record.checked = true;
         record.unknown_tool = !self.offers(&record.tool);
         record.violations = match (&record.arguments, record.invalid) {
             (Value::Object(arguments), None) => self

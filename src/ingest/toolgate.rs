@@ -75,6 +75,7 @@ pub(super) fn push(pending: &mut Option<Run>, line: TraceLine) -> Option<Traject
         record.refused = line.refused;
         record.unknown_tool = line.unknown_tool;
         record.violations = line.violations;
+        record.checked = line.checked;
         record.notes = line.notes;
         record.output_violations = line.output_violations;
         record.unmatched = line.unmatched;

@@ -40,6 +40,7 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         turn: index as u32 + 1,
         refused: false,
         unknown_tool: false,
+        checked: false,
         violations: Vec::new(),
         notes: Vec::new(),
         output_violations: Vec::new(),

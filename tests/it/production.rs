@@ -198,6 +198,84 @@ async fn openai_message_logs_from_the_openai_client_leave_unknowable_checks_inco
 }
 
 #[test]
+fn a_toolgate_trace_keeps_the_catalog_checks_recorded_for_its_calls_when_no_catalog_is_given() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let traces = dir.path().join("trace.jsonl");
+    let lines = [
+        // Checked when the call arrived (the harness, or the proxy after the whole listing).
+        serde_json::json!({"scenario": "S-1", "tool": "crm_search_contacts",
+            "arguments": {"limit": "ten"}, "outcome": "tool_error", "refused": true,
+            "error": "invalid arguments", "checked": true,
+            "violations": [{"class": "type_error", "pointer": "/limit",
+                            "message": "\"ten\" is not of type \"integer\""}]}),
+        serde_json::json!({"scenario": "S-2", "tool": "crm_find_everything",
+            "arguments": {}, "outcome": "protocol_error", "error": "unknown tool",
+            "unknown_tool": true, "checked": true}),
+        serde_json::json!({"scenario": "S-3", "tool": "crm_search_contacts",
+            "arguments": {"limit": 5}, "outcome": "success", "result": {"contacts": []},
+            "checked": true}),
+        // The proxy before it had the server's tools/list: an outcome, but never checked.
+        serde_json::json!({"scenario": "S-4", "tool": "crm_find_everything",
+            "arguments": {}, "outcome": "success", "result": {}}),
+        // One of two calls unchecked: the trajectory's catalog checks cannot decide.
+        serde_json::json!({"scenario": "S-5", "tool": "crm_search_contacts",
+            "arguments": {"limit": 5}, "outcome": "success", "result": {}, "checked": true}),
+        serde_json::json!({"scenario": "S-5", "tool": "crm_find_everything",
+            "arguments": {}, "outcome": "success", "result": {}}),
+        // Written by hand.
+        serde_json::json!({"scenario": "S-6", "tool": "crm_find_everything", "arguments": {}}),
+    ];
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(&traces, text).expect("writes");
+    let (_, summary, scores) = score(&traces, "toolgate", &dir.path().join("out"), &[]);
+    let check = |index: usize, kind: &str| -> (String, String) {
+        let check = scores[index]["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .find(|c| c["kind"] == kind)
+            .unwrap_or_else(|| panic!("{kind} in {}", scores[index]));
+        (
+            check["verdict"].as_str().expect("verdict").to_owned(),
+            check["detail"].as_str().unwrap_or("").to_owned(),
+        )
+    };
+    assert_eq!(
+        check(0, "arguments_valid"),
+        (
+            "fail".to_owned(),
+            "call 1 `crm_search_contacts`: `/limit`: \"ten\" is not of type \"integer\"".to_owned()
+        )
+    );
+    assert_eq!(check(0, "known_tools").0, "pass");
+    assert_eq!(
+        check(1, "known_tools"),
+        (
+            "fail".to_owned(),
+            "call 1 `crm_find_everything`: not in the catalog".to_owned()
+        )
+    );
+    assert_eq!(check(2, "known_tools").0, "pass");
+    assert_eq!(check(2, "arguments_valid").0, "pass");
+    for unchecked in [3, 4, 5] {
+        assert_eq!(
+            check(unchecked, "known_tools").0,
+            "inconclusive",
+            "{unchecked}"
+        );
+        assert_eq!(
+            check(unchecked, "arguments_valid").0,
+            "inconclusive",
+            "{unchecked}"
+        );
+    }
+    assert_eq!(summary["checks"]["known_tools"]["failed"], 1);
+    assert_eq!(summary["checks"]["known_tools"]["inconclusive"], 3);
+    assert_eq!(summary["checks"]["arguments_valid"]["failed"], 1);
+    assert_eq!(summary["checks"]["arguments_valid"]["inconclusive"], 3);
+}
+
+#[test]
 fn a_sample_is_reproducible_from_its_seed_and_a_bad_line_names_the_file_and_line() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let traces = dir.path().join("trace.jsonl");
@@ -340,6 +418,22 @@ fn gate_runs_exported_as_genai_spans_score_again_as_production_traces() {
     assert_eq!(summary["checks"]["known_tools"]["inconclusive"], 0);
     // The smoke set retries through injected faults: a retry after a failure is no loop.
     assert_eq!(summary["checks"]["no_loops"]["failed"], 0);
+
+    // The gate's own trace.jsonl needs no catalog: the harness checked every call it served.
+    let (_, summary, _) = score(
+        &out.join("trace.jsonl"),
+        "toolgate",
+        &dir.path().join("score-trace"),
+        &[],
+    );
+    let without_calls = summary["trajectories"].as_u64().expect("a count") - runs_with_calls;
+    for kind in ["known_tools", "arguments_valid"] {
+        let counts = &summary["checks"][kind];
+        assert_eq!(counts["passed"], runs_with_calls, "{kind}: {counts}");
+        assert_eq!(counts["failed"], 0, "{kind}: {counts}");
+        // A run without a call has nothing to check against the catalog.
+        assert_eq!(counts["inconclusive"], without_calls, "{kind}: {counts}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

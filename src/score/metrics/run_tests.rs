@@ -33,6 +33,7 @@ fn ok(index: usize, tool: &str, arguments: Value, result: Value) -> CallRecord {
         turn: index as u32 + 1,
         refused: false,
         unknown_tool: false,
+        checked: false,
         violations: Vec::new(),
         notes: Vec::new(),
         output_violations: Vec::new(),
