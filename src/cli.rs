@@ -125,7 +125,7 @@ pub struct VerifyArgs {
     /// scenario.
     #[arg(long)]
     pub mutants: bool,
-    /// List every surviving mutant, not only the per-scenario counts.
+    /// List every surviving mutant, not only the per-scenario counts, and every draft.
     #[arg(long)]
     pub verbose: bool,
 }

@@ -64,6 +64,23 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
     }
 }
 
+/// How many draft ids a summary line names before it says how many more there are (a suite
+/// `init` wrote for a large catalog has hundreds).
+const DRAFTS_SHOWN: usize = 10;
+
+/// The first `shown` of `names`, comma-separated, and how many are left out:
+/// `a, b, ... and 3 more`.
+fn first_names(names: &[&str], shown: usize) -> String {
+    if names.len() <= shown {
+        return names.join(", ");
+    }
+    format!(
+        "{}, ... and {} more",
+        names[..shown].join(", "),
+        names.len() - shown
+    )
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -105,7 +122,7 @@ fn validate_command(args: &ValidateArgs, out: &mut dyn Write) -> Result<Exit> {
             out,
             "{} drafts still to finish (`draft: true`): {}",
             drafts.len(),
-            drafts.join(", ")
+            first_names(&drafts, DRAFTS_SHOWN)
         )?;
     }
     if !loaded.servers.is_empty() {
@@ -971,7 +988,11 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
             "{} of {} scenarios are drafts still to finish (`draft: true`): {}",
             drafts.len(),
             scenarios.len(),
-            drafts.join(", ")
+            if args.verbose {
+                drafts.join(", ")
+            } else {
+                first_names(&drafts, DRAFTS_SHOWN)
+            }
         )?;
     }
     let mut holds = failing.is_empty();

@@ -151,9 +151,12 @@ pub(super) fn snapshot_command(args: &SnapshotArgs, out: &mut dyn Write) -> Resu
     write_atomic(&args.lock, lock.render().as_bytes())?;
     writeln!(
         out,
-        "locked {} tools from {} servers in `{}`",
+        "locked {} tools from {} in `{}`",
         lock.tools.len(),
-        catalog.servers.len(),
+        match catalog.servers.len() {
+            1 => "1 server".to_owned(),
+            n => format!("{n} servers"),
+        },
         args.lock.display()
     )?;
     Ok(Exit::Pass)

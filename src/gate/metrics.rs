@@ -14,7 +14,8 @@ use crate::score::{CheckKind, Outcome};
 pub struct Metrics {
     /// Share of `tool_selection` checks that held, in 0.0..=1.0.
     pub selection: Option<f64>,
-    /// Share of argument checks (`args_match`, `args_forbid`, `args_from_prior`) that held.
+    /// Share of argument checks (`args_schema`, `args_match`, `args_forbid`,
+    /// `args_from_prior`) that held, in 0.0..=1.0.
     pub arguments: Option<f64>,
     /// Mean tool calls per judged scenario run (lower is more efficient).
     pub calls_per_run: Option<f64>,
@@ -49,6 +50,7 @@ impl Metrics {
         Metrics {
             selection: checks(&[CheckKind::ToolSelection, CheckKind::UnknownTool]),
             arguments: checks(&[
+                CheckKind::ArgsSchema,
                 CheckKind::ArgsMatch,
                 CheckKind::ArgsForbid,
                 CheckKind::ArgsFromPrior,
@@ -78,5 +80,44 @@ impl Metrics {
             calls_per_run: mean(|m| m.calls_per_run),
             degraded: mean(|m| m.degraded),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::Check;
+
+    /// A check of `kind` that held or not.
+    fn check(kind: CheckKind, passed: bool) -> Check {
+        Check {
+            kind,
+            subject: "expected_calls[0]".into(),
+            passed,
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn argument_checks_count_schema_validity_with_the_expected_values() {
+        let mut report = super::super::verdict::tests::report(&[
+            ("T1-001", 1, Outcome::Pass),
+            ("T1-002", 1, Outcome::Fail),
+        ]);
+        report.scenarios[0].checks = vec![
+            check(CheckKind::ToolSelection, true),
+            check(CheckKind::ArgsSchema, true),
+            check(CheckKind::ArgsMatch, true),
+        ];
+        // The value the scenario expects was sent, but the schema rejects its type.
+        report.scenarios[1].checks = vec![
+            check(CheckKind::ToolSelection, true),
+            check(CheckKind::ArgsSchema, false),
+            check(CheckKind::ArgsMatch, true),
+            check(CheckKind::ArgsForbid, true),
+        ];
+        let metrics = Metrics::of(&report);
+        assert_eq!(metrics.selection, Some(1.0));
+        assert_eq!(metrics.arguments, Some(4.0 / 5.0));
     }
 }

@@ -328,4 +328,4 @@ fn tier_5(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

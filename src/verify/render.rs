@@ -8,6 +8,14 @@ use super::{MutationReport, REQUIRED_KILL_RATE};
 /// else only for scenarios that kill none); then the overall kill rate against the goal.
 pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
     let mut out = String::from("mutation check (broken trajectories the checks must fail):\n");
+    // The id column is as wide as the longest id (at least 8), so the counts line up.
+    let width = report
+        .scenarios
+        .iter()
+        .map(|s| s.id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8);
     for scenario in &report.scenarios {
         let killed = scenario.killed();
         let total = scenario.mutants.len();
@@ -18,7 +26,7 @@ pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:<8} {killed:>3}/{total:<3} killed{mark}",
+            "  {:<width$} {killed:>3}/{total:<3} killed{mark}",
             scenario.id
         );
         if verbose || killed == 0 {
@@ -90,5 +98,25 @@ mod tests {
         );
         assert!(!report.holds());
         insta::assert_snapshot!(render_mutants(&report, true));
+    }
+
+    #[test]
+    fn counts_line_up_under_ids_longer_than_eight_characters() {
+        let report = MutationReport {
+            scenarios: ["util_date_calc-edge", "admin_assign_role-edge"]
+                .into_iter()
+                .map(|id| ScenarioMutants {
+                    id: id.into(),
+                    mutants: vec![result(true)],
+                })
+                .collect(),
+        };
+        assert_eq!(
+            render_mutants(&report, false),
+            "mutation check (broken trajectories the checks must fail):\n  \
+             util_date_calc-edge      1/1   killed\n  \
+             admin_assign_role-edge   1/1   killed\n\
+             killed 2/2 mutants (100.0%, goal 95%)\n"
+        );
     }
 }

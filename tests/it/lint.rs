@@ -421,7 +421,7 @@ fn classifies_drift_against_a_snapshot_and_exits_by_class() {
     assert_eq!(snapshot.code, 0, "{}", snapshot.stderr);
     assert_eq!(
         snapshot.stdout,
-        format!("locked 9 tools from 1 servers in `{lock_arg}`\n")
+        format!("locked 9 tools from 1 server in `{lock_arg}`\n")
     );
 
     let drift = |lock_arg: &str| {

@@ -548,6 +548,17 @@ fn init_from_a_lock_of_the_builtin_catalog_writes_drafts_that_all_pass() {
         happy.contains("\"email\":\"user@toolgate.example\""),
         "{happy}"
     );
+    // A large suite's drafts are counted, not all named, on one line.
+    let mut validate = toolgate();
+    validate.args(["validate", "--root"]).arg(&root);
+    let (code, stdout, stderr) = output(validate);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let line = stdout
+        .lines()
+        .find(|line| line.starts_with("129 drafts still to finish (`draft: true`): "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.ends_with(", ... and 119 more"), "{line}");
+    assert_eq!(line.matches(", ").count(), 10, "{line}");
 }
 
 #[test]

@@ -124,7 +124,7 @@ fn validate_runs_offline_against_a_snapshot_of_the_suite_servers() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stdout,
-        format!("locked 9 tools from 1 servers in `{lock}`\n")
+        format!("locked 9 tools from 1 server in `{lock}`\n")
     );
     let (code, stdout, _) = run(&["validate", "--root", &root]);
     assert_eq!(code, 0);
