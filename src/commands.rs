@@ -977,6 +977,7 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
             writeln!(out, "    {}: {}", check.subject, check.detail)?;
         }
     }
+    write_guessed_ids(scenarios, &runs, out)?;
     let drafts: Vec<&str> = scenarios
         .iter()
         .filter(|s| s.draft)
@@ -1014,6 +1015,58 @@ fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
         holds &= report.holds();
     }
     Ok(if holds { Exit::Pass } else { Exit::GateFailed })
+}
+
+/// Warns about the id-like values the reference agent sends that neither the prompt nor an
+/// earlier tool result shows (the invented-id metric on the known-good run): an agent under
+/// test could only guess them, so the scenario contradicts itself, typically an `args_match`
+/// edited without its prompt. A warning, not a failure: the id may come from a system prompt
+/// the suite runs with.
+fn write_guessed_ids(
+    scenarios: &[Scenario],
+    runs: &[runner::ScenarioRun],
+    out: &mut dyn Write,
+) -> Result<()> {
+    let guessed: Vec<String> = scenarios
+        .iter()
+        .zip(runs)
+        .flat_map(|(scenario, run)| {
+            run.metrics
+                .iter()
+                .flat_map(|metrics| &metrics.provenance)
+                .filter(|finding| finding.kind == crate::score::metrics::ProvenanceKind::Invented)
+                .map(move |finding| {
+                    format!(
+                        "  {}: call {} `{}` sends `{}` as `{}`",
+                        scenario.id,
+                        finding.call + 1,
+                        finding.tool,
+                        finding.value,
+                        finding.pointer
+                    )
+                })
+        })
+        .collect();
+    if !guessed.is_empty() {
+        writeln!(
+            out,
+            "warning: {} the reference agent sends {} in neither the prompt nor an earlier tool result, so an agent could only guess {} (put each in the prompt, or take it from a result with args_from_prior):",
+            match guessed.len() {
+                1 => "1 id value".to_owned(),
+                n => format!("{n} id values"),
+            },
+            if guessed.len() == 1 {
+                "appears"
+            } else {
+                "appear"
+            },
+            if guessed.len() == 1 { "it" } else { "them" }
+        )?;
+        for line in guessed {
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
 }
 
 /// How to reach the judge model `model` named by the `--judge-*` flags; one config for the

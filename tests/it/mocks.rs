@@ -559,6 +559,30 @@ fn init_from_a_lock_of_the_builtin_catalog_writes_drafts_that_all_pass() {
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(line.ends_with(", ... and 119 more"), "{line}");
     assert_eq!(line.matches(", ").count(), 10, "{line}");
+
+    // An expected id edited without its prompt still passes with the reference agent, which
+    // plays the scenario's own calls; verify says that an agent could only guess it.
+    let path = root.join("scenarios/crm_get_contact-happy.yaml");
+    let text = std::fs::read_to_string(&path).expect("reads");
+    let edited = text.replace(
+        "args_match: {\"contact_id\":\"example-contact_id\"}",
+        "args_match: {\"contact_id\":\"wrong-id\"}",
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&path, edited).expect("writes");
+    let mut verify = toolgate();
+    verify.args(["verify", "--root"]).arg(&root);
+    let (code, stdout, stderr) = output(verify);
+    assert_eq!(code, 0, "a warning, not a failure: {stdout}{stderr}");
+    assert!(
+        stdout.starts_with(
+            "129 of 129 scenarios pass with the reference agent\n\
+             warning: 1 id value the reference agent sends appears in neither the prompt nor an earlier tool result, so an agent could only guess it (put each in the prompt, or take it from a result with args_from_prior):\n  \
+             crm_get_contact-happy: call 1 `crm_get_contact` sends `wrong-id` as `/contact_id`\n\
+             129 of 129 scenarios are drafts"
+        ),
+        "{stdout}"
+    );
 }
 
 #[test]
