@@ -121,6 +121,12 @@ With the compiled client: server-everything p50 / toolgate p50 $(ratio "$ce50" "
 toolgate p50 / floor p50 $(ratio "$ct50" "$cf50"); server CPU per call, server-everything /
 toolgate: $(ratio "$cecpu" "$ctcpu").
 
+On this shared virtual machine a p50 of a few tens of microseconds is mostly the time to wake
+a sleeping process, and it moves from run to run (server-everything's compiled-client p50 has
+ranged from 44 to 117 µs across runs of this script, sometimes below the pipe floor, whose
+echo sleeps between lines while Node.js's busier process keeps its CPU awake). The server
+CPU time per call is the steadier comparison of the work each server does.
+
 With the Python client: server-everything p50 / toolgate p50: $(ratio "$e50" "$t50") (target: at least 3); toolgate
 p50 / floor p50: $(ratio "$t50" "$f50") (target: at most 1.5). On this machine the two targets
 cannot both hold: a third of server-everything's p50 ($(python3 -c "print(round($e50 / 3))") µs)
