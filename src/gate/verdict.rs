@@ -35,13 +35,13 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
         ));
     }
 
-    let failed_below_tier_5 = current
-        .scenarios
-        .iter()
-        .filter(|r| r.tier != 5 && r.outcome == Outcome::Fail)
-        .count();
     let rates = match baseline {
         None => {
+            let failed_below_tier_5 = current
+                .scenarios
+                .iter()
+                .filter(|r| r.tier != 5 && r.outcome == Outcome::Fail)
+                .count();
             verdict.notes.push(match policy.min_pass_rate {
                 Some(_) => {
                     "no baseline: only the Tier 5 rule and the pass-rate floor apply".to_string()
@@ -78,16 +78,16 @@ fn below_floor(current: &RunReport, policy: &Policy, verdict: &mut Verdict) -> b
         return false;
     };
     let overall = current.summary.overall;
-    // Compared in runs, not in rounded percent: 9 of 10 against a 90% floor passes.
-    let needed = floor / 100.0 * (overall.passed + overall.failed) as f64;
-    if overall.passed as f64 + 1e-9 >= needed {
+    let judged = overall.passed + overall.failed;
+    // Compared in runs, not in rounded percent (passed * 100 against floor * judged, exact for
+    // whole floors): 9 of 10 against a 90% floor passes.
+    if overall.passed as f64 * 100.0 >= floor * judged as f64 {
         return false;
     }
     verdict.reasons.push(format!(
-        "pass rate {:.1}% ({}/{}) is below the {floor}% floor (--min-pass-rate)",
+        "pass rate {:.1}% ({}/{judged}) is below the {floor}% floor (--min-pass-rate)",
         rate * 100.0,
         overall.passed,
-        overall.passed + overall.failed
     ));
     true
 }

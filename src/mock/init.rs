@@ -379,14 +379,18 @@ fn example_value(schema: &Value, name: &str) -> Value {
                     .as_i64()
                     .map(|n| n.saturating_sub(1))
             });
+            // At least 1 and the lower bound, at most the upper one (which a valid schema
+            // keeps at or above the lower bound).
             let value = low.unwrap_or(1).max(1);
-            json!(high.map_or(value, |high| value.min(high).max(low.unwrap_or(high))))
+            json!(high.map_or(value, |high| value.min(high)))
         }
         "number" => {
-            let low = schema["minimum"].as_f64();
-            let high = schema["maximum"].as_f64();
-            let value = low.unwrap_or(1.0).max(1.0);
-            json!(high.map_or(value, |high| value.min(high).max(low.unwrap_or(high))))
+            let value = schema["minimum"].as_f64().unwrap_or(1.0).max(1.0);
+            json!(
+                schema["maximum"]
+                    .as_f64()
+                    .map_or(value, |high| value.min(high))
+            )
         }
         "boolean" => json!(true),
         "null" => Value::Null,
