@@ -47,7 +47,7 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
         let mut command = std::process::Command::new(program);
         command.args(rest);
         crate::harness::tap::relay(command, program, observer)?;
-        super::trace_written(trace)?;
+        super::serve::trace_written(trace)?;
         return Ok(Exit::Pass);
     }
     // One thread on stdio, as `serve`: every message hop between threads costs a wake-up.
@@ -111,7 +111,7 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
     });
     rt.block_on(harness.close());
     served?;
-    super::trace_written(trace)?;
+    super::serve::trace_written(trace)?;
     Ok(Exit::Pass)
 }
 

@@ -7,6 +7,13 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Value, json};
 
+use std::io::Write;
+
+use anyhow::{Context as _, Result, bail};
+
+use crate::exit::Exit;
+use crate::fs::write_atomic;
+
 /// Where the published schemas live; each `$id` is this plus `<name>.schema.json`.
 const BASE_ID: &str = "https://github.com/toolgate/toolgate/schemas/";
 
@@ -114,6 +121,35 @@ fn verdict() -> Schema {
         );
     }
     schema
+}
+
+pub(super) fn schema_command(args: &crate::cli::SchemaArgs, out: &mut dyn Write) -> Result<Exit> {
+    if let Some(dir) = &args.write {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+        for (name, _) in NAMES {
+            let path = dir.join(format!("{name}.schema.json"));
+            let value = schema(name).expect("every listed name has a schema");
+            write_atomic(&path, crate::json::pretty(&value).as_bytes())?;
+            writeln!(out, "wrote {}", path.display())?;
+        }
+        return Ok(Exit::Pass);
+    }
+    let Some(name) = &args.name else {
+        for (name, what) in NAMES {
+            writeln!(out, "{name:<14} {what}")?;
+        }
+        return Ok(Exit::Pass);
+    };
+    let Some(value) = schema(name) else {
+        let names: Vec<&str> = NAMES.iter().map(|(name, _)| *name).collect();
+        bail!(
+            "no schema called `{name}`; the schemas are {}",
+            names.join(", ")
+        );
+    };
+    out.write_all(crate::json::pretty(&value).as_bytes())?;
+    Ok(Exit::Pass)
 }
 
 #[cfg(test)]

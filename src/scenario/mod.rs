@@ -11,6 +11,7 @@ mod fixture;
 pub mod load;
 pub mod smoke;
 mod source;
+mod validate;
 
 use std::path::PathBuf;
 

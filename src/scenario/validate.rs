@@ -1,0 +1,701 @@
+//! Validating a parsed scenario file against the catalog and its fixtures: every problem is
+//! collected with its field path and, where the text shows it, its line, so that one run of
+//! the loader reports them all.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+use serde_json_path::JsonPath;
+
+use super::assertion::Assertion;
+use super::file::{
+    AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFile, ProbeFile, ScenarioFile,
+    WholeNumber,
+};
+use super::fixture::Fixtures;
+use super::{
+    AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PROBE_RESULT, PriorRef, Probe, ResultRef,
+    Scenario, SourceLines,
+};
+use crate::catalog::Catalog;
+
+/// Why `n` is not a count of at least `min` that fits in a `u32`.
+fn out_of_range(n: WholeNumber, min: i128) -> String {
+    if n.0 < min {
+        format!("must be {min} or more, got {n}")
+    } else {
+        format!("must be at most {}, got {n}", u32::MAX)
+    }
+}
+
+/// Collects validation problems for one file.
+pub(super) struct Problems<'a> {
+    pub(super) path: &'a Path,
+    pub(super) text: &'a str,
+    pub(super) list: Vec<String>,
+}
+
+impl Problems<'_> {
+    /// Records a problem at `field`; `needle` (a value from the file) locates the line.
+    fn add(&mut self, field: &str, needle: Option<&str>, message: impl std::fmt::Display) {
+        let line = needle.and_then(|needle| line_of(self.text, needle));
+        let location = match line {
+            Some(line) => format!("`{}`: {field} (line {line})", self.path.display()),
+            None => format!("`{}`: {field}", self.path.display()),
+        };
+        self.list.push(format!("{location}: {message}"));
+    }
+}
+
+/// The 1-based line of the first occurrence of `needle` as a quoted or bare token.
+fn line_of(text: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    let quoted = format!("\"{needle}\"");
+    text.lines()
+        .position(|line| line.contains(&quoted))
+        .or_else(|| text.lines().position(|line| line.contains(needle)))
+        .map(|index| index + 1)
+}
+
+pub(super) fn validate(
+    raw: ScenarioFile,
+    path: &Path,
+    root: &Path,
+    catalog: &Catalog,
+    fixtures: &mut Fixtures,
+    problems: &mut Problems<'_>,
+) -> Option<Scenario> {
+    if raw.id.trim().is_empty() {
+        problems.add("id", None, "must not be empty");
+    }
+    let tier = match u8::try_from(raw.tier.0) {
+        Ok(tier @ 1..=5) => tier,
+        _ => {
+            problems.add(
+                "tier",
+                None,
+                format_args!("must be 1..=5, got {}", raw.tier),
+            );
+            1
+        }
+    };
+    if raw.prompt.trim().is_empty() {
+        problems.add("prompt", None, "must not be empty");
+    }
+    let servers = catalog.is_servers();
+    let seed_state = raw.seed_state.as_ref().map(|name| root.join(name));
+    let seeded = match (&raw.seed_state, &seed_state) {
+        _ if servers => Some(Arc::new(Value::Object(serde_json::Map::new()))),
+        (None, _) if catalog.is_mocks() => Some(Arc::new(Value::Object(serde_json::Map::new()))),
+        (Some(name), Some(path)) => match fixtures.get(path) {
+            Ok(state) => Some(state),
+            Err(error) => {
+                problems.add(
+                    "seed_state",
+                    Some(name),
+                    format_args!(
+                        "{error} (fixture paths are relative to the suite root `{}`)",
+                        root.display()
+                    ),
+                );
+                None
+            }
+        },
+        _ => {
+            problems.add(
+                "seed_state",
+                None,
+                "is required (the built-in world's fixture)",
+            );
+            None
+        }
+    };
+    let seed_path = match &raw.seed_path {
+        None => None,
+        Some(_) if !servers => {
+            let instead = if catalog.is_mocks() {
+                "mock tables are seeded by `seed_state` (a fixture of tables; without one they start from the catalog's rows)"
+            } else {
+                "the built-in world is seeded by `seed_state`"
+            };
+            problems.add(
+                "seed_path",
+                raw.seed_path.as_deref(),
+                format_args!(
+                    "is only for suites of your own servers (`servers:` in toolgate.yaml); {instead}"
+                ),
+            );
+            None
+        }
+        Some(name) => {
+            let path = root.join(name);
+            if path.exists() {
+                Some(path)
+            } else {
+                problems.add(
+                    "seed_path",
+                    Some(name),
+                    format_args!(
+                        "`{}` does not exist (seed paths are relative to the suite root `{}`)",
+                        path.display(),
+                        root.display()
+                    ),
+                );
+                None
+            }
+        }
+    };
+    if servers && raw.seed_state.is_some() {
+        problems.add(
+            "seed_state",
+            raw.seed_state.as_deref(),
+            "seeds the built-in world, which a suite of your own servers does not use; seed the servers with `seed_path`",
+        );
+    }
+
+    let expected_calls: Vec<ExpectedCall> = raw
+        .expected_calls
+        .into_iter()
+        .enumerate()
+        .map(|(index, call)| validate_call(index, call, catalog, problems))
+        .collect();
+
+    let max_calls = match raw.max_calls {
+        None => None,
+        Some(n) => match u32::try_from(n.0) {
+            Ok(n) if (n as usize) < expected_calls.len() => {
+                problems.add(
+                    "max_calls",
+                    None,
+                    format_args!(
+                        "{n} is fewer than the {} expected calls, so no run could pass",
+                        expected_calls.len()
+                    ),
+                );
+                None
+            }
+            Ok(n) => Some(n),
+            Err(_) => {
+                problems.add("max_calls", None, out_of_range(n, 0));
+                None
+            }
+        },
+    };
+
+    let max_per_tool = validate_per_tool(&raw.max_per_tool, &expected_calls, catalog, problems);
+    let max_failures = match raw.max_failures {
+        None => None,
+        Some(n) => match u32::try_from(n.0) {
+            Ok(n) => Some(n),
+            Err(_) => {
+                problems.add("max_failures", None, out_of_range(n, 0));
+                None
+            }
+        },
+    };
+    if raw.failure_counting.is_some() && raw.max_failures.is_none() {
+        problems.add(
+            "failure_counting",
+            None,
+            "has no effect without `max_failures`",
+        );
+    }
+
+    let faults = raw
+        .fault_injection
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, fault)| validate_fault(index, fault, catalog, problems))
+        .collect();
+
+    let roots: Vec<String> = seeded
+        .as_deref()
+        .and_then(Value::as_object)
+        .map(|state| state.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut final_state_assertions = Vec::new();
+    if servers && !raw.final_state_assertions.is_empty() {
+        problems.add(
+            "final_state_assertions",
+            None,
+            "read the built-in world's state, which toolgate cannot see in your own servers; use `final_state_probes`",
+        );
+    }
+    for (index, source) in raw.final_state_assertions.iter().enumerate() {
+        if seeded.is_none() || servers {
+            break;
+        }
+        match Assertion::parse(source, &roots) {
+            Ok(assertion) => final_state_assertions.push(assertion),
+            Err(error) => problems.add(
+                &format!("final_state_assertions[{index}]"),
+                Some(source),
+                error,
+            ),
+        }
+    }
+
+    let forbidden_calls: Vec<ForbiddenCall> = raw
+        .forbidden_calls
+        .into_iter()
+        .enumerate()
+        .map(|(index, call)| validate_forbidden(index, call, catalog, problems))
+        .collect();
+    let final_state_probes = raw
+        .final_state_probes
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, probe)| validate_probe(index, probe, catalog, problems))
+        .collect();
+    if raw.block_forbidden && forbidden_calls.is_empty() {
+        problems.add(
+            "block_forbidden",
+            None,
+            "has no effect without `forbidden_calls`",
+        );
+    }
+    let group = expected_calls
+        .first()
+        .and_then(|call| catalog.tool(&call.tool))
+        .map_or_else(|| "none".to_string(), |tool| tool.group().to_string());
+    let final_answer = raw
+        .final_answer
+        .map(|checks| validate_answer(checks, expected_calls.len(), problems))
+        .unwrap_or_default();
+    match &raw.reference_answer {
+        Some(answer) if answer.trim().is_empty() => {
+            problems.add("reference_answer", None, "must not be empty");
+        }
+        None if !final_answer.is_empty() => problems.add(
+            "final_answer",
+            None,
+            "has checks, so `reference_answer` (the known-good answer the reference agent gives) is required",
+        ),
+        _ => {}
+    }
+
+    Some(Scenario {
+        draft: raw.draft,
+        lines: SourceLines::index(problems.text),
+        id: raw.id,
+        tier,
+        kind: raw.kind,
+        prompt: raw.prompt,
+        path: path.to_path_buf(),
+        seed_state,
+        seed_state_name: raw.seed_state.unwrap_or_default(),
+        seed_path,
+        group,
+        block_forbidden: raw.block_forbidden,
+        final_state_probes,
+        // Without a fixture the load reports a problem, so this scenario is never returned.
+        seeded: seeded.unwrap_or_else(|| Arc::new(Value::Null)),
+        expected_calls,
+        ordering: raw.ordering,
+        max_calls,
+        max_per_tool,
+        max_failures,
+        failure_counting: raw.failure_counting.unwrap_or_default(),
+        faults,
+        final_state_assertions,
+        forbidden_calls,
+        final_answer,
+        reference_answer: raw.reference_answer,
+        judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
+    })
+}
+
+/// Checks `max_per_tool`: catalog tools only, budgets of 0 or more, and no budget below the
+/// calls the scenario itself expects of that tool.
+fn validate_per_tool(
+    budgets: &BTreeMap<String, WholeNumber>,
+    expected_calls: &[ExpectedCall],
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> BTreeMap<String, u32> {
+    let mut valid = BTreeMap::new();
+    for (tool, &budget) in budgets {
+        let field = format!("max_per_tool.{tool}");
+        if catalog.tool(tool).is_none() {
+            problems.add(&field, Some(tool), catalog.unknown_tool_message(tool));
+            continue;
+        }
+        let Ok(budget) = u32::try_from(budget.0) else {
+            problems.add(&field, Some(tool), out_of_range(budget, 0));
+            continue;
+        };
+        let expected = expected_calls
+            .iter()
+            .filter(|call| call.tool == *tool)
+            .count();
+        if (budget as usize) < expected {
+            problems.add(
+                &field,
+                Some(tool),
+                format_args!(
+                    "{budget} is fewer than the {expected} expected calls of `{tool}`, so no run could pass"
+                ),
+            );
+            continue;
+        }
+        valid.insert(tool.clone(), budget);
+    }
+    valid
+}
+
+fn validate_probe(
+    index: usize,
+    probe: ProbeFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> Option<Probe> {
+    let field = format!("final_state_probes[{index}]");
+    let Some(tool) = catalog.tool(&probe.tool) else {
+        problems.add(
+            &format!("{field}.tool"),
+            Some(&probe.tool),
+            catalog.unknown_tool_message(&probe.tool),
+        );
+        return None;
+    };
+    let known = tool.argument_names();
+    for name in probe.arguments.keys() {
+        if !known.contains(name) {
+            problems.add(
+                &format!("{field}.arguments.{name}"),
+                Some(name),
+                format_args!("`{}` has no argument `{name}`", probe.tool),
+            );
+        }
+    }
+    if probe.assertions.is_empty() {
+        problems.add(
+            &format!("{field}.assertions"),
+            None,
+            "must have at least one assertion",
+        );
+    }
+    let roots = [PROBE_RESULT.to_string()];
+    let mut assertions = Vec::new();
+    for (i, source) in probe.assertions.iter().enumerate() {
+        match Assertion::parse(source, &roots) {
+            Ok(assertion) => assertions.push(assertion),
+            Err(error) => problems.add(&format!("{field}.assertions[{i}]"), Some(source), error),
+        }
+    }
+    Some(Probe {
+        tool: probe.tool,
+        arguments: probe.arguments,
+        assertions,
+    })
+}
+
+fn validate_forbidden(
+    index: usize,
+    call: ForbiddenCallFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> ForbiddenCall {
+    let field = format!("forbidden_calls[{index}]");
+    match catalog.tool(&call.tool) {
+        None => problems.add(
+            &format!("{field}.tool"),
+            Some(&call.tool),
+            catalog.unknown_tool_message(&call.tool),
+        ),
+        Some(tool) => {
+            let known = tool.argument_names();
+            for name in call.args_match.keys() {
+                if !known.contains(name) {
+                    problems.add(
+                        &format!("{field}.args_match.{name}"),
+                        Some(name),
+                        format_args!("`{}` has no argument `{name}`", call.tool),
+                    );
+                }
+            }
+        }
+    }
+    ForbiddenCall {
+        tool: call.tool,
+        args_match: call.args_match,
+    }
+}
+
+fn validate_answer(
+    checks: AnswerChecksFile,
+    expected_calls: usize,
+    problems: &mut Problems<'_>,
+) -> AnswerChecks {
+    let mut contains_results = Vec::new();
+    for (index, source) in checks.contains_results.iter().enumerate() {
+        // Any expected call may feed the answer, so the order check of parse_prior is off.
+        match parse_prior(source, usize::MAX) {
+            Ok((path, call_index)) if call_index < expected_calls => {
+                contains_results.push(ResultRef {
+                    source: source.clone(),
+                    path,
+                    call_index,
+                });
+            }
+            Ok((_, call_index)) => problems.add(
+                &format!("final_answer.contains_results[{index}]"),
+                Some(source),
+                format_args!(
+                    "`{source}` reads calls[{call_index}], but the scenario has {expected_calls} expected calls"
+                ),
+            ),
+            Err(message) => problems.add(
+                &format!("final_answer.contains_results[{index}]"),
+                Some(source),
+                message,
+            ),
+        }
+    }
+    for (index, text) in checks.contains_text.iter().enumerate() {
+        if text.trim().is_empty() {
+            problems.add(
+                &format!("final_answer.contains_text[{index}]"),
+                None,
+                "must not be empty",
+            );
+        }
+    }
+    AnswerChecks {
+        contains_results,
+        contains_text: checks.contains_text,
+        asks_clarification: checks.asks_clarification,
+        acknowledges_failure: checks.acknowledges_failure,
+        refuses: checks.refuses,
+    }
+}
+
+fn validate_call(
+    index: usize,
+    call: ExpectedCallFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> ExpectedCall {
+    let field = format!("expected_calls[{index}]");
+    let properties = match catalog.tool(&call.tool) {
+        Some(tool) => Some(tool.argument_names()),
+        None => {
+            problems.add(
+                &format!("{field}.tool"),
+                Some(&call.tool),
+                catalog.unknown_tool_message(&call.tool),
+            );
+            None
+        }
+    };
+    let check_argument = |section: &str, name: &str, problems: &mut Problems<'_>| {
+        if let Some(properties) = &properties
+            && !properties.iter().any(|p| p == name)
+        {
+            problems.add(
+                &format!("{field}.{section}.{name}"),
+                Some(name),
+                format_args!("`{}` has no argument `{name}`", call.tool),
+            );
+        }
+    };
+    for name in call.args_match.keys() {
+        check_argument("args_match", name, problems);
+    }
+    for name in &call.args_forbid {
+        check_argument("args_forbid", name, problems);
+        if call.args_match.contains_key(name) {
+            problems.add(
+                &format!("{field}.args_forbid"),
+                Some(name),
+                format_args!("`{name}` is both required by args_match and forbidden"),
+            );
+        }
+    }
+    for name in call.reference_args.keys() {
+        check_argument("reference_args", name, problems);
+    }
+    for (name, values) in &call.args_accept {
+        check_argument("args_accept", name, problems);
+        if values.as_array().is_none_or(Vec::is_empty) {
+            problems.add(
+                &format!("{field}.args_accept.{name}"),
+                Some(name),
+                "must be a non-empty list of accepted values",
+            );
+        }
+        if call.args_match.contains_key(name) {
+            problems.add(
+                &format!("{field}.args_accept.{name}"),
+                Some(name),
+                format_args!("`{name}` is in both args_match and args_accept"),
+            );
+        }
+    }
+    let compared =
+        |name: &String| call.args_match.contains_key(name) || call.args_accept.contains_key(name);
+    for name in &call.args_optional {
+        if !compared(name) {
+            problems.add(
+                &format!("{field}.args_optional"),
+                Some(name),
+                format_args!("`{name}` is not in args_match or args_accept"),
+            );
+        }
+    }
+    for name in call.args_compare.keys() {
+        if !compared(name) {
+            problems.add(
+                &format!("{field}.args_compare.{name}"),
+                Some(name),
+                format_args!("`{name}` is not in args_match or args_accept"),
+            );
+        }
+    }
+    let schema_defaults = catalog
+        .tool(&call.tool)
+        .and_then(|tool| tool.input_schema()["properties"].as_object())
+        .map(|properties| {
+            properties
+                .iter()
+                .filter_map(|(name, schema)| Some((name.clone(), schema.get("default")?.clone())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut args_from_prior = Vec::new();
+    for (name, source) in &call.args_from_prior {
+        check_argument("args_from_prior", name, problems);
+        let at = format!("{field}.args_from_prior.{name}");
+        let Some(source) = source.as_str() else {
+            problems.add(
+                &at,
+                Some(name),
+                "must be a JSONPath string such as `$.calls[0].result.id`",
+            );
+            continue;
+        };
+        match parse_prior(source, index) {
+            Ok((path, call_index)) => args_from_prior.push(PriorRef {
+                argument: name.clone(),
+                source: source.to_string(),
+                path,
+                call_index,
+            }),
+            Err(message) => problems.add(&at, Some(source), message),
+        }
+    }
+    ExpectedCall {
+        tool: call.tool,
+        args_match: call.args_match,
+        args_forbid: call.args_forbid,
+        args_from_prior,
+        args_accept: call.args_accept,
+        args_optional: call.args_optional,
+        args_compare: call.args_compare,
+        schema_defaults,
+        reference_args: call.reference_args,
+        args_exact: false,
+    }
+}
+
+/// Parses an `args_from_prior` path; it must read from an earlier expected call:
+/// `$.calls[i]...` with `i < current`.
+fn parse_prior(source: &str, current: usize) -> std::result::Result<(JsonPath, usize), String> {
+    let path =
+        JsonPath::parse(source).map_err(|error| format!("invalid JSONPath `{source}`: {error}"))?;
+    let call_index = source
+        .strip_prefix("$.calls[")
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(digits, _)| digits.parse::<usize>().ok())
+        .ok_or_else(|| {
+            format!("`{source}` must start with `$.calls[N]`, the N-th expected call's record")
+        })?;
+    if call_index >= current {
+        return Err(format!(
+            "`{source}` reads calls[{call_index}], but only earlier expected calls (0..{current}) can feed this one"
+        ));
+    }
+    Ok((path, call_index))
+}
+
+pub(super) fn validate_fault(
+    index: usize,
+    fault: FaultFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> Option<Fault> {
+    let field = format!("fault_injection[{index}]");
+    let mut valid = true;
+    if catalog.tool(&fault.tool).is_none() {
+        problems.add(
+            &format!("{field}.tool"),
+            Some(&fault.tool),
+            catalog.unknown_tool_message(&fault.tool),
+        );
+        valid = false;
+    }
+    let on_call = u32::try_from(fault.on_call.0).ok().filter(|n| *n >= 1);
+    if on_call.is_none() {
+        problems.add(
+            &format!("{field}.on_call"),
+            None,
+            out_of_range(fault.on_call, 1),
+        );
+    }
+    let times = u32::try_from(fault.times.0).ok().filter(|n| *n >= 1);
+    if times.is_none() {
+        problems.add(
+            &format!("{field}.times"),
+            None,
+            out_of_range(fault.times, 1),
+        );
+    }
+    Some(Fault {
+        tool: fault.tool,
+        on_call: on_call?,
+        times: times?,
+        error: fault.error,
+    })
+    .filter(|_| valid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prior_reference_must_point_at_an_earlier_call() {
+        assert_eq!(
+            parse_prior("$.calls[0].result.id", 1).map(|(_, i)| i),
+            Ok(0)
+        );
+        assert_eq!(
+            parse_prior("$.calls[1].result.id", 1).map(|(_, i)| i),
+            Err("`$.calls[1].result.id` reads calls[1], but only earlier expected calls (0..1) can feed this one".to_string())
+        );
+        assert!(
+            parse_prior("$.calls[0", 1)
+                .expect_err("unclosed bracket")
+                .starts_with("invalid JSONPath")
+        );
+        assert_eq!(
+            parse_prior("$.result.id", 1).map(|(_, i)| i),
+            Err(
+                "`$.result.id` must start with `$.calls[N]`, the N-th expected call's record"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn line_of_finds_quoted_value_first() {
+        let text = "{\n  \"id\": \"x\",\n  \"tool\": \"crm_get_contact\"\n}";
+        assert_eq!(line_of(text, "crm_get_contact"), Some(3));
+        assert_eq!(line_of(text, "absent"), None);
+    }
+}
