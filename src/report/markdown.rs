@@ -1,6 +1,6 @@
 //! The Markdown report for pull-request comments and the step summary: verdict first, then
 //! rates with intervals, Tier 5 failures, tiers, flipped scenarios, metrics, quarantine,
-//! notes, and folded details (trend, pinned metadata, every failure).
+//! notes, and folded details (trend, pinned metadata, every failure, ids without a source).
 //!
 //! It fits a size limit (GitHub comments take 65,536 characters): sections are dropped least
 //! important first, and the report says which were left out.
@@ -13,6 +13,7 @@ use crate::report::text::{self, neutralise, percent};
 use crate::results::pins::Pins;
 use crate::results::{LintPointer, RunReport, ScenarioResult, Tally};
 use crate::score::Outcome;
+use crate::score::metrics::ProvenanceKind;
 
 /// GitHub's limit on a comment body, in characters.
 pub const GITHUB_COMMENT_LIMIT: usize = 65_536;
@@ -86,6 +87,7 @@ pub fn render(input: &Input<'_>) -> String {
         notes(input).map(|text| ("notes", 65, text)),
         metrics(input).map(|text| ("metrics", 60, text)),
         confused_pairs(input).map(|text| ("confused tools", 55, text)),
+        id_findings(input).map(|text| ("ids without a source", 50, text)),
         Some(("scoring modes", 45, scoring_modes(input))),
         Some(("pinned metadata", 40, pins(input))),
         trend(input).map(|text| ("trend", 30, text)),
@@ -597,6 +599,44 @@ fn confused_pairs(input: &Input<'_>) -> Option<String> {
             }
         };
         let _ = writeln!(out, "| {expected} | {called} | {} | {lint} |", pair.count);
+    }
+    out.push('\n');
+    Some(out)
+}
+
+/// Each id-like argument value without a source ([`text::id_findings`]), at most
+/// [`text::ID_FINDINGS_SHOWN`] rows, then how many more.
+fn id_findings(input: &Input<'_>) -> Option<String> {
+    let findings = text::id_findings(input.report);
+    if findings.is_empty() {
+        return None;
+    }
+    let mut out = "#### Ids without a source\n\nId-like values the agent sent that neither the prompt nor an earlier tool result contains.\n\n| scenario | call | tool | argument | value | finding |\n|---|--:|---|---|---|---|\n".to_string();
+    for (id, finding) in findings.iter().take(text::ID_FINDINGS_SHOWN) {
+        // Tool names, pointers and values come from a model: neutralised, never code spans.
+        let what = match finding.kind {
+            ProvenanceKind::Invented => "invented".to_string(),
+            ProvenanceKind::Drift => format!(
+                "drift from {}",
+                neutralise(finding.near.as_deref().unwrap_or_default())
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {what} |",
+            scenario_ref(input, id),
+            finding.call + 1,
+            neutralise(&finding.tool),
+            neutralise(&finding.pointer),
+            neutralise(&finding.value),
+        );
+    }
+    if findings.len() > text::ID_FINDINGS_SHOWN {
+        let _ = writeln!(
+            out,
+            "\n_... and {} more in results.json._",
+            findings.len() - text::ID_FINDINGS_SHOWN
+        );
     }
     out.push('\n');
     Some(out)

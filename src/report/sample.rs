@@ -292,3 +292,45 @@ pub(crate) fn run_metrics(first_divergence: Option<&str>) -> crate::score::metri
         output_violations: Vec::new(),
     }
 }
+
+/// [`current`] with ids that had no source: in the passing T1-001, one invented value (with
+/// Markdown and a ping in it) sent by two runs and one drifted value; in the passing T3-001,
+/// `extra` more invented values.
+pub(crate) fn with_id_findings(extra: usize) -> RunReport {
+    use crate::score::metrics::{ProvenanceFinding, ProvenanceKind};
+    let finding = |call: usize, value: &str, near: Option<&str>| ProvenanceFinding {
+        call,
+        tool: "crm_get_contact".into(),
+        pointer: "/contact_id".into(),
+        value: value.into(),
+        kind: if near.is_some() {
+            ProvenanceKind::Drift
+        } else {
+            ProvenanceKind::Invented
+        },
+        near: near.map(str::to_string),
+    };
+    let mut report = current();
+    let mut first = report.scenarios[0].clone();
+    assert_eq!(first.id, "T1-001");
+    let mut metrics = run_metrics(None);
+    metrics.provenance = vec![
+        finding(0, "C-9 | @admin <b>", None),
+        finding(1, "C-0014", Some("C-0013")),
+    ];
+    first.metrics = Some(metrics.clone());
+    report.scenarios[0].metrics = Some(metrics);
+    // A second run of T1-001 (`--repeat 2`) with the same findings: listed once.
+    report.scenarios.insert(1, first);
+    let third = report
+        .scenarios
+        .iter_mut()
+        .find(|r| r.id == "T3-001")
+        .expect("the sample has T3-001");
+    let mut metrics = run_metrics(None);
+    metrics.provenance = (0..extra)
+        .map(|i| finding(i, &format!("C-{}", 100 + i), None))
+        .collect();
+    third.metrics = Some(metrics);
+    report
+}

@@ -1,5 +1,5 @@
-//! The terminal summary: a per-tier table with baseline and delta, the failures with their
-//! reasons, and the verdict.
+//! The terminal summary: a per-tier table with baseline and delta, the metrics, confused tools,
+//! ids without a source, the failures with their reasons, and the verdict.
 
 use std::fmt::Write as _;
 
@@ -10,6 +10,7 @@ use crate::report::sanitize::{MAX_TERMINAL_CHARS, terminal_line};
 use crate::report::text::{self, percent};
 use crate::results::{ConfusedPair, LintPointer, RunReport, Tally};
 use crate::score::Outcome;
+use crate::score::metrics::ProvenanceKind;
 
 fn delta(now: Option<f64>, before: Option<f64>) -> String {
     match (now, before) {
@@ -144,6 +145,44 @@ fn confused_pair_lines(pairs: &[ConfusedPair]) -> String {
     text
 }
 
+/// One line per id-like argument value without a source ([`text::id_findings`]), at most
+/// [`text::ID_FINDINGS_SHOWN`], then how many more.
+fn id_finding_lines(report: &RunReport) -> String {
+    let findings = text::id_findings(report);
+    if findings.is_empty() {
+        return String::new();
+    }
+    // The values come from a model: they may be any text.
+    let safe = |text: &str| terminal_line(text, 80).into_owned();
+    let mut out =
+        "ids without a source (in neither the prompt nor an earlier tool result):\n".to_string();
+    for (id, finding) in findings.iter().take(text::ID_FINDINGS_SHOWN) {
+        let what = match finding.kind {
+            ProvenanceKind::Invented => "invented".to_string(),
+            ProvenanceKind::Drift => format!(
+                "drift from \"{}\"",
+                safe(finding.near.as_deref().unwrap_or_default())
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "  {id}: call {} `{}` {} = \"{}\" ({what})",
+            finding.call + 1,
+            safe(&finding.tool),
+            safe(&finding.pointer),
+            safe(&finding.value)
+        );
+    }
+    if findings.len() > text::ID_FINDINGS_SHOWN {
+        let _ = writeln!(
+            out,
+            "  ... and {} more in results.json",
+            findings.len() - text::ID_FINDINGS_SHOWN
+        );
+    }
+    out
+}
+
 /// Separating words as a list, `nothing` when there are none.
 fn words(words: &[String]) -> String {
     if words.is_empty() {
@@ -189,6 +228,7 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
     }
     let _ = write!(out, "{}", metrics_lines(report, baseline));
     let _ = write!(out, "{}", confused_pair_lines(&report.confused_pairs));
+    let _ = write!(out, "{}", id_finding_lines(report));
     let scoring = report
         .run
         .as_ref()
@@ -404,5 +444,24 @@ mod tests {
     fn confused_pairs_point_at_the_look_alike_lint() {
         let text = confused_pair_lines(&crate::report::sample::confused_pairs());
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn ids_without_a_source_are_listed_once_each_with_a_count_past_twenty() {
+        let report = crate::report::sample::with_id_findings(1);
+        assert_eq!(
+            id_finding_lines(&report),
+            "ids without a source (in neither the prompt nor an earlier tool result):\n  \
+             T1-001: call 1 `crm_get_contact` /contact_id = \"C-9 | @admin <b>\" (invented)\n  \
+             T1-001: call 2 `crm_get_contact` /contact_id = \"C-0014\" (drift from \"C-0013\")\n  \
+             T3-001: call 1 `crm_get_contact` /contact_id = \"C-100\" (invented)\n"
+        );
+        let many = id_finding_lines(&crate::report::sample::with_id_findings(25));
+        assert_eq!(many.lines().count(), 1 + 20 + 1, "{many}");
+        assert!(
+            many.ends_with("  ... and 7 more in results.json\n"),
+            "{many}"
+        );
+        assert_eq!(id_finding_lines(&crate::report::sample::current()), "");
     }
 }

@@ -3,7 +3,8 @@
 
 use crate::gate::metrics::Metrics;
 use crate::gate::{Comparison, Rate};
-use crate::score::metrics::MetricsSummary;
+use crate::results::RunReport;
+use crate::score::metrics::{MetricsSummary, ProvenanceFinding};
 
 /// Reads one metric of [`Metrics`].
 pub type MetricPick = fn(&Metrics) -> Option<f64>;
@@ -79,6 +80,30 @@ pub fn trajectory_metrics(metrics: &MetricsSummary) -> Vec<(&'static str, String
         parts.push(("recovery", recovery.join(", ")));
     }
     parts
+}
+
+/// How many id findings a report lists before it says how many more there are.
+pub const ID_FINDINGS_SHOWN: usize = 20;
+
+/// Every id-like argument value that no run had a source for, as (scenario id, finding), in
+/// suite order: invented values (seen in neither the prompt nor an earlier result) and drift
+/// (one edit from a value the run saw), from passing runs as well as failing ones. A finding
+/// repeated by several runs of one scenario (`--repeat`) is listed once.
+pub fn id_findings(report: &RunReport) -> Vec<(&str, &ProvenanceFinding)> {
+    let mut found: Vec<(&str, &ProvenanceFinding)> = Vec::new();
+    // Where the current scenario's findings start: the runs of one scenario are adjacent.
+    let mut start = 0;
+    for result in &report.scenarios {
+        if found.get(start).is_some_and(|(id, _)| *id != result.id) {
+            start = found.len();
+        }
+        for finding in result.metrics.iter().flat_map(|m| &m.provenance) {
+            if !found[start..].iter().any(|(_, seen)| *seen == finding) {
+                found.push((result.id.as_str(), finding));
+            }
+        }
+    }
+    found
 }
 
 /// `93.3% [78.7, 98.2]`: a rate in percent with its 95% Wilson interval.

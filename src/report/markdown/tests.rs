@@ -187,3 +187,32 @@ fn runs_of_the_same_day_stay_apart_on_the_trend_chart() {
         "other days keep their short label: {axis}"
     );
 }
+
+/// Ids without a source get their own section, from passing runs too, with the model's
+/// values neutralised and each finding listed once.
+#[test]
+fn ids_without_a_source_are_listed_with_model_text_neutralised() {
+    let (baseline, verdict) = (sample::baseline(), sample::verdict());
+    let report = sample::with_id_findings(1);
+    let markdown = render(&input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT));
+    let rows: Vec<&str> = markdown
+        .lines()
+        .skip_while(|line| !line.starts_with("<details><summary>Ids without a source"))
+        .filter(|line| line.starts_with("| T"))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "| T1-001 | 1 | crm\\_get\\_contact | /contact\\_id | C-9 \\| @\u{200d}admin &lt;b&gt; | invented |",
+            "| T1-001 | 2 | crm\\_get\\_contact | /contact\\_id | C-0014 | drift from C-0013 |",
+            "| T3-001 | 1 | crm\\_get\\_contact | /contact\\_id | C-100 | invented |",
+        ]
+    );
+    let plain = render(&input(
+        &sample::current(),
+        &baseline,
+        &verdict,
+        GITHUB_COMMENT_LIMIT,
+    ));
+    assert!(!plain.contains("Ids without a source"), "{plain}");
+}
