@@ -614,3 +614,38 @@ async fn b33_five_failing_parallel_reads_pass_counting_per_turn() {
         "{output}"
     );
 }
+
+/// An agent that sends a real contact's id it was never shown is guessing; when no check pins
+/// that argument the run passes, and the reports name the guess instead of only counting it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guessed_id_in_a_passing_run_is_named_in_the_terminal_and_the_comment() {
+    let guessed = r#"{"id": "T1-090", "tier": 1, "type": "single_call",
+      "prompt": "Show me Ada Lovelace's contact record.",
+      "seed_state": "fixtures/crm_baseline.json",
+      "expected_calls": [{"tool": "crm_get_contact"}]}"#;
+    let provider = FakeProvider::start(
+        vec![ResponseTemplate::new(200).set_body_json(tool_calls(&[(
+            "c1",
+            "crm_get_contact",
+            r#"{"contact_id": "C-001"}"#,
+        )]))],
+        Some(ResponseTemplate::new(200).set_body_json(answer("Ada Lovelace, CTO."))),
+    )
+    .await;
+    let suite = scratch_suite(&[("t1.json", guessed)]);
+    let (code, stdout, stderr) = gate_openai(&provider, suite.path()).await;
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "ids without a source (in neither the prompt nor an earlier tool result):\n  \
+             T1-090: call 1 `crm_get_contact` /contact_id = \"C-001\" (invented)\n"
+        ),
+        "{stdout}"
+    );
+    let markdown = std::fs::read_to_string(suite.path().join("out/report.md")).expect("report");
+    assert!(
+        markdown
+            .contains("| T1-090 | 1 | crm\\_get\\_contact | /contact\\_id | C-001 | invented |"),
+        "{markdown}"
+    );
+}
