@@ -66,6 +66,15 @@ fn first_names(names: &[&str], shown: usize) -> String {
     )
 }
 
+/// The ids of the scenarios marked `draft: true`, in suite order.
+fn draft_ids(scenarios: &[crate::scenario::Scenario]) -> Vec<&str> {
+    scenarios
+        .iter()
+        .filter(|s| s.draft)
+        .map(|s| s.id.as_str())
+        .collect()
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -104,12 +113,7 @@ fn validate_command(args: &ValidateArgs, out: &mut dyn Write) -> Result<Exit> {
         Some(path) => writeln!(out, " (mock catalog `{}`)", path.display())?,
         None => writeln!(out)?,
     }
-    let drafts: Vec<&str> = loaded
-        .scenarios
-        .iter()
-        .filter(|s| s.draft)
-        .map(|s| s.id.as_str())
-        .collect();
+    let drafts = draft_ids(&loaded.scenarios);
     if !drafts.is_empty() {
         writeln!(
             out,

@@ -16,7 +16,7 @@ use crate::results::RunReport;
 use crate::runner::{self, RunOptions};
 use crate::scenario::Scenario;
 
-use super::{DRAFTS_SHOWN, first_names, runtime, suite};
+use super::{DRAFTS_SHOWN, draft_ids, first_names, runtime, suite};
 
 pub(super) fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
     let (definitions, source) = match (&args.from_lock, &args.tools_json, &args.from) {
@@ -186,11 +186,7 @@ pub(super) fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<E
         }
     }
     write_guessed_ids(scenarios, &runs, out)?;
-    let drafts: Vec<&str> = scenarios
-        .iter()
-        .filter(|s| s.draft)
-        .map(|s| s.id.as_str())
-        .collect();
+    let drafts = draft_ids(scenarios);
     if !drafts.is_empty() {
         writeln!(
             out,

@@ -91,14 +91,15 @@ pub const ID_FINDINGS_SHOWN: usize = 20;
 /// repeated by several runs of one scenario (`--repeat`) is listed once.
 pub fn id_findings(report: &RunReport) -> Vec<(&str, &ProvenanceFinding)> {
     let mut found: Vec<(&str, &ProvenanceFinding)> = Vec::new();
-    // Where the current scenario's findings start: the runs of one scenario are adjacent.
-    let mut start = 0;
     for result in &report.scenarios {
-        if found.get(start).is_some_and(|(id, _)| *id != result.id) {
-            start = found.len();
-        }
         for finding in result.metrics.iter().flat_map(|m| &m.provenance) {
-            if !found[start..].iter().any(|(_, seen)| *seen == finding) {
+            // The runs of one scenario are adjacent, so its findings so far end the list.
+            let repeated = found
+                .iter()
+                .rev()
+                .take_while(|(id, _)| *id == result.id)
+                .any(|(_, seen)| *seen == finding);
+            if !repeated {
                 found.push((result.id.as_str(), finding));
             }
         }

@@ -198,6 +198,7 @@ fn ids_without_a_source_are_listed_with_model_text_neutralised() {
     let rows: Vec<&str> = markdown
         .lines()
         .skip_while(|line| !line.starts_with("<details><summary>Ids without a source"))
+        .take_while(|line| *line != "</details>")
         .filter(|line| line.starts_with("| T"))
         .collect();
     assert_eq!(
