@@ -2,7 +2,6 @@
 //! scenario? Pure functions from (scenario, trace, states) to a [`RunScore`].
 
 pub mod answer;
-pub mod assertion;
 pub mod budget;
 pub mod compare;
 pub mod matching;
@@ -329,7 +328,7 @@ pub fn score(
 
     let states = final_state
         .filter(|_| !scenario.final_state_assertions.is_empty())
-        .map(|state| assertion::States::new(seeded, state));
+        .map(|state| crate::scenario::assertion::States::new(seeded, state));
     for (i, assertion) in scenario.final_state_assertions.iter().enumerate() {
         let evaluated = match &states {
             Some(states) => assertion.evaluate_in(states),

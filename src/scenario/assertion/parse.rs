@@ -1,21 +1,6 @@
-//! The final-state assertion language: CEL expressions over a backend's state, parsed and
-//! checked when a scenario loads. Evaluation is in [`crate::score`].
-//!
-//! A scenario's `final_state_assertions` are strings such as `contacts.count == baseline + 1`.
-//! They are ordinary [CEL](https://github.com/google/cel-spec) (evaluated by the `cel` crate,
-//! which is not Turing-complete), with four additions made by rewriting the parsed tree:
-//!
-//! - `X.count` is the size of the list or map `X`. A map that has a `count` key keeps it:
-//!   `{"count": 7}.count` is `7`, so a record's own `count` field is never hidden.
-//! - `xs[-1]` is the last element of `xs`, `xs[-2]` the one before it. An index out of range
-//!   either way is an evaluation error naming the list and its length.
-//! - `baseline`, on the right-hand side of a top-level comparison, is the left-hand side
-//!   evaluated on the seeded (initial) state.
-//! - Numbers compare and combine by value: `1 == 1.0` (plain CEL already compares mixed numbers),
-//!   and arithmetic that mixes `int` and `double` is done in `double` (plain CEL rejects it).
-//!
-//! Names are checked at parse time: every free identifier must be a top-level key of the state,
-//! `baseline`, or a CEL type name (`int`, `string`, ...). Evaluation is pure and deterministic.
+//! Parsing and checking an assertion when its scenario loads: CEL syntax, the size bounds,
+//! the names it may read, where `baseline` may stand, and the rewrite that adds `.count`,
+//! negative indices and mixed-number arithmetic.
 
 use std::fmt::Write as _;
 
@@ -23,11 +8,10 @@ use cel::common::ast::{CallExpr, Expr, IdedExpr, LiteralValue};
 use cel::common::types::CelString;
 use cel::parser::{ParseErrors, Parser};
 
-/// The name that stands for the left-hand side evaluated on the seeded state.
-pub(crate) const BASELINE: &str = "baseline";
-
-/// CEL's comparison operators (`==`, `!=`, `<`, `<=`, `>`, `>=`), as the parser names them.
-pub(crate) const COMPARISONS: [&str; 6] = ["_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"];
+use super::{
+    ADD_FN, Assertion, AssertionError, BASELINE, Body, COMPARISONS, COUNT_FN, Comparison, DIV_FN,
+    INDEX_FN, MAX_ASSERTION_CHARS, MAX_NESTING, MAX_OPERATORS, MUL_FN, SUB_FN,
+};
 
 /// Identifiers CEL itself resolves: its type names (`type(x) == int`).
 const CEL_NAMES: [&str; 10] = [
@@ -42,97 +26,6 @@ const CEL_NAMES: [&str; 10] = [
     "type",
     "uint",
 ];
-
-/// Functions the rewrite introduces. Their `@` prefix cannot be written in CEL source, so they
-/// never clash with a user's call.
-pub(crate) const COUNT_FN: &str = "@count";
-pub(crate) const INDEX_FN: &str = "@index";
-pub(crate) const ADD_FN: &str = "@add";
-pub(crate) const SUB_FN: &str = "@sub";
-pub(crate) const MUL_FN: &str = "@mul";
-pub(crate) const DIV_FN: &str = "@div";
-
-/// Variables bound when comparing the two evaluated sides of a top-level comparison.
-pub(crate) const LEFT_VAR: &str = "@left";
-pub(crate) const RIGHT_VAR: &str = "@right";
-
-/// Longest rendering of a value in a detail or error message, in characters.
-pub(crate) const MAX_VALUE_CHARS: usize = 200;
-
-/// A parsed and validated final-state assertion.
-///
-/// Holds the source and the rewritten syntax tree (not a compiled program), so it is cheap to
-/// clone and can be shared across threads.
-#[derive(Clone, Debug)]
-pub struct Assertion {
-    pub(crate) source: String,
-    pub(crate) body: Body,
-    /// Operator characters in the source (see [`MAX_OPERATORS`]): how deep the tree may be.
-    pub(crate) operators: usize,
-}
-
-/// The shape of an assertion: a top-level comparison is evaluated side by side, so that a
-/// failure can show both values and `baseline` can be computed.
-#[derive(Clone, Debug)]
-pub(crate) enum Body {
-    Comparison(Comparison),
-    Plain(IdedExpr),
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct Comparison {
-    /// CEL's operator name, e.g. `_==_`.
-    pub(crate) operator: &'static str,
-    pub(crate) left: IdedExpr,
-    pub(crate) right: IdedExpr,
-    /// The left-hand side as written, for messages.
-    pub(crate) left_text: String,
-    /// The right-hand side as written, for messages.
-    pub(crate) right_text: String,
-    /// Whether the right-hand side mentions `baseline`.
-    pub(crate) uses_baseline: bool,
-}
-
-/// Why an assertion could not be parsed.
-///
-/// Every variant quotes the assertion as written.
-#[derive(Debug, thiserror::Error)]
-pub enum AssertionError {
-    /// The source is not valid CEL. `details` has one entry per syntax error, each with its line
-    /// and column (1-based), the offending line and a caret under the column.
-    #[error("failed to parse assertion `{assertion}`:\n{details}")]
-    Syntax {
-        /// The assertion as written.
-        assertion: String,
-        /// The parser's messages with positions and carets.
-        details: String,
-    },
-    /// The assertion is longer, more deeply nested or has more operators than
-    /// [`MAX_ASSERTION_CHARS`], [`MAX_NESTING`] or [`MAX_OPERATORS`] allow.
-    #[error("assertion is too large to evaluate safely: {reason}")]
-    TooLarge {
-        /// Which bound was exceeded, with the bound and the measured size.
-        reason: String,
-    },
-    /// A free identifier is neither a top-level name of the state, `baseline`, nor a CEL name.
-    #[error("unknown name `{name}` in assertion `{assertion}`; {known}")]
-    UnknownName {
-        /// The assertion as written.
-        assertion: String,
-        /// The unknown identifier.
-        name: String,
-        /// The known names, as a sentence fragment ("known names: `a`, `b`").
-        known: String,
-    },
-    /// `baseline` appears outside the right-hand side of a top-level comparison.
-    #[error("misplaced `baseline` in assertion `{assertion}`: {reason}")]
-    MisplacedBaseline {
-        /// The assertion as written.
-        assertion: String,
-        /// Where `baseline` was found and where it may go.
-        reason: String,
-    },
-}
 
 impl Assertion {
     /// Parses and validates `source`; `roots` are the state's top-level names.
@@ -218,29 +111,13 @@ impl Assertion {
     }
 }
 
-/// The longest assertion accepted, in characters.
-pub const MAX_ASSERTION_CHARS: usize = 4_096;
-
-/// The deepest nesting of `(`, `[` and `{` accepted. Real assertions nest three or four
-/// levels; the bound keeps the parser's recursion (tens of kilobytes of stack per level in a
-/// debug build) far inside the 64 MiB stack the parser runs on.
-pub const MAX_NESTING: usize = 32;
-
-/// The most operator characters (`+ - * / % < > = ! & | ? .`) outside string literals. Each
-/// one can deepen the parsed tree by a level, which evaluation walks recursively.
-pub const MAX_OPERATORS: usize = 256;
-
-/// Assertions with at most this many operator characters are evaluated on the caller's
-/// thread; larger ones on a thread of [`LARGE_STACK_BYTES`].
-pub(crate) const INLINE_OPERATORS: usize = 48;
-
 /// The stack the parser (and the evaluation of a large assertion) runs on, in bytes: reserved
 /// address space, of which only touched pages are committed.
 const LARGE_STACK_BYTES: usize = 64 << 20;
 
 /// Runs `work` on a scoped thread with a [`LARGE_STACK_BYTES`] stack; `Err` says why it
 /// could not (no thread, or the work panicked).
-pub(crate) fn on_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, String> {
+pub(super) fn on_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, String> {
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("cel".to_owned())
@@ -677,7 +554,7 @@ fn rewrite_children<F: Fn(u64) -> Option<(u32, u32)>>(
     out
 }
 
-pub(crate) fn call(function: &str, args: Vec<IdedExpr>) -> Expr {
+pub(super) fn call(function: &str, args: Vec<IdedExpr>) -> Expr {
     Expr::Call(CallExpr {
         func_name: function.to_owned(),
         target: None,
@@ -685,7 +562,7 @@ pub(crate) fn call(function: &str, args: Vec<IdedExpr>) -> Expr {
     })
 }
 
-pub(crate) fn ident(name: &str) -> IdedExpr {
+pub(super) fn ident(name: &str) -> IdedExpr {
     IdedExpr {
         id: 0,
         expr: Expr::Ident(name.to_owned()),
@@ -696,5 +573,165 @@ fn string_literal(text: &str) -> IdedExpr {
     IdedExpr {
         id: 0,
         expr: Expr::Literal(LiteralValue::String(CelString::from(text.to_owned()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Assertion;
+
+    fn roots() -> Vec<String> {
+        ["contacts", "activities", "deals", "settings"]
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+
+    fn parse(source: &str) -> Assertion {
+        Assertion::parse(source, &roots())
+            .unwrap_or_else(|error| panic!("`{source}` should parse: {error}"))
+    }
+
+    fn parse_error(source: &str) -> String {
+        match Assertion::parse(source, &roots()) {
+            Ok(assertion) => panic!("`{source}` should not parse, got {assertion:?}"),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn brackets_and_operators_inside_string_literals_do_not_count() {
+        let inside = "(".repeat(40) + &"+".repeat(300);
+        for quoted in [
+            format!("'{inside}'"),
+            format!("\"{inside}\""),
+            format!("r'''{inside}'''"),
+        ] {
+            let source = format!("contacts.exists(c, c.name == {quoted})");
+            assert_eq!(parse(&source).operators, 4, "{source}");
+        }
+        assert_eq!(
+            parse(r"contacts.exists(c, c.name == 'Gr\'a(ce') || true").operators,
+            6
+        );
+    }
+
+    #[test]
+    fn assertion_is_clone_debug_send_and_sync() {
+        fn check<T: Clone + std::fmt::Debug + Send + Sync>() {}
+        check::<Assertion>();
+    }
+
+    #[test]
+    fn source_returns_the_assertion_as_written() {
+        assert_eq!(parse("contacts.count == 3").source(), "contacts.count == 3");
+    }
+
+    #[test]
+    fn baseline_on_the_left_side_is_a_parse_error() {
+        assert_eq!(
+            parse_error("baseline + 1 == contacts.count"),
+            "misplaced `baseline` in assertion `baseline + 1 == contacts.count`: it may only \
+             appear on the right-hand side of the comparison, not in `baseline + 1`"
+        );
+    }
+
+    #[test]
+    fn baseline_without_a_top_level_comparison_is_a_parse_error() {
+        let expected = "misplaced `baseline` in assertion `{}`: it needs a top-level comparison \
+                        (`==`, `!=`, `<`, `<=`, `>`, `>=`) with `baseline` on the right-hand side";
+        for source in [
+            "baseline",
+            "contacts.count == baseline + 1 && deals.count == 2",
+            "contacts.exists(c, c.id == baseline)",
+            "!(contacts.count == baseline)",
+        ] {
+            assert_eq!(
+                parse_error(source),
+                expected.replace("{}", source),
+                "{source}"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_top_level_name_is_a_parse_error_listing_the_known_ones() {
+        assert_eq!(
+            parse_error("contact.count == 1"),
+            "unknown name `contact` in assertion `contact.count == 1`; known names: \
+             `activities`, `contacts`, `deals`, `settings`"
+        );
+    }
+
+    #[test]
+    fn unknown_name_with_no_roots_says_the_state_is_empty() {
+        let error = Assertion::parse("x == 1", &[]).map(|_| ());
+        assert_eq!(
+            error.map_err(|e| e.to_string()),
+            Err(
+                "unknown name `x` in assertion `x == 1`; the state has no top-level names"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn unknown_name_inside_a_comprehension_is_a_parse_error() {
+        assert_eq!(
+            parse_error("contacts.exists(c, d.id == c.id)"),
+            "unknown name `d` in assertion `contacts.exists(c, d.id == c.id)`; known names: \
+             `activities`, `contacts`, `deals`, `settings`"
+        );
+    }
+
+    #[test]
+    fn comprehension_variables_do_not_leak_out_of_their_macro() {
+        assert_eq!(
+            parse_error("contacts.exists(c, true) && c.id == 1"),
+            "unknown name `c` in assertion `contacts.exists(c, true) && c.id == 1`; known \
+             names: `activities`, `contacts`, `deals`, `settings`"
+        );
+    }
+
+    #[test]
+    fn syntax_error_shows_the_source_with_a_caret_under_the_column() {
+        assert_eq!(
+            parse_error("contacts.count == == 1"),
+            "failed to parse assertion `contacts.count == == 1`:\n\
+             line 1, column 19: extraneous input '==' expecting {'[', '{', '(', '.', '-', '!', \
+             'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n  \
+             contacts.count == == 1\n                    ^"
+        );
+    }
+
+    #[test]
+    fn trailing_garbage_is_a_syntax_error_at_its_column() {
+        assert_eq!(
+            parse_error("contacts.count == 1 x"),
+            "failed to parse assertion `contacts.count == 1 x`:\n\
+             line 1, column 21: extraneous input 'x' expecting <EOF>\n  \
+             contacts.count == 1 x\n                      ^"
+        );
+    }
+
+    #[test]
+    fn assertions_beyond_the_size_bounds_fail_to_load_instead_of_overflowing_the_stack() {
+        let deep = format!("{}contacts.count{} == 3", "(".repeat(60), ")".repeat(60));
+        assert_eq!(
+            parse_error(&deep),
+            "assertion is too large to evaluate safely: brackets nest 60 deep, at most 32"
+        );
+        let long = format!("{} == 1", vec!["1"; 5_000].join(" + "));
+        assert_eq!(
+            parse_error(&long),
+            "assertion is too large to evaluate safely: 20002 characters, at most 4096"
+        );
+        let dense = format!("{}==1", vec!["1"; 1_000].join("+"));
+        assert_eq!(
+            parse_error(&dense),
+            "assertion is too large to evaluate safely: 1001 operator characters, at most 256"
+        );
+        let wide = format!("contacts.count == {}", "1".repeat(5_000));
+        assert!(parse_error(&wide).ends_with("5018 characters, at most 4096"));
     }
 }
