@@ -23,7 +23,7 @@
 //!   [`github`] delivers it (octocrab lives here).
 //! - [`provider`]: where model APIs are reached and the HTTP client for them, shared by the
 //!   agents and the [`judge`]; [`defaults`] holds every default.
-//! - Neutral helpers any layer may use: [`json`], [`fs`], [`exit`], [`tls`].
+//! - Neutral helpers any layer may use: [`json`], [`calendar`], [`fs`], [`exit`], [`tls`].
 //!
 //! `tests/it/architecture.rs` enforces these directions and the crates' corners.
 //!
@@ -34,6 +34,7 @@
 //! vague descriptions, look-alike tools, context cost and drift against a lock file.
 
 pub mod agent;
+pub mod calendar;
 pub mod catalog;
 pub mod cli;
 pub mod config;

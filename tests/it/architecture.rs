@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use crate::support::repo;
 
 /// Modules every layer may use: plain helpers with no dependency of their own.
-const NEUTRAL: [&str; 6] = ["json", "fs", "defaults", "exit", "tls", "redact"];
+const NEUTRAL: [&str; 7] = [
+    "json", "calendar", "fs", "defaults", "exit", "tls", "redact",
+];
 
 /// What each top-level module may use besides [`NEUTRAL`]; a module not listed here (the
 /// CLI glue: `commands`, `lib`, `main`) may use anything.
