@@ -147,8 +147,11 @@ pub fn parse_instant(text: &str) -> Option<Instant> {
     if [hour, minute, second].iter().any(|f| f.len() != 2) {
         return None;
     }
-    let (hour, minute, second): (i64, i64, i64) =
-        (hour.parse().ok()?, minute.parse().ok()?, second.parse().ok()?);
+    let (hour, minute, second): (i64, i64, i64) = (
+        hour.parse().ok()?,
+        minute.parse().ok()?,
+        second.parse().ok()?,
+    );
     if hour > 23 || minute > 59 || second > 60 {
         return None;
     }

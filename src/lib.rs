@@ -23,7 +23,9 @@
 //!   [`github`] delivers it (octocrab lives here).
 //! - [`provider`]: where model APIs are reached and the HTTP client for them, shared by the
 //!   agents and the [`judge`]; [`defaults`] holds every default.
-//! - Neutral helpers any layer may use: [`json`], [`calendar`], [`fs`], [`exit`], [`tls`].
+//! - Neutral helpers any layer may use: [`json`], [`values`] (how checks compare values),
+//!   [`calendar`], [`arith`], [`prose`] (values and claims in written English), [`fs`],
+//!   [`exit`], [`tls`].
 //!
 //! `tests/it/architecture.rs` enforces these directions and the crates' corners.
 //!
@@ -34,6 +36,7 @@
 //! vague descriptions, look-alike tools, context cost and drift against a lock file.
 
 pub mod agent;
+pub mod arith;
 pub mod calendar;
 pub mod catalog;
 pub mod cli;
@@ -49,6 +52,7 @@ pub mod json;
 pub mod judge;
 pub mod lint;
 pub mod mock;
+pub mod prose;
 pub mod provider;
 pub mod redact;
 pub mod report;
@@ -59,6 +63,7 @@ pub mod score;
 pub mod suite;
 pub mod tls;
 pub mod trace;
+pub mod values;
 pub mod verify;
 pub mod world;
 

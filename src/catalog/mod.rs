@@ -160,6 +160,12 @@ impl ToolDef {
         &self.definition["inputSchema"]
     }
 
+    /// Whether the tool says it only reads (`annotations.readOnlyHint: true`); MCP's default,
+    /// for a tool that says nothing, is `false`.
+    pub fn is_read_only(&self) -> bool {
+        self.definition["annotations"]["readOnlyHint"] == Value::Bool(true)
+    }
+
     /// Top-level argument names, in schema order.
     pub fn argument_names(&self) -> Vec<String> {
         self.input_schema()["properties"]
@@ -228,6 +234,15 @@ impl Catalog {
     /// All MCP definitions in catalog order.
     pub fn definitions(&self) -> &[Value] {
         &self.definitions
+    }
+
+    /// The names of the read-only tools ([`ToolDef::is_read_only`]).
+    pub fn read_only_names(&self) -> std::collections::BTreeSet<String> {
+        self.tools
+            .iter()
+            .filter(|tool| tool.is_read_only())
+            .map(|tool| tool.name.clone())
+            .collect()
     }
 
     /// The tool named `name`.

@@ -150,15 +150,9 @@ impl Harness {
 
     fn is_blocked(&self, tool: &str, arguments: &Map<String, Value>) -> bool {
         let arguments = Value::Object(arguments.clone());
-        self.blocked.iter().any(|forbidden| {
-            forbidden.tool == tool
-                && crate::json::match_value(
-                    &Value::Object(forbidden.args_match.clone()),
-                    &arguments,
-                    "",
-                )
-                .is_ok()
-        })
+        self.blocked
+            .iter()
+            .any(|forbidden| forbidden.matches(tool, &arguments))
     }
 
     /// Calls `tool` on the backend for toolgate itself (a final-state probe): arguments are
@@ -545,6 +539,7 @@ mod tests {
         let harness = harness.blocking(vec![ForbiddenCall {
             tool: "echo".into(),
             args_match: args(json!({"n": 7})),
+            args_contains: Map::new(),
         }]);
         let answer = harness.call("echo", args(json!({"n": 7}))).await;
         assert_eq!(

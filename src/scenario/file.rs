@@ -43,6 +43,13 @@ pub struct ScenarioFile {
     /// The most tool calls a passing run may emit, refused ones included; 0 means none.
     #[serde(default)]
     pub max_calls: Option<WholeNumber>,
+    /// The most calls to read-only tools (`readOnlyHint: true`) a passing run may emit.
+    #[serde(default)]
+    pub max_reads: Option<WholeNumber>,
+    /// The most other calls (writes, and calls refused or naming an unknown tool) a passing
+    /// run may emit.
+    #[serde(default)]
+    pub max_writes: Option<WholeNumber>,
     /// The most calls a passing run may emit to each named tool, refused ones included.
     #[serde(default)]
     pub max_per_tool: std::collections::BTreeMap<String, WholeNumber>,
@@ -76,6 +83,48 @@ pub struct ScenarioFile {
     /// list it until removed.
     #[serde(default)]
     pub draft: bool,
+    /// Valid trajectories other than the reference: `verify` plays each one and requires it
+    /// to pass.
+    #[serde(default)]
+    pub alternatives: Vec<TrajectoryFile>,
+    /// Invalid trajectories, each with the reason it is wrong: `verify` plays each one and
+    /// requires it to fail.
+    #[serde(default)]
+    pub counterexamples: Vec<TrajectoryFile>,
+}
+
+/// One entry of `alternatives` or `counterexamples`: a trajectory an agent could produce.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrajectoryFile {
+    /// A short name, unique among the scenario's trajectories.
+    pub name: String,
+    /// Why the trajectory must fail; required for counterexamples.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// The tool calls, in order (may be empty).
+    #[serde(default)]
+    pub calls: Vec<PlannedCallFile>,
+    /// The final answer; absent when the agent gave none.
+    #[serde(default)]
+    pub answer: Option<String>,
+    /// The agent crashed after its calls: the run ends errored, without an answer.
+    #[serde(default)]
+    pub crash: bool,
+}
+
+/// One call of a trajectory.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlannedCallFile {
+    /// The tool called (any name: a trajectory may call a tool that does not exist).
+    pub tool: String,
+    /// The arguments, an object.
+    #[serde(default, deserialize_with = "unique_keys")]
+    pub arguments: Map<String, Value>,
+    /// The model turn that emitted the call, 1-based; calls of one turn were emitted together.
+    #[serde(default)]
+    pub turn: Option<WholeNumber>,
 }
 
 /// One entry of `final_state_probes`.
@@ -100,6 +149,9 @@ pub struct ForbiddenCallFile {
     /// Partial match of the arguments; empty forbids every call to the tool.
     #[serde(default, deserialize_with = "unique_keys")]
     pub args_match: Map<String, Value>,
+    /// Argument -> items its array must contain (`files: [".env"]`), in any order.
+    #[serde(default, deserialize_with = "unique_keys")]
+    pub args_contains: Map<String, Value>,
 }
 
 /// The `final_answer` section.
@@ -118,17 +170,121 @@ pub struct AnswerChecksFile {
     /// The answer must say that something failed.
     #[serde(default)]
     pub acknowledges_failure: bool,
-    /// The answer must decline the request.
+    /// The answer must decline the request (or hold off and ask for confirmation).
     #[serde(default)]
     pub refuses: bool,
+    /// Values the answer must mention (or, with `absent`, must not), from the seeded or final
+    /// state or written literally.
+    #[serde(default)]
+    pub values: Vec<AnswerValueFile>,
+    /// Phrases the answer must assert, not negated; a list gives alternative wordings.
+    #[serde(default)]
+    pub claims: Vec<OneOrMany>,
+    /// Phrases the answer must not assert (a negated mention, `hasn't shipped`, is fine).
+    #[serde(default)]
+    pub must_not_claim: Vec<OneOrMany>,
+}
+
+/// One entry of `final_answer.values`: exactly one of `value`, `any_of`, `state`, `seeded`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerValueFile {
+    /// A literal value (a list: every item).
+    #[serde(default)]
+    pub value: Option<Value>,
+    /// Literal values of which one must be mentioned.
+    #[serde(default)]
+    pub any_of: Option<Vec<Value>>,
+    /// A CEL expression over the state after the run (a list: every item).
+    #[serde(default)]
+    pub state: Option<String>,
+    /// A CEL expression over the seeded state, before the run (a list: every item).
+    #[serde(default)]
+    pub seeded: Option<String>,
+    /// What the value describes (`Q1`, or alternatives `[Q1, first quarter]`): a mention
+    /// counts only when it is paired with this label rather than another value's.
+    #[serde(default)]
+    pub label: Option<OneOrMany>,
+    /// Numbers: the largest difference accepted, absolute (`500`) or relative (`"1%"`).
+    #[serde(default)]
+    pub tolerance: Option<Value>,
+    /// Records (objects): the fields that name one, any of which counts as a mention.
+    #[serde(default)]
+    pub by: Vec<String>,
+    /// The value must not be mentioned.
+    #[serde(default)]
+    pub absent: bool,
+}
+
+/// A string, or a list of strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneOrMany(pub Vec<String>);
+
+impl schemars::JsonSchema for OneOrMany {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OneOrMany".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"type": "string"}, "minItems": 1}
+            ]
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for OneOrMany {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of strings")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![text.to_owned()]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<OneOrMany, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<String>()? {
+                    items.push(item);
+                }
+                if items.is_empty() {
+                    return Err(serde::de::Error::custom("expected at least one string"));
+                }
+                Ok(OneOrMany(items))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// One entry of `expected_calls`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectedCallFile {
-    /// The tool the call names.
-    pub tool: String,
+    /// The tool the call names, or a list of equivalent tools (the first is the one the
+    /// reference agent calls); every argument a check names must exist in each of them.
+    pub tool: OneOrMany,
+    /// The call may be left out (look the fact up, or ask); if made, its checks apply.
+    #[serde(default)]
+    pub optional: bool,
+    /// On a read-only tool, the `args_match`/`args_accept` arguments that must be sent: the
+    /// others are also satisfied by leaving them out (a broader read).
+    #[serde(default)]
+    pub args_exact: Vec<String>,
+    /// Argument -> items its array must contain (each matched partially), in any order.
+    #[serde(default, deserialize_with = "unique_keys")]
+    pub args_contains: Map<String, Value>,
+    /// Values or partial records the call's result must contain somewhere (a search is
+    /// judged by whether it found the record, not by its query text).
+    #[serde(default)]
+    pub result_contains: Vec<Value>,
     /// Partial match: each key present with an equal value (numbers by value, objects
     /// partially, arrays element-wise).
     #[serde(default, deserialize_with = "unique_keys")]

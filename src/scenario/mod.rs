@@ -194,6 +194,12 @@ pub enum Comparator {
     TimeOfDay,
     /// Both parse as the same calendar date (`"20240102"` equals `"2024-01-02"`).
     Date,
+    /// Arrays must list their items in the expected order (by default an array matches in
+    /// any order, as a set of items).
+    Ordered,
+    /// The argument is an arithmetic expression (`"48000 * 0.15 + 2500"`) whose value equals
+    /// the expected number.
+    EvaluatesTo,
 }
 
 impl Comparator {
@@ -204,6 +210,8 @@ impl Comparator {
             Comparator::Normalized => "normalized",
             Comparator::TimeOfDay => "time_of_day",
             Comparator::Date => "date",
+            Comparator::Ordered => "ordered",
+            Comparator::EvaluatesTo => "evaluates_to",
         }
     }
 }
@@ -211,8 +219,24 @@ impl Comparator {
 /// One expected tool call.
 #[derive(Debug, Clone)]
 pub struct ExpectedCall {
-    /// The tool that must be called; exists in the catalog.
+    /// The tool that must be called (the one the reference agent calls); exists in the
+    /// catalog.
     pub tool: String,
+    /// Equivalent tools a call may name instead of `tool` (from a `tool:` list); every
+    /// argument the checks name exists in each.
+    pub also: Vec<String>,
+    /// Whether a run may leave the call out (look up or ask); if made, its checks apply.
+    pub optional: bool,
+    /// Whether every tool the call may name is read-only (`readOnlyHint: true`): then an
+    /// `args_match`/`args_accept` argument left out counts as a broader read, unless it is
+    /// in `args_exact`.
+    pub read_only: bool,
+    /// Arguments that must be sent even on a read-only tool.
+    pub args_exact: Vec<String>,
+    /// Argument -> items (a JSON array) its array value must contain, in any order.
+    pub args_contains: Map<String, Value>,
+    /// Values or partial records the call's result must contain at some depth.
+    pub result_contains: Vec<Value>,
     /// Partial match: every key given must be present with an equal value (numbers by value,
     /// nested objects partially, arrays element by element).
     pub args_match: Map<String, Value>,
@@ -234,7 +258,68 @@ pub struct ExpectedCall {
     /// values must equal the sent ones exactly (no extra key in a nested object either).
     /// Scenario files always match partially (`false`); reference trajectories set it
     /// ([`crate::score::reference_match::exact_call`]).
-    pub args_exact: bool,
+    pub closed: bool,
+}
+
+impl ExpectedCall {
+    /// Whether a call to `tool` can stand for this expected call.
+    pub fn accepts(&self, tool: &str) -> bool {
+        self.tool == tool || self.also.iter().any(|other| other == tool)
+    }
+
+    /// The tools a call may name, `tool` first.
+    pub fn tools(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.tool.as_str()).chain(self.also.iter().map(String::as_str))
+    }
+
+    /// An expected call of `tool` with no checks, as a starting point.
+    pub fn of(tool: &str) -> ExpectedCall {
+        ExpectedCall {
+            tool: tool.to_owned(),
+            also: Vec::new(),
+            optional: false,
+            read_only: false,
+            args_exact: Vec::new(),
+            args_contains: Map::new(),
+            result_contains: Vec::new(),
+            args_match: Map::new(),
+            args_forbid: Vec::new(),
+            args_from_prior: Vec::new(),
+            args_accept: Map::new(),
+            args_optional: Vec::new(),
+            args_compare: std::collections::BTreeMap::new(),
+            schema_defaults: Map::new(),
+            reference_args: Map::new(),
+            closed: false,
+        }
+    }
+}
+
+/// A trajectory written into a scenario (`alternatives`, `counterexamples`): the calls an
+/// agent makes and its final answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trajectory {
+    /// Unique among the scenario's trajectories.
+    pub name: String,
+    /// Why it must fail (every counterexample has one).
+    pub why: Option<String>,
+    /// The calls, in order.
+    pub calls: Vec<PlannedCall>,
+    /// The final answer; `None` when the agent gave none.
+    pub answer: Option<String>,
+    /// Whether the agent crashed after the calls (the run ends errored).
+    pub crash: bool,
+}
+
+/// One call of a planned trajectory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedCall {
+    /// Tool name.
+    pub tool: String,
+    /// Arguments as sent.
+    pub arguments: Map<String, Value>,
+    /// The model turn that emitted it, 1-based; `None`: its own turn.
+    pub turn: Option<u32>,
 }
 
 /// A validated scenario.
@@ -280,6 +365,13 @@ pub struct Scenario {
     /// The most tool calls a passing run may emit; `None` means no budget. Every emitted call
     /// counts, refused ones included.
     pub max_calls: Option<u32>,
+    /// The most calls to read-only tools a passing run may emit; `None` means no budget.
+    pub max_reads: Option<u32>,
+    /// The most other calls (to tools that are not read-only, refused calls and calls to
+    /// unknown tools) a passing run may emit; `None` means no budget.
+    pub max_writes: Option<u32>,
+    /// The catalog's read-only tools (`readOnlyHint: true`), shared by the suite's scenarios.
+    pub read_only: std::sync::Arc<std::collections::BTreeSet<String>>,
     /// The most calls a passing run may emit to each named tool (refused ones included); every
     /// key is a catalog tool. Empty means no per-tool budget.
     pub max_per_tool: std::collections::BTreeMap<String, u32>,
@@ -305,6 +397,37 @@ pub struct Scenario {
     /// Whether the file says `draft: true`: written by `toolgate init` and not yet edited.
     /// A draft loads and runs like any scenario; `validate` and `verify` list the drafts.
     pub draft: bool,
+    /// Valid trajectories besides the reference; `verify` requires each to pass.
+    pub alternatives: Vec<Trajectory>,
+    /// Invalid trajectories; `verify` requires each to fail.
+    pub counterexamples: Vec<Trajectory>,
+}
+
+impl ForbiddenCall {
+    /// Whether a call to `tool` with `arguments` is this forbidden call: the tool, every
+    /// `args_match` argument matching ([`crate::values::matches`], partially) and every
+    /// `args_contains` array holding its items.
+    pub fn matches(&self, tool: &str, arguments: &Value) -> bool {
+        self.tool == tool
+            && self.args_match.iter().all(|(name, wanted)| {
+                arguments
+                    .get(name)
+                    .is_some_and(|actual| crate::values::matches(wanted, actual, "", false).is_ok())
+            })
+            && self.args_contains.iter().all(|(name, items)| {
+                arguments.get(name).is_some_and(|actual| {
+                    let items = items.as_array().map_or(&[][..], Vec::as_slice);
+                    crate::values::contains(items, actual, "").is_ok()
+                })
+            })
+    }
+}
+
+impl Scenario {
+    /// Whether `tool` is read-only in the catalog the scenario was loaded with.
+    pub fn is_read_only(&self, tool: &str) -> bool {
+        self.read_only.contains(tool)
+    }
 }
 
 /// One of `final_state_probes`: a (read-only) tool call toolgate makes before and after the
@@ -326,7 +449,8 @@ pub struct Probe {
 pub const PROBE_RESULT: &str = "result";
 
 /// A call the agent must not make: a call to `tool` whose arguments match `args_match`
-/// (partially, as in expected calls; an empty `args_match` forbids every call to `tool`).
+/// (partially, as in expected calls; an empty `args_match` forbids every call to `tool`) and
+/// whose array arguments contain the `args_contains` items.
 /// An attempt counts even when it fails: trying to delete is already the mistake.
 #[derive(Debug, Clone)]
 pub struct ForbiddenCall {
@@ -334,6 +458,8 @@ pub struct ForbiddenCall {
     pub tool: String,
     /// Partial match on the arguments; every key is an argument of `tool`.
     pub args_match: Map<String, Value>,
+    /// Argument -> items (a JSON array) its array value must contain for the call to count.
+    pub args_contains: Map<String, Value>,
 }
 
 /// A value the final answer must mention, read from the run record like `args_from_prior`.
@@ -361,8 +487,14 @@ pub struct AnswerChecks {
     pub asks_clarification: bool,
     /// The answer must say that something failed or was not found.
     pub acknowledges_failure: bool,
-    /// The answer must decline the request.
+    /// The answer must decline the request, or hold off and ask for confirmation.
     pub refuses: bool,
+    /// Values the answer must (or, `absent`, must not) mention.
+    pub values: Vec<AnswerValue>,
+    /// Claims the answer must make, not negated; each a list of alternative wordings.
+    pub claims: Vec<Vec<String>>,
+    /// Claims the answer must not make; each a list of wordings.
+    pub must_not_claim: Vec<Vec<String>>,
 }
 
 impl AnswerChecks {
@@ -373,5 +505,71 @@ impl AnswerChecks {
             && !self.asks_clarification
             && !self.acknowledges_failure
             && !self.refuses
+            && self.values.is_empty()
+            && self.claims.is_empty()
+            && self.must_not_claim.is_empty()
+    }
+}
+
+/// One entry of `final_answer.values`.
+#[derive(Debug, Clone)]
+pub struct AnswerValue {
+    /// Where the value comes from.
+    pub source: ValueSource,
+    /// What the value describes, in alternative wordings; empty: no pairing required.
+    pub labels: Vec<String>,
+    /// For numbers, the largest difference accepted; `None`: the written precision decides.
+    pub tolerance: Option<Tolerance>,
+    /// For records: the fields that name one; a record is mentioned when one of them is.
+    pub by: Vec<String>,
+    /// Whether the value must *not* be mentioned.
+    pub absent: bool,
+}
+
+/// Where an answer value comes from.
+#[derive(Debug, Clone)]
+pub enum ValueSource {
+    /// Written in the scenario (a list: every item).
+    Literal(Value),
+    /// Written in the scenario; any one of them.
+    AnyOf(Vec<Value>),
+    /// A CEL expression over the state after the run.
+    State(assertion::Expression),
+    /// A CEL expression over the seeded state.
+    Seeded(assertion::Expression),
+}
+
+impl ValueSource {
+    /// How the source reads in the scenario file, for check subjects: `state: <expr>`,
+    /// `value: 186000`.
+    pub fn describe(&self) -> String {
+        match self {
+            ValueSource::Literal(value) => format!("value {}", crate::json::short(value)),
+            ValueSource::AnyOf(values) => format!(
+                "any_of {}",
+                crate::json::short(&Value::Array(values.clone()))
+            ),
+            ValueSource::State(expression) => format!("state `{}`", expression.source()),
+            ValueSource::Seeded(expression) => format!("seeded `{}`", expression.source()),
+        }
+    }
+}
+
+/// A declared tolerance for numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tolerance {
+    /// The largest absolute difference.
+    Absolute(f64),
+    /// The largest difference as a fraction of the value (`"1%"` is 0.01).
+    Relative(f64),
+}
+
+impl Tolerance {
+    /// The absolute difference accepted around `value`.
+    pub fn around(self, value: f64) -> f64 {
+        match self {
+            Tolerance::Absolute(difference) => difference,
+            Tolerance::Relative(fraction) => value.abs() * fraction,
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! Call budgets (field case B33): `max_calls`, `max_per_tool` and `max_failures`.
+//! Call budgets (field case B33): `max_calls`, `max_reads`, `max_writes`, `max_per_tool`
+//! and `max_failures`.
 //!
 //! Budgets count what the agent emitted, refused calls included: a refused call is still an
 //! attempt. Reports show the emitted calls split into executed and refused, never a single
@@ -74,6 +75,29 @@ pub fn checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
             subject: "max_calls".into(),
             passed: counts.emitted() <= budget as usize,
             detail: format!("{}, budget {budget}", counts.describe()),
+        });
+    }
+    let is_read = |call: &&CallRecord| scenario.is_read_only(&call.tool);
+    let reads = CallCounts {
+        executed: trace.iter().filter(is_read).filter(|c| !c.refused).count(),
+        refused: trace.iter().filter(is_read).filter(|c| c.refused).count(),
+    };
+    let writes = trace.len() - reads.emitted();
+    if let Some(budget) = scenario.max_reads {
+        let counts = reads;
+        checks.push(Check {
+            kind: CheckKind::MaxReads,
+            subject: "max_reads".into(),
+            passed: counts.emitted() <= budget as usize,
+            detail: format!("{} to read-only tools, budget {budget}", counts.describe()),
+        });
+    }
+    if let Some(budget) = scenario.max_writes {
+        checks.push(Check {
+            kind: CheckKind::MaxWrites,
+            subject: "max_writes".into(),
+            passed: writes <= budget as usize,
+            detail: format!("{writes} calls to other tools, budget {budget}"),
         });
     }
     if !scenario.max_per_tool.is_empty() {

@@ -1,10 +1,12 @@
-//! Per-argument comparators, opt-in per expected call (`args_compare`). Exact comparison is
-//! the default; every other comparator loosens it and is named in the check's detail.
+//! Per-argument comparators, opt-in per expected call (`args_compare`). The default compares
+//! by meaning ([`crate::values::matches`]: numbers by value, instants as instants, arrays in
+//! any order); every other comparator changes that and is named in the check's detail.
 
 use serde_json::Value;
 
-use crate::json::{match_value, short};
+use crate::json::short;
 use crate::scenario::Comparator;
+use crate::values::matches;
 
 /// Compares `actual` with `expected` under `comparator`; `Err` says what differs, naming
 /// the comparator when it is not exact.
@@ -15,13 +17,15 @@ pub fn compare(
     at: &str,
 ) -> Result<(), String> {
     let transform: fn(&str) -> Option<String> = match comparator {
-        Comparator::Exact => return match_value(expected, actual, at),
+        Comparator::Exact => return matches(expected, actual, at, false),
+        Comparator::Ordered => return matches(expected, actual, at, true),
+        Comparator::EvaluatesTo => return evaluates_to(expected, actual, at),
         Comparator::Normalized => |text| Some(normalize(text)),
         Comparator::TimeOfDay => |text| time_of_day(text).map(|seconds| seconds.to_string()),
         Comparator::Date => |text| date(text).map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}")),
     };
     let (Some(e), Some(a)) = (expected.as_str(), actual.as_str()) else {
-        return match_value(expected, actual, at);
+        return matches(expected, actual, at, false);
     };
     match (transform(e), transform(a)) {
         (Some(x), Some(y)) if x == y => Ok(()),
@@ -31,6 +35,25 @@ pub fn compare(
             short(actual),
             comparator.as_str()
         )),
+    }
+}
+
+/// Whether the arithmetic expression `actual` evaluates to the number `expected`, within half
+/// a cent.
+fn evaluates_to(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
+    let wanted = expected.as_f64();
+    let value = actual.as_str().map(crate::arith::evaluate);
+    match (wanted, value) {
+        (Some(wanted), Some(Ok(value))) if (value - wanted).abs() <= 0.005 => Ok(()),
+        (Some(wanted), Some(Ok(value))) => Err(format!(
+            "`{at}`: {} evaluates to {value}, expected {wanted} (compared as evaluates_to)",
+            short(actual)
+        )),
+        (_, Some(Err(error))) => Err(format!(
+            "`{at}`: {} is not arithmetic: {error} (compared as evaluates_to)",
+            short(actual)
+        )),
+        _ => matches(expected, actual, at, false),
     }
 }
 
@@ -111,6 +134,24 @@ mod tests {
         assert_eq!(verdicts(Comparator::Normalized), [false, true, true]);
         assert!(verdicts(Comparator::TimeOfDay)[0]);
         assert!(verdicts(Comparator::Date)[1]);
+        assert_eq!(
+            compare(
+                Comparator::EvaluatesTo,
+                &json!(9700),
+                &json!("2500 + 0.15 * 48000"),
+                "/expression"
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            compare(
+                Comparator::EvaluatesTo,
+                &json!(9700),
+                &json!("48000 * 1.5"),
+                "/expression"
+            ),
+            Err("`/expression`: \"48000 * 1.5\" evaluates to 72000, expected 9700 (compared as evaluates_to)".to_owned())
+        );
         assert_eq!(
             compare(Comparator::Normalized, &cases[0].0, &cases[0].1, "/time"),
             Err(

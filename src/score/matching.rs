@@ -11,10 +11,11 @@ use serde_json::{Map, Value};
 
 use super::compare::compare;
 use super::{OmittedDefaults, ScoringOptions};
-use crate::json::{equal_value, match_value, short};
+use crate::json::{equal_value, short};
 use crate::scenario::Comparator;
 use crate::scenario::ExpectedCall;
 use crate::trace::CallRecord;
+use crate::values::{contains, occurs_in};
 
 /// Above this many search nodes the search stops and keeps the best pairing found so far.
 const NODE_LIMIT: usize = 200_000;
@@ -30,6 +31,8 @@ pub struct PairCheck {
     pub args_forbid: Vec<String>,
     /// Problems with `args_from_prior`.
     pub args_from_prior: Vec<String>,
+    /// Problems with `result_contains`.
+    pub result_contains: Vec<String>,
     /// Share of the expected call's argument conditions that hold, in 0.0..=1.0 (1.0 when it
     /// has none).
     pub credit: f64,
@@ -38,7 +41,10 @@ pub struct PairCheck {
 impl PairCheck {
     /// Whether every condition holds.
     pub fn is_full(&self) -> bool {
-        self.args_match.is_empty() && self.args_forbid.is_empty() && self.args_from_prior.is_empty()
+        self.args_match.is_empty()
+            && self.args_forbid.is_empty()
+            && self.args_from_prior.is_empty()
+            && self.result_contains.is_empty()
     }
 }
 
@@ -66,16 +72,24 @@ pub fn check_pair(
         notes: Vec::new(),
         args_forbid: Vec::new(),
         args_from_prior: Vec::new(),
+        result_contains: Vec::new(),
         credit: 1.0,
     };
-    let total =
-        expected.args_match.len() + expected.args_forbid.len() + expected.args_from_prior.len();
+    let total = expected.args_match.len()
+        + expected.args_accept.len()
+        + expected.args_contains.len()
+        + expected.args_forbid.len()
+        + expected.args_from_prior.len()
+        + expected.result_contains.len();
     let Some(arguments) = call.arguments.as_object() else {
         let reason = format!(
             "arguments are not a JSON object ({})",
             short(&call.arguments)
         );
-        if !expected.args_match.is_empty() || !expected.args_accept.is_empty() {
+        if !expected.args_match.is_empty()
+            || !expected.args_accept.is_empty()
+            || !expected.args_contains.is_empty()
+        {
             check.args_match.push(reason.clone());
         }
         if !expected.args_from_prior.is_empty() {
@@ -108,6 +122,11 @@ pub fn check_pair(
             if expected.args_optional.contains(name) {
                 held += 1;
                 check.notes.push(format!("`{name}` omitted (optional)"));
+            } else if expected.read_only && !expected.args_exact.contains(name) {
+                held += 1;
+                check
+                    .notes
+                    .push(format!("`{name}` left out: a broader read"));
             } else if default_accepted && options.omitted_defaults == OmittedDefaults::Schema {
                 held += 1;
                 check.notes.push(format!(
@@ -130,7 +149,7 @@ pub fn check_pair(
         let results: Vec<Result<(), String>> = values
             .iter()
             .map(|v| match comparator {
-                Comparator::Exact if expected.args_exact => equal_value(v, actual, &at),
+                Comparator::Exact if expected.closed => equal_value(v, actual, &at),
                 _ => compare(comparator, v, actual, &at),
             })
             .collect();
@@ -151,7 +170,32 @@ pub fn check_pair(
             ));
         }
     }
-    if expected.args_exact {
+    for (name, items) in &expected.args_contains {
+        let items = items.as_array().map_or(&[][..], Vec::as_slice);
+        match arguments.get(name) {
+            Some(actual) => match contains(items, actual, &format!("/{name}")) {
+                Ok(()) => held += 1,
+                Err(problem) => check.args_match.push(problem),
+            },
+            None => check.args_match.push(format!(
+                "`{name}` missing, expected a list containing {}",
+                short(&Value::Array(items.to_vec()))
+            )),
+        }
+    }
+    for wanted in &expected.result_contains {
+        match &call.result {
+            Some(result) if occurs_in(wanted, result) => held += 1,
+            Some(_) => check
+                .result_contains
+                .push(format!("the result does not contain {}", short(wanted))),
+            None => check.result_contains.push(format!(
+                "no result to look for {} in (the call failed)",
+                short(wanted)
+            )),
+        }
+    }
+    if expected.closed {
         for (name, value) in arguments {
             let named = expected.args_match.contains_key(name)
                 || expected.args_accept.contains_key(name)
@@ -195,7 +239,8 @@ pub fn check_pair(
                 prior.argument, prior.source
             )),
             (Ok(wanted), Some(actual)) => {
-                match match_value(wanted, actual, &format!("/{}", prior.argument)) {
+                match crate::values::matches(wanted, actual, &format!("/{}", prior.argument), false)
+                {
                     Ok(()) => held += 1,
                     Err(_) => check.args_from_prior.push(format!(
                         "`{}` is {}, but `{}` is {}: not taken from the earlier result",
@@ -291,7 +336,7 @@ impl Search<'_> {
         for j in 0..self.trace.len() {
             let call = &self.trace[j];
             let in_order = !self.strict || last.is_none_or(|last| j > last);
-            if self.used[j] || call.tool != expected.tool || !in_order {
+            if self.used[j] || !expected.accepts(&call.tool) || !in_order {
                 continue;
             }
             let slot = i * self.trace.len() + j;
@@ -306,6 +351,11 @@ impl Search<'_> {
                     known
                 }
             };
+            // An optional call never fails on its arguments: a call that does not meet its
+            // checks is taken as not made, and other checks judge it.
+            if expected.optional && !full {
+                continue;
+            }
             let gain = Score {
                 full: usize::from(full),
                 success: usize::from(call.is_success()),

@@ -2,6 +2,7 @@
 //! scenario? Pure functions from (scenario, trace, states) to a [`RunScore`].
 
 pub mod answer;
+pub mod answer_checks;
 pub mod budget;
 pub mod compare;
 pub mod matching;
@@ -9,12 +10,11 @@ pub mod metrics;
 pub mod probes;
 pub mod production;
 pub mod reference_match;
+mod run;
+
+pub use run::{harm, score};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use crate::scenario::{Ordering, Scenario};
-use crate::trace::CallRecord;
 
 /// The verdict on one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -43,7 +43,7 @@ impl Outcome {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckKind {
-    /// An expected call was made with the right tool.
+    /// An expected call was made with the right tool (or, optional, left out).
     ToolSelection,
     /// The paired call's arguments are valid against the tool's input schema.
     ArgsSchema,
@@ -53,10 +53,16 @@ pub enum CheckKind {
     ArgsForbid,
     /// `args_from_prior` holds.
     ArgsFromPrior,
+    /// The paired call's result contains what `result_contains` names.
+    ResultContains,
     /// Strict ordering holds.
     Ordering,
     /// The run stayed within `max_calls`.
     MaxCalls,
+    /// The run stayed within `max_reads` (calls to read-only tools).
+    MaxReads,
+    /// The run stayed within `max_writes` (all other calls).
+    MaxWrites,
     /// The run stayed within one tool's `max_per_tool` budget.
     MaxPerTool,
     /// The run stayed within `max_failures`.
@@ -81,6 +87,21 @@ pub enum CheckKind {
     AnswerAcknowledgesFailure,
     /// The final answer declines the request.
     AnswerRefuses,
+    /// The final answer mentions (or, `absent`, does not mention) a value
+    /// (`final_answer.values`).
+    AnswerValue,
+    /// The final answer makes a claim, not negated (`final_answer.claims`).
+    AnswerClaims,
+    /// The final answer does not make a claim (`final_answer.must_not_claim`).
+    AnswerMustNotClaim,
+    /// After a write that failed, the final answer admits it (every run with such a write).
+    ClaimedSuccess,
+    /// The final answer states no id or email address the run never saw (Tier 5).
+    AnswerInventedValue,
+    /// A write to a tool no expected call names, made before the run errored.
+    UnexpectedWrite,
+    /// The run errored after doing harm (listed with the harm it did).
+    RunErrored,
 }
 
 /// One deterministic check with its reason.
@@ -139,9 +160,10 @@ impl RunScore {
 #[serde(rename_all = "snake_case")]
 pub enum OmittedDefaults {
     /// Missing: the expected value must be sent (BFCL-compatible).
-    #[default]
     Strict,
-    /// Held: leaving out an argument is the same as sending its schema default.
+    /// Held: leaving out an argument is the same as sending its schema default, as the tool
+    /// itself reads it (the default: toolgate judges what a call does).
+    #[default]
     Schema,
 }
 
@@ -204,317 +226,6 @@ impl LoopMode {
             LoopMode::ResultAware => "result_aware",
         }
     }
-}
-
-/// Scores one run of `scenario`: the `trace` of calls (with the harness's schema findings),
-/// the `seeded` state, the backend's state after the run (`None` when the backend's state
-/// cannot be seen: final-state assertions then fail), the agent's final answer (`None` when it
-/// gave none) and the run-wide `options`.
-pub fn score(
-    scenario: &Scenario,
-    trace: &[CallRecord],
-    seeded: &Value,
-    final_state: Option<&Value>,
-    final_answer: Option<&str>,
-    options: ScoringOptions,
-) -> RunScore {
-    let strict = scenario.ordering == Ordering::Strict;
-    let pairing = matching::pair(&scenario.expected_calls, trace, strict, options);
-    let mut checks = Vec::new();
-    let made: Vec<&str> = trace.iter().map(|call| call.tool.as_str()).collect();
-    let made = if made.is_empty() {
-        "none".to_string()
-    } else {
-        made.join(", ")
-    };
-
-    for (i, expected) in scenario.expected_calls.iter().enumerate() {
-        let subject = format!("expected_calls[{i}]");
-        let Some(j) = pairing.assigned[i] else {
-            checks.push(Check {
-                kind: CheckKind::ToolSelection,
-                subject,
-                passed: false,
-                detail: format!("no usable call to `{}` (calls made: {made})", expected.tool),
-            });
-            continue;
-        };
-        let call = &trace[j];
-        checks.push(Check {
-            kind: CheckKind::ToolSelection,
-            subject: subject.clone(),
-            passed: true,
-            detail: format!("call {} `{}`", j + 1, call.tool),
-        });
-        let record = if expected.args_from_prior.is_empty() {
-            Value::Null
-        } else {
-            crate::trace::run_record(&pairing.assigned[..i], trace)
-        };
-        let pair = matching::check_pair(expected, call, &record, options);
-        if !call.unknown_tool && call.invalid.is_none() {
-            let problems: Vec<String> = call
-                .violations
-                .iter()
-                .map(|v| format!("{}: `{}`: {}", v.class.as_str(), v.pointer, v.message))
-                .collect();
-            checks.push(Check {
-                kind: CheckKind::ArgsSchema,
-                subject: subject.clone(),
-                passed: problems.is_empty(),
-                detail: if problems.is_empty() {
-                    "valid against the input schema".to_string()
-                } else {
-                    problems.join("; ")
-                },
-            });
-        }
-        let sections = [
-            (
-                CheckKind::ArgsMatch,
-                !expected.args_match.is_empty() || !expected.args_accept.is_empty(),
-                &pair.args_match,
-            ),
-            (
-                CheckKind::ArgsForbid,
-                !expected.args_forbid.is_empty(),
-                &pair.args_forbid,
-            ),
-            (
-                CheckKind::ArgsFromPrior,
-                !expected.args_from_prior.is_empty(),
-                &pair.args_from_prior,
-            ),
-        ];
-        for (kind, present, problems) in sections {
-            if present {
-                checks.push(Check {
-                    kind,
-                    subject: subject.clone(),
-                    passed: problems.is_empty(),
-                    detail: if problems.is_empty()
-                        && kind == CheckKind::ArgsMatch
-                        && !pair.notes.is_empty()
-                    {
-                        format!("holds ({})", pair.notes.join("; "))
-                    } else if problems.is_empty() {
-                        "holds".to_string()
-                    } else {
-                        problems.join("; ")
-                    },
-                });
-            }
-        }
-    }
-
-    if strict && scenario.expected_calls.len() > 1 {
-        let in_order = pairing.full;
-        let any_order = matching::pair(&scenario.expected_calls, trace, false, options).full;
-        checks.push(Check {
-            kind: CheckKind::Ordering,
-            subject: "ordering".into(),
-            passed: any_order <= in_order,
-            detail: if any_order <= in_order {
-                "strict order holds".to_string()
-            } else {
-                format!(
-                    "{any_order} expected calls are satisfied only out of order (strict ordering)"
-                )
-            },
-        });
-    }
-
-    checks.extend(budget::checks(scenario, trace));
-
-    let states = final_state
-        .filter(|_| !scenario.final_state_assertions.is_empty())
-        .map(|state| crate::scenario::assertion::States::new(seeded, state));
-    for (i, assertion) in scenario.final_state_assertions.iter().enumerate() {
-        let evaluated = match &states {
-            Some(states) => assertion.evaluate_in(states),
-            None => Err("the backend's state is not visible to toolgate".to_owned()),
-        };
-        let (passed, detail) = match evaluated {
-            Ok(evaluation) => (evaluation.passed, evaluation.detail),
-            Err(error) => (false, format!("could not evaluate: {error}")),
-        };
-        checks.push(Check {
-            kind: CheckKind::FinalState,
-            subject: format!("final_state_assertions[{i}] `{}`", assertion.source()),
-            passed,
-            detail,
-        });
-    }
-
-    let unknown: Vec<String> = trace
-        .iter()
-        .filter(|call| call.unknown_tool)
-        .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
-        .collect();
-    if !unknown.is_empty() {
-        checks.push(Check {
-            kind: CheckKind::UnknownTool,
-            subject: "tools".into(),
-            passed: false,
-            detail: format!("{} not offered by the server", unknown.join(", ")),
-        });
-    }
-
-    let unmatched: Vec<String> = trace
-        .iter()
-        .filter(|call| call.unmatched)
-        .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
-        .collect();
-    if !unmatched.is_empty() {
-        checks.push(Check {
-            kind: CheckKind::UnmatchedCall,
-            subject: "mocks".into(),
-            passed: false,
-            detail: format!("{} matched no mock rule", unmatched.join(", ")),
-        });
-    }
-
-    checks.extend(forbidden_checks(scenario, trace));
-    let record = if scenario.final_answer.contains_results.is_empty() {
-        Value::Null
-    } else {
-        crate::trace::run_record(&pairing.assigned, trace)
-    };
-    checks.extend(answer_checks(scenario, final_answer, &record));
-
-    let outcome = if checks.iter().all(|check| check.passed) {
-        Outcome::Pass
-    } else {
-        Outcome::Fail
-    };
-    RunScore {
-        outcome,
-        checks,
-        pairing: pairing.assigned,
-    }
-}
-
-/// One check per `forbidden_calls` entry: the calls that match it, if any.
-fn forbidden_checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
-    scenario
-        .forbidden_calls
-        .iter()
-        .enumerate()
-        .map(|(i, forbidden)| {
-            let hits: Vec<String> = trace
-                .iter()
-                .filter(|call| call.tool == forbidden.tool)
-                .filter(|call| {
-                    forbidden.args_match.iter().all(|(name, wanted)| {
-                        call.arguments.get(name).is_some_and(|actual| {
-                            crate::json::match_value(wanted, actual, "").is_ok()
-                        })
-                    })
-                })
-                .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
-                .collect();
-            Check {
-                kind: CheckKind::ForbiddenCall,
-                subject: format!("forbidden_calls[{i}] `{}`", forbidden.tool),
-                passed: hits.is_empty(),
-                detail: if hits.is_empty() {
-                    "not called".to_string()
-                } else {
-                    format!("{} made", hits.join(", "))
-                },
-            }
-        })
-        .collect()
-}
-
-/// The `final_answer` checks, in file order: results, texts, then the three moves.
-fn answer_checks(scenario: &Scenario, final_answer: Option<&str>, record: &Value) -> Vec<Check> {
-    let checks = &scenario.final_answer;
-    let text = final_answer.unwrap_or_default();
-    let quoted = format!(
-        "answer \"{}\"",
-        crate::json::short(&Value::String(text.to_string())).trim_matches('"')
-    );
-    let mut out = Vec::new();
-    let mut push = |kind, subject: String, passed: bool, why: String| {
-        let detail = match (passed, final_answer) {
-            (true, _) => "holds".to_string(),
-            (false, None) => "no final answer".to_string(),
-            (false, Some(_)) => why,
-        };
-        out.push(Check {
-            kind,
-            subject,
-            passed,
-            detail,
-        });
-    };
-    for (i, reference) in checks.contains_results.iter().enumerate() {
-        let subject = format!("final_answer.contains_results[{i}] `{}`", reference.source);
-        match reference.path.query(record).exactly_one() {
-            Ok(value) => {
-                let passed = answer::mentions(text, value);
-                push(
-                    CheckKind::AnswerContainsResult,
-                    subject,
-                    passed,
-                    format!("{quoted} does not mention {}", crate::json::short(value)),
-                );
-            }
-            Err(_) => push(
-                CheckKind::AnswerContainsResult,
-                subject,
-                false,
-                format!(
-                    "no single value at `{}` (calls[{}] unpaired or without that result)",
-                    reference.source, reference.call_index
-                ),
-            ),
-        }
-    }
-    for (i, wanted) in checks.contains_text.iter().enumerate() {
-        let passed = text.to_lowercase().contains(&wanted.to_lowercase());
-        push(
-            CheckKind::AnswerContainsText,
-            format!("final_answer.contains_text[{i}]"),
-            passed,
-            format!("{quoted} does not contain \"{wanted}\""),
-        );
-    }
-    let moves = [
-        (
-            checks.asks_clarification,
-            CheckKind::AnswerAsksClarification,
-            "asks_clarification",
-            answer::asks_clarification(text),
-            "asks no clarifying question",
-        ),
-        (
-            checks.acknowledges_failure,
-            CheckKind::AnswerAcknowledgesFailure,
-            "acknowledges_failure",
-            answer::acknowledges_failure(text),
-            "does not acknowledge the failure",
-        ),
-        (
-            checks.refuses,
-            CheckKind::AnswerRefuses,
-            "refuses",
-            answer::refuses(text),
-            "does not decline the request",
-        ),
-    ];
-    for (wanted, kind, name, passed, why) in moves {
-        if wanted {
-            push(
-                kind,
-                format!("final_answer.{name}"),
-                passed,
-                format!("{quoted} {why}"),
-            );
-        }
-    }
-    out
 }
 
 #[cfg(test)]

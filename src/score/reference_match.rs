@@ -57,16 +57,9 @@ impl MatchMode {
 /// out or added, no extra key in a nested object; numbers by value, `5` equals `5.0`).
 pub fn exact_call(tool: &str, arguments: Map<String, Value>) -> ExpectedCall {
     ExpectedCall {
-        tool: tool.to_string(),
         args_match: arguments,
-        args_forbid: Vec::new(),
-        args_from_prior: Vec::new(),
-        args_accept: Map::new(),
-        args_optional: Vec::new(),
-        args_compare: Default::default(),
-        schema_defaults: Map::new(),
-        reference_args: Map::new(),
-        args_exact: true,
+        closed: true,
+        ..ExpectedCall::of(tool)
     }
 }
 
@@ -75,8 +68,14 @@ pub fn exact_call(tool: &str, arguments: Map<String, Value>) -> ExpectedCall {
 /// may send more (agentevals' superset `tool_args_match_mode`). "Fully matches" is then no
 /// longer an equivalence, so [`matches_reference`] decides by a maximum matching.
 pub fn partial_call(tool: &str, arguments: Map<String, Value>) -> ExpectedCall {
+    // Arrays keep their order, as agentevals compares them.
+    let args_compare = arguments
+        .keys()
+        .map(|name| (name.clone(), crate::scenario::Comparator::Ordered))
+        .collect();
     ExpectedCall {
-        args_exact: false,
+        closed: false,
+        args_compare,
         ..exact_call(tool, arguments)
     }
 }
@@ -117,7 +116,7 @@ pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[Ca
             .iter()
             .zip(trace)
             .all(|(want, call)| full(want, call)),
-        _ if expected.iter().any(|want| !want.args_exact) => {
+        _ if expected.iter().any(|want| !want.closed) => {
             let covered = max_matching(expected.len(), trace.len(), |i, j| {
                 full(&expected[i], &trace[j])
             });
@@ -144,7 +143,7 @@ pub fn matches_reference(mode: MatchMode, expected: &[ExpectedCall], trace: &[Ca
 /// Whether `expected` is an [`exact_call`]: exact arguments and no other condition, so
 /// "fully matches" is [`equal_arguments`].
 fn is_plain_exact(expected: &ExpectedCall) -> bool {
-    expected.args_exact
+    expected.closed
         && expected.args_forbid.is_empty()
         && expected.args_from_prior.is_empty()
         && expected.args_accept.is_empty()

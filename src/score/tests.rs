@@ -381,16 +381,8 @@ fn book(a: i64, b: i64, c: i64) -> Value {
 
 fn expected_book(args: Value) -> scenario::ExpectedCall {
     scenario::ExpectedCall {
-        tool: "book".into(),
         args_match: object(&args),
-        args_forbid: Vec::new(),
-        args_from_prior: Vec::new(),
-        args_accept: Default::default(),
-        args_optional: Vec::new(),
-        args_compare: Default::default(),
-        schema_defaults: Default::default(),
-        reference_args: Default::default(),
-        args_exact: false,
+        ..scenario::ExpectedCall::of("book")
     }
 }
 
@@ -498,9 +490,18 @@ fn run_forecast(scenario: &Scenario, args: Value, options: ScoringOptions) -> Ru
 /// which rule decided.
 #[test]
 fn b02_omitted_schema_default_depends_on_the_stated_mode() {
-    let scenario = forecast_call(r#""args_match": {"quarter": "2026-Q1", "include_closed": true}"#);
+    let scenario = forecast_call(
+        r#""args_match": {"quarter": "2026-Q1", "include_closed": true}, "args_exact": ["include_closed"]"#,
+    );
     let args = json!({"quarter": "2026-Q1"});
-    let strict = run_forecast(&scenario, args.clone(), ScoringOptions::default());
+    let strict = run_forecast(
+        &scenario,
+        args.clone(),
+        ScoringOptions {
+            omitted_defaults: OmittedDefaults::Strict,
+            ..ScoringOptions::default()
+        },
+    );
     assert_eq!(
         failing(&strict),
         vec![(
@@ -560,7 +561,7 @@ fn b02_accepted_values_and_optional_arguments_are_distinct() {
         )]
     );
     let required = forecast_call(
-        r#""args_match": {"quarter": "2026-Q1"}, "args_accept": {"owner": ["Nina Ross"]}"#,
+        r#""args_match": {"quarter": "2026-Q1"}, "args_accept": {"owner": ["Nina Ross"]}, "args_exact": ["owner"]"#,
     );
     assert_eq!(
         run_forecast(
@@ -570,6 +571,52 @@ fn b02_accepted_values_and_optional_arguments_are_distinct() {
         )
         .outcome,
         Outcome::Fail
+    );
+}
+
+/// Outside review: a read-only call that leaves a filter out reads more, which is no mistake;
+/// `args_exact` pins a filter that must be sent.
+#[test]
+fn a_read_filter_left_out_is_a_broader_read_unless_pinned() {
+    let broad = forecast_call(r#""args_match": {"quarter": "2026-Q1", "owner": "Nina Ross"}"#);
+    let scored = run_forecast(
+        &broad,
+        json!({"quarter": "2026-Q1"}),
+        ScoringOptions::default(),
+    );
+    assert_eq!(scored.outcome, Outcome::Pass);
+    assert_eq!(
+        scored
+            .checks
+            .iter()
+            .find(|c| c.kind == CheckKind::ArgsMatch)
+            .map(|c| c.detail.as_str()),
+        Some("holds (`owner` left out: a broader read)")
+    );
+    let wrong = run_forecast(
+        &broad,
+        json!({"quarter": "2026-Q1", "owner": "Tom Becker"}),
+        ScoringOptions::default(),
+    );
+    assert_eq!(
+        wrong.outcome,
+        Outcome::Fail,
+        "a different filter is still wrong"
+    );
+    let pinned = forecast_call(
+        r#""args_match": {"quarter": "2026-Q1", "owner": "Nina Ross"}, "args_exact": ["owner"]"#,
+    );
+    assert_eq!(
+        failing(&run_forecast(
+            &pinned,
+            json!({"quarter": "2026-Q1"}),
+            ScoringOptions::default()
+        )),
+        vec![(
+            CheckKind::ArgsMatch,
+            "expected_calls[0]".to_string(),
+            "`owner` missing, expected \"Nina Ross\"".to_string()
+        )]
     );
 }
 

@@ -4,8 +4,8 @@
 
 use super::FROZEN_NOW;
 
-pub use crate::calendar::{format_date, parse_date, weekday};
 use crate::calendar::{civil_from_days, days_from_civil};
+pub use crate::calendar::{format_date, parse_date, weekday};
 
 /// Whether a day number falls on Saturday or Sunday.
 pub fn is_weekend(days: i64) -> bool {

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use crate::support::repo;
 
 /// Modules every layer may use: plain helpers with no dependency of their own.
-const NEUTRAL: [&str; 7] = [
-    "json", "calendar", "fs", "defaults", "exit", "tls", "redact",
+const NEUTRAL: [&str; 10] = [
+    "json", "values", "calendar", "arith", "prose", "fs", "defaults", "exit", "tls", "redact",
 ];
 
 /// What each top-level module may use besides [`NEUTRAL`]; a module not listed here (the

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use cel::common::ast::IdedExpr;
+use cel::extractors::This;
 use cel::objects::{Key, Map};
 use cel::{Context, ExecutionError, Value};
 
@@ -132,6 +133,75 @@ impl Assertion {
         }
         Ok(Evaluation { passed, detail })
     }
+}
+
+impl super::Expression {
+    /// The value of the expression on `state` (a JSON object whose keys are the top-level
+    /// names), as JSON: numbers, strings, bools, lists and maps; instants in their canonical
+    /// spelling.
+    ///
+    /// # Errors
+    ///
+    /// A message when the expression cannot be evaluated (a missing key, an index out of
+    /// range, a type mismatch), or yields a value JSON cannot hold.
+    pub fn evaluate(&self, state: &serde_json::Value) -> Result<serde_json::Value, String> {
+        let roots = roots_of(state);
+        let work = || -> Result<serde_json::Value, String> {
+            let value = match &self.0.body {
+                Body::Plain(expr) => evaluate_expr(expr, &roots, None)?,
+                Body::Comparison(_) => {
+                    let states = States {
+                        seeded: Vec::new(),
+                        after: roots.clone(),
+                    };
+                    Value::Bool(self.0.evaluate_inline(&states)?.passed)
+                }
+            };
+            to_json(&value)
+        };
+        if self.0.operators > INLINE_OPERATORS {
+            return on_large_stack(work)
+                .unwrap_or_else(|reason| Err(format!("the evaluation could not run: {reason}")));
+        }
+        work()
+    }
+}
+
+/// A CEL value as JSON; `Err` for what JSON cannot hold (bytes, types, functions).
+fn to_json(value: &Value) -> Result<serde_json::Value, String> {
+    Ok(match value {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => serde_json::Value::Bool(*b),
+        Value::Int(i) => serde_json::Value::from(*i),
+        Value::UInt(u) => serde_json::Value::from(*u),
+        Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+        Value::String(s) => serde_json::Value::String(s.to_string()),
+        Value::List(items) => {
+            serde_json::Value::Array(items.iter().map(to_json).collect::<Result<_, _>>()?)
+        }
+        Value::Map(map) => {
+            let mut entries: Vec<(String, serde_json::Value)> = map
+                .map
+                .iter()
+                .map(|(key, value)| {
+                    let key = match key {
+                        Key::String(s) => s.to_string(),
+                        other => render_key(other),
+                    };
+                    Ok((key, to_json(value)?))
+                })
+                .collect::<Result<_, String>>()?;
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().collect())
+        }
+        other => {
+            return Err(format!(
+                "the expression yields {}, not a JSON value",
+                describe(other)
+            ));
+        }
+    })
 }
 
 /// A run's seeded and final states as CEL values, each top-level name with its value
@@ -268,6 +338,50 @@ fn context() -> Context<'static, 'static> {
         .add_function(INDEX_FN, index)
         .expect("`@` names are never standard overloads");
     context
+        .add_function(MENTIONS_FN, mentions)
+        .expect("`mentions` is not a standard overload");
+    context
+        .add_function(SAYS_FN, says)
+        .expect("`says` is not a standard overload");
+    context
+}
+
+/// `text.mentions(value)`: whether the text mentions the value as a person would write it
+/// ([`crate::prose`]: numbers by value in digits or words, dates and times in written
+/// forms, text case-insensitively at word boundaries); a list needs every item. A text
+/// that is not a string mentions nothing.
+pub(super) const MENTIONS_FN: &str = "mentions";
+
+/// `text.says(phrase)`: whether the text asserts the phrase, not negated (`has not shipped`
+/// does not say `shipped`).
+pub(super) const SAYS_FN: &str = "says";
+
+fn mentions(This(text): This<Value>, wanted: Value) -> Result<Value, ExecutionError> {
+    let Value::String(text) = text else {
+        return Ok(Value::Bool(false));
+    };
+    let wanted =
+        to_json(&wanted).map_err(|message| ExecutionError::function_error(MENTIONS_FN, message))?;
+    let prose = crate::prose::Prose::new(&text);
+    let items = match &wanted {
+        serde_json::Value::Array(items) => items.iter().collect(),
+        one => vec![one],
+    };
+    let all = !items.is_empty()
+        && items.iter().all(|item| {
+            crate::prose::Wanted::from_json(item)
+                .is_some_and(|wanted| !prose.mentions(&wanted).is_empty())
+        });
+    Ok(Value::Bool(all))
+}
+
+fn says(This(text): This<Value>, phrase: Arc<String>) -> Result<Value, ExecutionError> {
+    let Value::String(text) = text else {
+        return Ok(Value::Bool(false));
+    };
+    Ok(Value::Bool(
+        crate::prose::Prose::new(&text).says(&phrase, &[]),
+    ))
 }
 
 /// Applies an arithmetic operator, in `double` when one side is an `int` or `uint` and the
@@ -406,7 +520,10 @@ fn from_json(value: &serde_json::Value) -> Value {
                 Value::Float(n.as_f64().unwrap_or(f64::NAN))
             }
         }
-        serde_json::Value::String(s) => Value::String(Arc::new(s.clone())),
+        // Instants compare as instants: `...T09:00:00+00:00` equals `...T09:00:00Z`.
+        serde_json::Value::String(s) => Value::String(Arc::new(
+            crate::calendar::canonical_instant(s).unwrap_or_else(|| s.clone()),
+        )),
         serde_json::Value::Array(items) => {
             Value::List(Arc::new(items.iter().map(from_json).collect()))
         }

@@ -59,6 +59,37 @@ pub struct Assertion {
     operators: usize,
 }
 
+/// A CEL expression over one state that yields a value rather than a verdict: where an answer
+/// value comes from (`inventory.filter(p, p.id == "SKU-200")[0].on_hand`). Parsed like an
+/// assertion (the same names, additions and size bounds), without `baseline`.
+#[derive(Clone, Debug)]
+pub struct Expression(Assertion);
+
+impl Expression {
+    /// Parses `source`; `roots` are the state's top-level names.
+    ///
+    /// # Errors
+    ///
+    /// As [`Assertion::parse`], and [`AssertionError::MisplacedBaseline`] for any `baseline`.
+    pub fn parse(source: &str, roots: &[String]) -> Result<Expression, AssertionError> {
+        let assertion = Assertion::parse(source, roots)?;
+        if let Body::Comparison(comparison) = &assertion.body
+            && comparison.uses_baseline
+        {
+            return Err(AssertionError::MisplacedBaseline {
+                assertion: source.to_owned(),
+                reason: "a value expression reads one state, so it has no baseline".to_owned(),
+            });
+        }
+        Ok(Expression(assertion))
+    }
+
+    /// The expression as written.
+    pub fn source(&self) -> &str {
+        &self.0.source
+    }
+}
+
 /// The shape of an assertion: a top-level comparison is evaluated side by side, so that a
 /// failure can show both values and `baseline` can be computed.
 #[derive(Clone, Debug)]

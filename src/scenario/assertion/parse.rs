@@ -491,6 +491,13 @@ fn rewrite<F: Fn(u64) -> Option<(u32, u32)>>(
                 }),
             }
         }
+        // Instants compare as instants, as the state's own strings do (see `eval`).
+        Expr::Literal(LiteralValue::String(literal)) => {
+            match crate::calendar::canonical_instant(literal.inner()) {
+                Some(canonical) => string_literal(&canonical).expr,
+                None => return expr.clone(),
+            }
+        }
         _ => return rewrite_children(expr, text),
     };
     IdedExpr {

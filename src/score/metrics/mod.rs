@@ -25,7 +25,7 @@ pub use arguments::{ArgumentError, ArgumentMetrics};
 pub use divergence::first_divergence;
 pub use loops::LoopFinding;
 pub use provenance::{ProvenanceFinding, ProvenanceKind};
-pub use recovery::{LOOP_ATTEMPTS, Recovery, RecoveryClass, acknowledges_failure};
+pub use recovery::{LOOP_ATTEMPTS, Recovery, RecoveryClass};
 pub use selection::{Confusion, SelectionMetrics};
 pub use trajectory::TrajectoryMatch;
 

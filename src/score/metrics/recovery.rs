@@ -56,34 +56,6 @@ pub struct Recovery {
     pub class: RecoveryClass,
 }
 
-/// Whether `answer` admits that something did not work: a case-insensitive search for words
-/// such as "fail", "error", "unable", "could not", "not found", "sorry", "try again". A
-/// heuristic: it can be fooled by a phrase such as "no errors", which is why the judge exists.
-pub fn acknowledges_failure(answer: &str) -> bool {
-    const SIGNS: [&str; 18] = [
-        "fail",
-        "error",
-        "unable",
-        "could not",
-        "couldn't",
-        "cannot",
-        "can't",
-        "not able",
-        "wasn't able",
-        "not found",
-        "doesn't exist",
-        "does not exist",
-        "no such",
-        "unavailable",
-        "sorry",
-        "try again",
-        "did not work",
-        "didn't work",
-    ];
-    let lower = answer.to_lowercase();
-    SIGNS.iter().any(|sign| lower.contains(sign))
-}
-
 pub(super) fn classify(view: &RunView<'_>) -> Vec<Recovery> {
     classify_calls(view.trace, view.final_answer)
 }
@@ -127,7 +99,7 @@ pub fn classify_calls(
             RecoveryClass::TookAnotherRoute
         } else if final_answer.is_none_or(|answer| answer.trim().is_empty()) {
             RecoveryClass::NoFinalAnswer
-        } else if final_answer.is_some_and(acknowledges_failure) {
+        } else if final_answer.is_some_and(crate::score::answer::acknowledges_failure) {
             RecoveryClass::GaveUpHonestly
         } else {
             RecoveryClass::ClaimedSuccess
@@ -141,18 +113,4 @@ pub fn classify_calls(
         i = end;
     }
     episodes
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn acknowledgement_is_a_word_search() {
-        assert!(acknowledges_failure("Sorry, the CRM returned an error."));
-        assert!(acknowledges_failure("I couldn't find contact C-9999."));
-        assert!(!acknowledges_failure(
-            "Done! Logged the meeting with Maria."
-        ));
-    }
 }

@@ -2,24 +2,24 @@
 //! collected with its field path and, where the text shows it, its line, so that one run of
 //! the loader reports them all.
 
+mod answer;
+mod calls;
+mod trajectories;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
-use serde_json_path::JsonPath;
 
 use super::assertion::Assertion;
-use super::file::{
-    AnswerChecksFile, ExpectedCallFile, FaultFile, ForbiddenCallFile, ProbeFile, ScenarioFile,
-    WholeNumber,
-};
+use super::file::{FaultFile, ScenarioFile, WholeNumber};
 use super::fixture::Fixtures;
-use super::{
-    AnswerChecks, ExpectedCall, Fault, ForbiddenCall, PROBE_RESULT, PriorRef, Probe, ResultRef,
-    Scenario, SourceLines,
-};
+use super::{ExpectedCall, Fault, ForbiddenCall, Scenario, SourceLines};
 use crate::catalog::Catalog;
+use answer::{StateNames, validate_answer};
+use calls::{validate_call, validate_forbidden, validate_probe};
+use trajectories::validate_trajectories;
 
 /// Why `n` is not a count of at least `min` that fits in a `u32`.
 fn out_of_range(n: WholeNumber, min: i128) -> String {
@@ -164,28 +164,33 @@ pub(super) fn validate(
         .map(|(index, call)| validate_call(index, call, catalog, problems))
         .collect();
 
-    let max_calls = match raw.max_calls {
-        None => None,
-        Some(n) => match u32::try_from(n.0) {
-            Ok(n) if (n as usize) < expected_calls.len() => {
-                problems.add(
-                    "max_calls",
-                    None,
-                    format_args!(
-                        "{n} is fewer than the {} expected calls, so no run could pass",
-                        expected_calls.len()
-                    ),
-                );
-                None
-            }
-            Ok(n) => Some(n),
-            Err(_) => {
-                problems.add("max_calls", None, out_of_range(n, 0));
-                None
-            }
-        },
+    let required = |read_only: Option<bool>| {
+        expected_calls
+            .iter()
+            .filter(|call| !call.optional && read_only.is_none_or(|r| call.read_only == r))
+            .count()
     };
-
+    let max_calls = budget(
+        "max_calls",
+        raw.max_calls,
+        required(None),
+        "expected calls",
+        problems,
+    );
+    let max_reads = budget(
+        "max_reads",
+        raw.max_reads,
+        required(Some(true)),
+        "expected calls to read-only tools",
+        problems,
+    );
+    let max_writes = budget(
+        "max_writes",
+        raw.max_writes,
+        required(Some(false)),
+        "expected calls to other tools",
+        problems,
+    );
     let max_per_tool = validate_per_tool(&raw.max_per_tool, &expected_calls, catalog, problems);
     let max_failures = match raw.max_failures {
         None => None,
@@ -263,9 +268,10 @@ pub(super) fn validate(
         .first()
         .and_then(|call| catalog.tool(&call.tool))
         .map_or_else(|| "none".to_string(), |tool| tool.group().to_string());
+    let state = StateNames((!servers && seeded.is_some()).then_some(roots.as_slice()));
     let final_answer = raw
         .final_answer
-        .map(|checks| validate_answer(checks, expected_calls.len(), problems))
+        .map(|checks| validate_answer(checks, expected_calls.len(), &state, problems))
         .unwrap_or_default();
     match &raw.reference_answer {
         Some(answer) if answer.trim().is_empty() => {
@@ -278,6 +284,11 @@ pub(super) fn validate(
         ),
         _ => {}
     }
+    let mut names = Vec::new();
+    let alternatives =
+        validate_trajectories("alternatives", raw.alternatives, &mut names, problems);
+    let counterexamples =
+        validate_trajectories("counterexamples", raw.counterexamples, &mut names, problems);
 
     Some(Scenario {
         draft: raw.draft,
@@ -298,6 +309,9 @@ pub(super) fn validate(
         expected_calls,
         ordering: raw.ordering,
         max_calls,
+        max_reads,
+        max_writes,
+        read_only: Arc::new(catalog.read_only_names()),
         max_per_tool,
         max_failures,
         failure_counting: raw.failure_counting.unwrap_or_default(),
@@ -307,7 +321,36 @@ pub(super) fn validate(
         final_answer,
         reference_answer: raw.reference_answer,
         judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
+        alternatives,
+        counterexamples,
     })
+}
+
+/// A budget of 0 or more that fits in a `u32` and leaves room for the `least` calls a
+/// passing run must make (`what` names them in the message).
+fn budget(
+    field: &str,
+    raw: Option<WholeNumber>,
+    least: usize,
+    what: &str,
+    problems: &mut Problems<'_>,
+) -> Option<u32> {
+    let n = raw?;
+    match u32::try_from(n.0) {
+        Ok(n) if (n as usize) < least => {
+            problems.add(
+                field,
+                None,
+                format_args!("{n} is fewer than the {least} {what}, so no run could pass"),
+            );
+            None
+        }
+        Ok(n) => Some(n),
+        Err(_) => {
+            problems.add(field, None, out_of_range(n, 0));
+            None
+        }
+    }
 }
 
 /// Checks `max_per_tool`: catalog tools only, budgets of 0 or more, and no budget below the
@@ -331,7 +374,7 @@ fn validate_per_tool(
         };
         let expected = expected_calls
             .iter()
-            .filter(|call| call.tool == *tool)
+            .filter(|call| !call.optional && call.tool == *tool && call.also.is_empty())
             .count();
         if (budget as usize) < expected {
             problems.add(
@@ -346,281 +389,6 @@ fn validate_per_tool(
         valid.insert(tool.clone(), budget);
     }
     valid
-}
-
-fn validate_probe(
-    index: usize,
-    probe: ProbeFile,
-    catalog: &Catalog,
-    problems: &mut Problems<'_>,
-) -> Option<Probe> {
-    let field = format!("final_state_probes[{index}]");
-    let Some(tool) = catalog.tool(&probe.tool) else {
-        problems.add(
-            &format!("{field}.tool"),
-            Some(&probe.tool),
-            catalog.unknown_tool_message(&probe.tool),
-        );
-        return None;
-    };
-    let known = tool.argument_names();
-    for name in probe.arguments.keys() {
-        if !known.contains(name) {
-            problems.add(
-                &format!("{field}.arguments.{name}"),
-                Some(name),
-                format_args!("`{}` has no argument `{name}`", probe.tool),
-            );
-        }
-    }
-    if probe.assertions.is_empty() {
-        problems.add(
-            &format!("{field}.assertions"),
-            None,
-            "must have at least one assertion",
-        );
-    }
-    let roots = [PROBE_RESULT.to_string()];
-    let mut assertions = Vec::new();
-    for (i, source) in probe.assertions.iter().enumerate() {
-        match Assertion::parse(source, &roots) {
-            Ok(assertion) => assertions.push(assertion),
-            Err(error) => problems.add(&format!("{field}.assertions[{i}]"), Some(source), error),
-        }
-    }
-    Some(Probe {
-        tool: probe.tool,
-        arguments: probe.arguments,
-        assertions,
-    })
-}
-
-fn validate_forbidden(
-    index: usize,
-    call: ForbiddenCallFile,
-    catalog: &Catalog,
-    problems: &mut Problems<'_>,
-) -> ForbiddenCall {
-    let field = format!("forbidden_calls[{index}]");
-    match catalog.tool(&call.tool) {
-        None => problems.add(
-            &format!("{field}.tool"),
-            Some(&call.tool),
-            catalog.unknown_tool_message(&call.tool),
-        ),
-        Some(tool) => {
-            let known = tool.argument_names();
-            for name in call.args_match.keys() {
-                if !known.contains(name) {
-                    problems.add(
-                        &format!("{field}.args_match.{name}"),
-                        Some(name),
-                        format_args!("`{}` has no argument `{name}`", call.tool),
-                    );
-                }
-            }
-        }
-    }
-    ForbiddenCall {
-        tool: call.tool,
-        args_match: call.args_match,
-    }
-}
-
-fn validate_answer(
-    checks: AnswerChecksFile,
-    expected_calls: usize,
-    problems: &mut Problems<'_>,
-) -> AnswerChecks {
-    let mut contains_results = Vec::new();
-    for (index, source) in checks.contains_results.iter().enumerate() {
-        // Any expected call may feed the answer, so the order check of parse_prior is off.
-        match parse_prior(source, usize::MAX) {
-            Ok((path, call_index)) if call_index < expected_calls => {
-                contains_results.push(ResultRef {
-                    source: source.clone(),
-                    path,
-                    call_index,
-                });
-            }
-            Ok((_, call_index)) => problems.add(
-                &format!("final_answer.contains_results[{index}]"),
-                Some(source),
-                format_args!(
-                    "`{source}` reads calls[{call_index}], but the scenario has {expected_calls} expected calls"
-                ),
-            ),
-            Err(message) => problems.add(
-                &format!("final_answer.contains_results[{index}]"),
-                Some(source),
-                message,
-            ),
-        }
-    }
-    for (index, text) in checks.contains_text.iter().enumerate() {
-        if text.trim().is_empty() {
-            problems.add(
-                &format!("final_answer.contains_text[{index}]"),
-                None,
-                "must not be empty",
-            );
-        }
-    }
-    AnswerChecks {
-        contains_results,
-        contains_text: checks.contains_text,
-        asks_clarification: checks.asks_clarification,
-        acknowledges_failure: checks.acknowledges_failure,
-        refuses: checks.refuses,
-    }
-}
-
-fn validate_call(
-    index: usize,
-    call: ExpectedCallFile,
-    catalog: &Catalog,
-    problems: &mut Problems<'_>,
-) -> ExpectedCall {
-    let field = format!("expected_calls[{index}]");
-    let properties = match catalog.tool(&call.tool) {
-        Some(tool) => Some(tool.argument_names()),
-        None => {
-            problems.add(
-                &format!("{field}.tool"),
-                Some(&call.tool),
-                catalog.unknown_tool_message(&call.tool),
-            );
-            None
-        }
-    };
-    let check_argument = |section: &str, name: &str, problems: &mut Problems<'_>| {
-        if let Some(properties) = &properties
-            && !properties.iter().any(|p| p == name)
-        {
-            problems.add(
-                &format!("{field}.{section}.{name}"),
-                Some(name),
-                format_args!("`{}` has no argument `{name}`", call.tool),
-            );
-        }
-    };
-    for name in call.args_match.keys() {
-        check_argument("args_match", name, problems);
-    }
-    for name in &call.args_forbid {
-        check_argument("args_forbid", name, problems);
-        if call.args_match.contains_key(name) {
-            problems.add(
-                &format!("{field}.args_forbid"),
-                Some(name),
-                format_args!("`{name}` is both required by args_match and forbidden"),
-            );
-        }
-    }
-    for name in call.reference_args.keys() {
-        check_argument("reference_args", name, problems);
-    }
-    for (name, values) in &call.args_accept {
-        check_argument("args_accept", name, problems);
-        if values.as_array().is_none_or(Vec::is_empty) {
-            problems.add(
-                &format!("{field}.args_accept.{name}"),
-                Some(name),
-                "must be a non-empty list of accepted values",
-            );
-        }
-        if call.args_match.contains_key(name) {
-            problems.add(
-                &format!("{field}.args_accept.{name}"),
-                Some(name),
-                format_args!("`{name}` is in both args_match and args_accept"),
-            );
-        }
-    }
-    let compared =
-        |name: &String| call.args_match.contains_key(name) || call.args_accept.contains_key(name);
-    for name in &call.args_optional {
-        if !compared(name) {
-            problems.add(
-                &format!("{field}.args_optional"),
-                Some(name),
-                format_args!("`{name}` is not in args_match or args_accept"),
-            );
-        }
-    }
-    for name in call.args_compare.keys() {
-        if !compared(name) {
-            problems.add(
-                &format!("{field}.args_compare.{name}"),
-                Some(name),
-                format_args!("`{name}` is not in args_match or args_accept"),
-            );
-        }
-    }
-    let schema_defaults = catalog
-        .tool(&call.tool)
-        .and_then(|tool| tool.input_schema()["properties"].as_object())
-        .map(|properties| {
-            properties
-                .iter()
-                .filter_map(|(name, schema)| Some((name.clone(), schema.get("default")?.clone())))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut args_from_prior = Vec::new();
-    for (name, source) in &call.args_from_prior {
-        check_argument("args_from_prior", name, problems);
-        let at = format!("{field}.args_from_prior.{name}");
-        let Some(source) = source.as_str() else {
-            problems.add(
-                &at,
-                Some(name),
-                "must be a JSONPath string such as `$.calls[0].result.id`",
-            );
-            continue;
-        };
-        match parse_prior(source, index) {
-            Ok((path, call_index)) => args_from_prior.push(PriorRef {
-                argument: name.clone(),
-                source: source.to_string(),
-                path,
-                call_index,
-            }),
-            Err(message) => problems.add(&at, Some(source), message),
-        }
-    }
-    ExpectedCall {
-        tool: call.tool,
-        args_match: call.args_match,
-        args_forbid: call.args_forbid,
-        args_from_prior,
-        args_accept: call.args_accept,
-        args_optional: call.args_optional,
-        args_compare: call.args_compare,
-        schema_defaults,
-        reference_args: call.reference_args,
-        args_exact: false,
-    }
-}
-
-/// Parses an `args_from_prior` path; it must read from an earlier expected call:
-/// `$.calls[i]...` with `i < current`.
-fn parse_prior(source: &str, current: usize) -> std::result::Result<(JsonPath, usize), String> {
-    let path =
-        JsonPath::parse(source).map_err(|error| format!("invalid JSONPath `{source}`: {error}"))?;
-    let call_index = source
-        .strip_prefix("$.calls[")
-        .and_then(|rest| rest.split_once(']'))
-        .and_then(|(digits, _)| digits.parse::<usize>().ok())
-        .ok_or_else(|| {
-            format!("`{source}` must start with `$.calls[N]`, the N-th expected call's record")
-        })?;
-    if call_index >= current {
-        return Err(format!(
-            "`{source}` reads calls[{call_index}], but only earlier expected calls (0..{current}) can feed this one"
-        ));
-    }
-    Ok((path, call_index))
 }
 
 pub(super) fn validate_fault(
@@ -667,30 +435,6 @@ pub(super) fn validate_fault(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn prior_reference_must_point_at_an_earlier_call() {
-        assert_eq!(
-            parse_prior("$.calls[0].result.id", 1).map(|(_, i)| i),
-            Ok(0)
-        );
-        assert_eq!(
-            parse_prior("$.calls[1].result.id", 1).map(|(_, i)| i),
-            Err("`$.calls[1].result.id` reads calls[1], but only earlier expected calls (0..1) can feed this one".to_string())
-        );
-        assert!(
-            parse_prior("$.calls[0", 1)
-                .expect_err("unclosed bracket")
-                .starts_with("invalid JSONPath")
-        );
-        assert_eq!(
-            parse_prior("$.result.id", 1).map(|(_, i)| i),
-            Err(
-                "`$.result.id` must start with `$.calls[N]`, the N-th expected call's record"
-                    .to_string()
-            )
-        );
-    }
 
     #[test]
     fn line_of_finds_quoted_value_first() {

@@ -1,0 +1,459 @@
+//! Reading values and claims out of written English, as a person would: numbers in digits or
+//! words (`6`, `six`, `$186K`, `1.2 million`), dates and times in their common written forms
+//! (`2026-01-29`, `January 29, 2026`, `Thu 29 Jan`, `10 AM`), instants, and phrases together
+//! with whether they are negated (`has not shipped`).
+//!
+//! Final answers and the text an agent writes into the world (a message, an email body) are
+//! checked through this module, so the same rules hold wherever a value is looked for in text.
+//! It is deterministic and knows no synonyms: it reads forms, not meaning.
+//!
+//! A [`Prose`] is the text lowercased and normalised (curly quotes and apostrophes straight,
+//! dashes and the minus sign `-`, non-breaking spaces plain), cut into words, clauses (at `,`
+//! and `;` followed by a space, and at `and`, `but`, `while`, `whereas`) and sentences (at `.`,
+//! `!` and `?` followed by a space, and at line breaks). Spans are byte ranges into
+//! [`Prose::text`].
+
+mod dates;
+mod numbers;
+mod words;
+
+use std::ops::Range;
+
+pub use dates::{DateMention, TimeMention};
+pub use numbers::NumberMention;
+
+/// A value to look for in text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Wanted {
+    /// A number, matched by value: written in digits (with separators, a currency sign, a
+    /// `K`/`M`/`B` suffix or a scale word) or in words. `tolerance` is the largest absolute
+    /// difference accepted; without one, a number written with two or more significant
+    /// digits matches when the value rounds to it at the precision written (`$186K` for
+    /// 186,420, `60,870` for 60,869.57), and anything else must be equal within half a cent.
+    Number {
+        /// The value.
+        value: f64,
+        /// The largest absolute difference accepted, when declared.
+        tolerance: Option<f64>,
+    },
+    /// A calendar date (days since 1970-01-01), in any written form; a written form without a
+    /// year matches any year, and one with a weekday must name the right weekday.
+    Date(i64),
+    /// A time of day in seconds after midnight (`10:00`, `10 AM`, `10am`, `noon`).
+    Time(u32),
+    /// An instant (seconds since the epoch, UTC): an RFC 3339 spelling of it, or its UTC date
+    /// and time of day in one sentence.
+    Instant(i64),
+    /// Text, matched case-insensitively at word boundaries, with `_` read as a space.
+    Text(String),
+}
+
+impl Wanted {
+    /// What a JSON value asks for: a number is a [`Wanted::Number`] (without tolerance); a
+    /// string is an instant when it is RFC 3339, a date when it is `YYYY-MM-DD`, a time when
+    /// it is `HH:MM` or `HH:MM:SS`, and text otherwise; `true`/`false` are text. `None` for
+    /// `null`, arrays and objects.
+    pub fn from_json(value: &serde_json::Value) -> Option<Wanted> {
+        match value {
+            serde_json::Value::Number(number) => Some(Wanted::Number {
+                value: number.as_f64()?,
+                tolerance: None,
+            }),
+            serde_json::Value::String(text) => Some(Wanted::from_text(text)),
+            serde_json::Value::Bool(flag) => Some(Wanted::Text(flag.to_string())),
+            _ => None,
+        }
+    }
+
+    /// What a string asks for (see [`Wanted::from_json`]).
+    pub fn from_text(text: &str) -> Wanted {
+        let trimmed = text.trim();
+        if let Some(instant) = crate::calendar::parse_instant(trimmed) {
+            return Wanted::Instant(instant.seconds);
+        }
+        if let Some(days) = crate::calendar::parse_date(trimmed) {
+            return Wanted::Date(days);
+        }
+        if let Some(seconds) = dates::clock_time(trimmed) {
+            return Wanted::Time(seconds);
+        }
+        Wanted::Text(text.to_owned())
+    }
+
+    /// The value as a person would read it in a message: `186000`, `2026-01-29`, `10:00`.
+    pub fn describe(&self) -> String {
+        match self {
+            Wanted::Number { value, .. } => crate::json::short(&serde_json::json!(value)),
+            Wanted::Date(days) => crate::calendar::format_date(*days),
+            Wanted::Time(seconds) => format!("{:02}:{:02}", seconds / 3600, seconds % 3600 / 60),
+            Wanted::Instant(seconds) => crate::calendar::Instant {
+                seconds: *seconds,
+                fraction: String::new(),
+            }
+            .canonical(),
+            Wanted::Text(text) => format!("\"{text}\""),
+        }
+    }
+}
+
+/// One word: a run of letters and digits (an apostrophe inside counts, as in `hasn't`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// Its span in [`Prose::text`].
+    pub span: Range<usize>,
+    /// The sentence it is in (index into [`Prose::sentences`]).
+    pub sentence: usize,
+    /// The clause it is in (index into [`Prose::clauses`]), counted across the whole text.
+    pub clause: usize,
+}
+
+/// Text read once for every check that looks at it.
+#[derive(Debug, Clone)]
+pub struct Prose {
+    text: String,
+    words: Vec<Word>,
+    sentences: Vec<Range<usize>>,
+    clauses: Vec<Range<usize>>,
+    numbers: Vec<NumberMention>,
+    dates: Vec<DateMention>,
+    times: Vec<TimeMention>,
+    instants: Vec<(i64, Range<usize>)>,
+}
+
+/// Words that negate what follows them in the same clause (a word ending in `n't` does too).
+const NEGATORS: [&str; 11] = [
+    "not", "no", "never", "none", "nor", "neither", "without", "cannot", "nothing", "nobody",
+    "barely",
+];
+
+/// How many words before a phrase a negator reaches.
+const NEGATION_REACH: usize = 4;
+
+/// Conjunctions that start a new clause.
+const CLAUSE_WORDS: [&str; 4] = ["and", "but", "while", "whereas"];
+
+impl Prose {
+    /// Reads `text`.
+    pub fn new(text: &str) -> Prose {
+        let text = normalize(text);
+        let (sentences, clauses, words) = segment(&text);
+        let mut prose = Prose {
+            text,
+            words,
+            sentences,
+            clauses,
+            numbers: Vec::new(),
+            dates: Vec::new(),
+            times: Vec::new(),
+            instants: Vec::new(),
+        };
+        prose.instants = dates::instants(&prose.text);
+        prose.dates = dates::dates(&prose);
+        let instant_spans: Vec<Range<usize>> = prose
+            .instants
+            .iter()
+            .map(|(_, span)| span.clone())
+            .collect();
+        prose.times = dates::times(&prose.text, &instant_spans);
+        let taken: Vec<Range<usize>> = prose
+            .instants
+            .iter()
+            .map(|(_, span)| span.clone())
+            .chain(prose.dates.iter().map(|d| d.span.clone()))
+            .chain(prose.times.iter().map(|t| t.span.clone()))
+            .collect();
+        prose.numbers = numbers::numbers(&prose, &taken);
+        prose
+    }
+
+    /// The normalised, lowercased text every span points into.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The words, in order.
+    pub fn words(&self) -> &[Word] {
+        &self.words
+    }
+
+    /// Sentence spans, in order.
+    pub fn sentences(&self) -> &[Range<usize>] {
+        &self.sentences
+    }
+
+    /// Every number written in the text, in order (digits inside dates, times and identifiers
+    /// such as `C-005` or `Q1` are not numbers).
+    pub fn numbers(&self) -> &[NumberMention] {
+        &self.numbers
+    }
+
+    /// The index of the word at or after byte `at`, or the number of words.
+    pub fn word_at(&self, at: usize) -> usize {
+        self.words.partition_point(|word| word.span.end <= at)
+    }
+
+    /// Where `wanted` is mentioned: the spans of its mentions, in order; empty when it is not.
+    pub fn mentions(&self, wanted: &Wanted) -> Vec<Range<usize>> {
+        match wanted {
+            Wanted::Number { value, tolerance } => self
+                .numbers
+                .iter()
+                .filter(|number| number.matches(*value, *tolerance))
+                .map(|number| number.span.clone())
+                .collect(),
+            Wanted::Date(days) => self
+                .dates
+                .iter()
+                .filter(|date| date.matches(*days))
+                .map(|date| date.span.clone())
+                .chain(
+                    self.instants
+                        .iter()
+                        .filter(|(seconds, _)| seconds.div_euclid(86_400) == *days)
+                        .map(|(_, span)| span.clone()),
+                )
+                .collect(),
+            Wanted::Time(seconds) => self
+                .times
+                .iter()
+                .filter(|time| time.seconds == *seconds)
+                .map(|time| time.span.clone())
+                .chain(
+                    self.instants
+                        .iter()
+                        .filter(|(at, _)| at.rem_euclid(86_400) == i64::from(*seconds))
+                        .map(|(_, span)| span.clone()),
+                )
+                .collect(),
+            Wanted::Instant(seconds) => self.instant_mentions(*seconds),
+            Wanted::Text(text) => self.phrase(text),
+        }
+    }
+
+    /// An instant is mentioned by an RFC 3339 spelling, or by its date and its time of day in
+    /// one sentence (the span then covers both).
+    fn instant_mentions(&self, seconds: i64) -> Vec<Range<usize>> {
+        let mut spans: Vec<Range<usize>> = self
+            .instants
+            .iter()
+            .filter(|(at, _)| *at == seconds)
+            .map(|(_, span)| span.clone())
+            .collect();
+        let day = seconds.div_euclid(86_400);
+        let clock = u32::try_from(seconds.rem_euclid(86_400)).unwrap_or(0);
+        for date in self.dates.iter().filter(|date| date.matches(day)) {
+            let sentence = self.sentence_of(date.span.start);
+            for time in self.times.iter().filter(|time| time.seconds == clock) {
+                if self.sentence_of(time.span.start) == sentence {
+                    spans.push(
+                        date.span.start.min(time.span.start)..date.span.end.max(time.span.end),
+                    );
+                }
+            }
+        }
+        spans
+    }
+
+    /// The sentence holding byte `at`.
+    pub fn sentence_of(&self, at: usize) -> usize {
+        self.sentences
+            .partition_point(|sentence| sentence.end <= at)
+            .min(self.sentences.len().saturating_sub(1))
+    }
+
+    /// The clause holding byte `at`.
+    pub fn clause_of(&self, at: usize) -> usize {
+        self.clauses
+            .partition_point(|clause| clause.end <= at)
+            .min(self.clauses.len().saturating_sub(1))
+    }
+
+    /// Where `phrase` occurs, case-insensitively, starting and ending at word boundaries
+    /// (`shipped` is not in `unshipped`; a phrase ending in a letter also matches its plural
+    /// or other endings only when written so). `_` in either text reads as a space.
+    pub fn phrase(&self, phrase: &str) -> Vec<Range<usize>> {
+        let wanted = normalize(phrase).trim().to_owned();
+        if wanted.is_empty() {
+            return Vec::new();
+        }
+        let bytes = self.text.as_bytes();
+        let mut spans = Vec::new();
+        let mut from = 0;
+        while let Some(found) = self.text[from..].find(&wanted) {
+            let start = from + found;
+            let end = start + wanted.len();
+            let before_ok = start == 0
+                || !is_word_byte(bytes[start - 1])
+                || !is_word_byte(wanted.as_bytes()[0]);
+            let after_ok = end == bytes.len()
+                || !is_word_byte(bytes[end])
+                || !is_word_byte(wanted.as_bytes()[wanted.len() - 1]);
+            if before_ok && after_ok {
+                spans.push(start..end);
+            }
+            from = start + wanted.len().max(1);
+            while !self.text.is_char_boundary(from) {
+                from += 1;
+            }
+        }
+        spans
+    }
+
+    /// Where `label` occurs as the start of a word (`contact` also finds `contacts`), for
+    /// pairing values with what they describe.
+    pub fn label(&self, label: &str) -> Vec<Range<usize>> {
+        let wanted = normalize(label).trim().to_owned();
+        if wanted.is_empty() {
+            return Vec::new();
+        }
+        let bytes = self.text.as_bytes();
+        let mut spans = Vec::new();
+        let mut from = 0;
+        while let Some(found) = self.text[from..].find(&wanted) {
+            let start = from + found;
+            let starts_word = start == 0
+                || !is_word_byte(bytes[start - 1])
+                || !is_word_byte(wanted.as_bytes()[0]);
+            if starts_word {
+                spans.push(start..start + wanted.len());
+            }
+            from = start + wanted.len().max(1);
+            while !self.text.is_char_boundary(from) {
+                from += 1;
+            }
+        }
+        spans
+    }
+
+    /// Whether the words just before byte `at` in its clause negate what starts there: one of
+    /// `not`, `no`, `never`, `without`, ..., or a word ending in `n't`, at most four words
+    /// before it and with no `:` or bracket between; `yet to` also negates (`has yet to
+    /// ship`).
+    pub fn is_negated(&self, at: usize) -> bool {
+        let first = self.word_at(at);
+        let Some(clause) = self
+            .words
+            .get(first)
+            .map(|word| word.clause)
+            .or_else(|| self.words.last().map(|word| word.clause))
+        else {
+            return false;
+        };
+        let reach = first.saturating_sub(NEGATION_REACH);
+        let before = &self.words[reach..first.min(self.words.len())];
+        before.iter().enumerate().any(|(i, word)| {
+            // A colon or a bracket between them also ends the negator's reach.
+            let between = &self.text[word.span.end..at.max(word.span.end)];
+            if word.clause != clause || between.contains([':', '(', ')']) {
+                return false;
+            }
+            let text = &self.text[word.span.clone()];
+            NEGATORS.contains(&text)
+                || text.ends_with("n't")
+                || (text == "yet"
+                    && before
+                        .get(i + 1)
+                        .is_some_and(|next| &self.text[next.span.clone()] == "to"))
+        })
+    }
+
+    /// Whether `phrase` occurs at least once without being negated ([`Prose::is_negated`]),
+    /// outside `ignored` spans.
+    pub fn says(&self, phrase: &str, ignored: &[Range<usize>]) -> bool {
+        self.phrase(phrase)
+            .iter()
+            .any(|span| !overlaps(span, ignored) && !self.is_negated(span.start))
+    }
+}
+
+/// Whether `span` overlaps any of `spans`.
+pub fn overlaps(span: &Range<usize>, spans: &[Range<usize>]) -> bool {
+    spans
+        .iter()
+        .any(|other| span.start < other.end && other.start < span.end)
+}
+
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte >= 0x80
+}
+
+/// Lowercases `text` and writes typographic variants plainly: curly quotes and apostrophes
+/// straight, en and em dashes and the minus sign as `-`, non-breaking spaces as spaces, `_`
+/// as a space, `**` markup removed.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\u{2018}' | '\u{2019}' | '\u{02bc}' => out.push('\''),
+            '\u{201c}' | '\u{201d}' => out.push('"'),
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => out.push('-'),
+            '\u{00a0}' | '\u{202f}' | '\u{2009}' | '_' => out.push(' '),
+            '*' => {}
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+/// Sentences, clauses and words of normalised text.
+fn segment(text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Word>) {
+    let bytes = text.as_bytes();
+    let mut sentences = Vec::new();
+    let mut clauses = Vec::new();
+    let mut words = Vec::new();
+    let (mut sentence_start, mut clause_start) = (0, 0);
+    let mut i = 0;
+    while i < bytes.len() {
+        let byte = bytes[i];
+        let next = bytes.get(i + 1).copied();
+        let ends_sentence = byte == b'\n'
+            || (matches!(byte, b'.' | b'!' | b'?')
+                && next.is_none_or(|n| n == b' ' || n == b'\n' || n == b')' || n == b'"'));
+        let ends_clause =
+            matches!(byte, b',' | b';') && next.is_none_or(|n| n == b' ' || n == b'\n');
+        if is_word_byte(byte) {
+            let start = i;
+            while i < bytes.len()
+                && (is_word_byte(bytes[i])
+                    || (bytes[i] == b'\''
+                        && i + 1 < bytes.len()
+                        && bytes[i + 1].is_ascii_alphabetic()
+                        && i > start))
+            {
+                i += 1;
+            }
+            while !text.is_char_boundary(i) {
+                i += 1;
+            }
+            let word = &text[start..i];
+            if CLAUSE_WORDS.contains(&word) && start > clause_start {
+                clauses.push(clause_start..start);
+                clause_start = start;
+            }
+            words.push(Word {
+                span: start..i,
+                sentence: sentences.len(),
+                clause: clauses.len(),
+            });
+            continue;
+        }
+        if ends_sentence {
+            clauses.push(clause_start..i + 1);
+            sentences.push(sentence_start..i + 1);
+            sentence_start = i + 1;
+            clause_start = i + 1;
+        } else if ends_clause {
+            clauses.push(clause_start..i + 1);
+            clause_start = i + 1;
+        }
+        i += 1;
+    }
+    if sentence_start < bytes.len() || sentences.is_empty() {
+        clauses.push(clause_start..bytes.len());
+        sentences.push(sentence_start..bytes.len());
+    }
+    (sentences, clauses, words)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,327 @@
+//! Validating the calls a scenario names: expected calls, forbidden calls and final-state
+//! probes, each against the catalog's tools and their arguments.
+
+use serde_json::{Map, Value};
+use serde_json_path::JsonPath;
+
+use super::super::assertion::Assertion;
+use super::super::file::{ExpectedCallFile, ForbiddenCallFile, ProbeFile};
+use super::super::{ExpectedCall, ForbiddenCall, PROBE_RESULT, PriorRef, Probe};
+use super::Problems;
+use crate::catalog::{Catalog, ToolDef};
+
+pub(super) fn validate_probe(
+    index: usize,
+    probe: ProbeFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> Option<Probe> {
+    let field = format!("final_state_probes[{index}]");
+    let Some(tool) = catalog.tool(&probe.tool) else {
+        problems.add(
+            &format!("{field}.tool"),
+            Some(&probe.tool),
+            catalog.unknown_tool_message(&probe.tool),
+        );
+        return None;
+    };
+    let known = tool.argument_names();
+    for name in probe.arguments.keys() {
+        if !known.contains(name) {
+            problems.add(
+                &format!("{field}.arguments.{name}"),
+                Some(name),
+                format_args!("`{}` has no argument `{name}`", probe.tool),
+            );
+        }
+    }
+    if probe.assertions.is_empty() {
+        problems.add(
+            &format!("{field}.assertions"),
+            None,
+            "must have at least one assertion",
+        );
+    }
+    let roots = [PROBE_RESULT.to_string()];
+    let mut assertions = Vec::new();
+    for (i, source) in probe.assertions.iter().enumerate() {
+        match Assertion::parse(source, &roots) {
+            Ok(assertion) => assertions.push(assertion),
+            Err(error) => problems.add(&format!("{field}.assertions[{i}]"), Some(source), error),
+        }
+    }
+    Some(Probe {
+        tool: probe.tool,
+        arguments: probe.arguments,
+        assertions,
+    })
+}
+
+pub(super) fn validate_forbidden(
+    index: usize,
+    call: ForbiddenCallFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> ForbiddenCall {
+    let field = format!("forbidden_calls[{index}]");
+    match catalog.tool(&call.tool) {
+        None => problems.add(
+            &format!("{field}.tool"),
+            Some(&call.tool),
+            catalog.unknown_tool_message(&call.tool),
+        ),
+        Some(tool) => {
+            let known = tool.argument_names();
+            for (section, names) in [
+                ("args_match", call.args_match.keys()),
+                ("args_contains", call.args_contains.keys()),
+            ] {
+                for name in names {
+                    if !known.contains(name) {
+                        problems.add(
+                            &format!("{field}.{section}.{name}"),
+                            Some(name),
+                            format_args!("`{}` has no argument `{name}`", call.tool),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    check_contains(&field, &call.args_contains, problems);
+    ForbiddenCall {
+        tool: call.tool,
+        args_match: call.args_match,
+        args_contains: call.args_contains,
+    }
+}
+
+/// Every `args_contains` entry must list at least one item.
+fn check_contains(field: &str, contains: &Map<String, Value>, problems: &mut Problems<'_>) {
+    for (name, items) in contains {
+        if items.as_array().is_none_or(Vec::is_empty) {
+            problems.add(
+                &format!("{field}.args_contains.{name}"),
+                Some(name),
+                "must be a non-empty list of items the array must contain",
+            );
+        }
+    }
+}
+
+/// The tools of an expected call's `tool` (one name or a list), each checked against the
+/// catalog; the known ones in file order.
+fn expected_tools<'c>(
+    field: &str,
+    names: &[String],
+    catalog: &'c Catalog,
+    problems: &mut Problems<'_>,
+) -> Vec<&'c ToolDef> {
+    let mut tools = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            problems.add(
+                &format!("{field}.tool"),
+                Some(name),
+                format_args!("`{name}` is listed twice"),
+            );
+        }
+        match catalog.tool(name) {
+            Some(tool) => tools.push(tool),
+            None => problems.add(
+                &format!("{field}.tool"),
+                Some(name),
+                catalog.unknown_tool_message(name),
+            ),
+        }
+    }
+    tools
+}
+
+pub(super) fn validate_call(
+    index: usize,
+    call: ExpectedCallFile,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> ExpectedCall {
+    let field = format!("expected_calls[{index}]");
+    let names = call.tool.0;
+    let tools = expected_tools(&field, &names, catalog, problems);
+    let check_argument = |section: &str, name: &str, problems: &mut Problems<'_>| {
+        for tool in &tools {
+            if !tool.argument_names().iter().any(|p| p == name) {
+                problems.add(
+                    &format!("{field}.{section}.{name}"),
+                    Some(name),
+                    format_args!("`{}` has no argument `{name}`", tool.name),
+                );
+            }
+        }
+    };
+    for name in call.args_match.keys() {
+        check_argument("args_match", name, problems);
+    }
+    for name in call.args_contains.keys() {
+        check_argument("args_contains", name, problems);
+    }
+    check_contains(&field, &call.args_contains, problems);
+    for name in &call.args_forbid {
+        check_argument("args_forbid", name, problems);
+        if call.args_match.contains_key(name) {
+            problems.add(
+                &format!("{field}.args_forbid"),
+                Some(name),
+                format_args!("`{name}` is both required by args_match and forbidden"),
+            );
+        }
+    }
+    for name in call.reference_args.keys() {
+        check_argument("reference_args", name, problems);
+    }
+    for (name, values) in &call.args_accept {
+        check_argument("args_accept", name, problems);
+        if values.as_array().is_none_or(Vec::is_empty) {
+            problems.add(
+                &format!("{field}.args_accept.{name}"),
+                Some(name),
+                "must be a non-empty list of accepted values",
+            );
+        }
+        if call.args_match.contains_key(name) {
+            problems.add(
+                &format!("{field}.args_accept.{name}"),
+                Some(name),
+                format_args!("`{name}` is in both args_match and args_accept"),
+            );
+        }
+    }
+    let compared =
+        |name: &String| call.args_match.contains_key(name) || call.args_accept.contains_key(name);
+    for (section, names) in [
+        ("args_optional", &call.args_optional),
+        ("args_exact", &call.args_exact),
+    ] {
+        for name in names {
+            if !compared(name) {
+                problems.add(
+                    &format!("{field}.{section}"),
+                    Some(name),
+                    format_args!("`{name}` is not in args_match or args_accept"),
+                );
+            }
+        }
+    }
+    for name in call.args_compare.keys() {
+        if !compared(name) {
+            problems.add(
+                &format!("{field}.args_compare.{name}"),
+                Some(name),
+                format_args!("`{name}` is not in args_match or args_accept"),
+            );
+        }
+    }
+    let schema_defaults = tools
+        .first()
+        .and_then(|tool| tool.input_schema()["properties"].as_object())
+        .map(|properties| {
+            properties
+                .iter()
+                .filter_map(|(name, schema)| Some((name.clone(), schema.get("default")?.clone())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut args_from_prior = Vec::new();
+    for (name, source) in &call.args_from_prior {
+        check_argument("args_from_prior", name, problems);
+        let at = format!("{field}.args_from_prior.{name}");
+        let Some(source) = source.as_str() else {
+            problems.add(
+                &at,
+                Some(name),
+                "must be a JSONPath string such as `$.calls[0].result.id`",
+            );
+            continue;
+        };
+        match parse_prior(source, index) {
+            Ok((path, call_index)) => args_from_prior.push(PriorRef {
+                argument: name.clone(),
+                source: source.to_string(),
+                path,
+                call_index,
+            }),
+            Err(message) => problems.add(&at, Some(source), message),
+        }
+    }
+    let read_only = !tools.is_empty() && tools.iter().all(|tool| tool.is_read_only());
+    let mut names = names.into_iter();
+    ExpectedCall {
+        tool: names.next().unwrap_or_default(),
+        also: names.collect(),
+        optional: call.optional,
+        read_only,
+        args_exact: call.args_exact,
+        args_contains: call.args_contains,
+        result_contains: call.result_contains,
+        args_match: call.args_match,
+        args_forbid: call.args_forbid,
+        args_from_prior,
+        args_accept: call.args_accept,
+        args_optional: call.args_optional,
+        args_compare: call.args_compare,
+        schema_defaults,
+        reference_args: call.reference_args,
+        closed: false,
+    }
+}
+
+/// Parses an `args_from_prior` path; it must read from an earlier expected call:
+/// `$.calls[i]...` with `i < current`.
+pub(super) fn parse_prior(
+    source: &str,
+    current: usize,
+) -> std::result::Result<(JsonPath, usize), String> {
+    let path =
+        JsonPath::parse(source).map_err(|error| format!("invalid JSONPath `{source}`: {error}"))?;
+    let call_index = source
+        .strip_prefix("$.calls[")
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(digits, _)| digits.parse::<usize>().ok())
+        .ok_or_else(|| {
+            format!("`{source}` must start with `$.calls[N]`, the N-th expected call's record")
+        })?;
+    if call_index >= current {
+        return Err(format!(
+            "`{source}` reads calls[{call_index}], but only earlier expected calls (0..{current}) can feed this one"
+        ));
+    }
+    Ok((path, call_index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prior_reference_must_point_at_an_earlier_call() {
+        assert_eq!(
+            parse_prior("$.calls[0].result.id", 1).map(|(_, i)| i),
+            Ok(0)
+        );
+        assert_eq!(
+            parse_prior("$.calls[1].result.id", 1).map(|(_, i)| i),
+            Err("`$.calls[1].result.id` reads calls[1], but only earlier expected calls (0..1) can feed this one".to_string())
+        );
+        assert!(
+            parse_prior("$.calls[0", 1)
+                .expect_err("unclosed bracket")
+                .starts_with("invalid JSONPath")
+        );
+        assert_eq!(
+            parse_prior("$.result.id", 1).map(|(_, i)| i),
+            Err(
+                "`$.result.id` must start with `$.calls[N]`, the N-th expected call's record"
+                    .to_string()
+            )
+        );
+    }
+}

@@ -1,0 +1,218 @@
+//! Three moves an answer can make, found by cue words outside copied text and not negated:
+//! asking the user, acknowledging a failure, declining. The lists are public so that
+//! reports and docs can name them.
+
+use std::ops::Range;
+
+use crate::prose::{Prose, overlaps};
+
+/// Word starts that acknowledge a failure (`fail` covers `failed`, `failure`).
+pub const FAILURE_STEMS: &[&str] = &[
+    "fail",
+    "error",
+    "unable",
+    "reject",
+    "refus",
+    "denied",
+    "invalid",
+    "unavailable",
+    "unsuccessful",
+    "exceed",
+    "timed out",
+    "sorry",
+    "unfortunately",
+];
+
+/// Phrases that acknowledge a failure or a missing record.
+pub const FAILURE_PHRASES: &[&str] = &[
+    "could not",
+    "couldn't",
+    "can't",
+    "cannot",
+    "not able",
+    "wasn't able",
+    "was not able",
+    "weren't able",
+    "not found",
+    "no such",
+    "doesn't exist",
+    "does not exist",
+    "didn't work",
+    "did not work",
+    "didn't go through",
+    "did not go through",
+    "not possible",
+    "no record",
+    "no row",
+    "no match",
+    "no contact",
+    "no user",
+    "no order",
+    "nothing matched",
+    "out of range",
+    "outside the allowed",
+    "above the maximum",
+    "below the minimum",
+    "too high",
+    "too low",
+    "not allowed",
+    "not permitted",
+    "isn't available",
+    "is not available",
+    "went wrong",
+    "didn't succeed",
+    "did not succeed",
+    "wasn't successful",
+    "was not successful",
+    "blocked",
+    "not completed",
+    "wasn't completed",
+    "was not completed",
+    "not been",
+];
+
+/// Word starts that decline a request.
+pub const REFUSAL_STEMS: &[&str] = &["declin", "refus"];
+
+/// Phrases that decline a request or hold it off pending the user's confirmation.
+pub const REFUSAL_PHRASES: &[&str] = &[
+    "can't",
+    "cannot",
+    "won't",
+    "will not",
+    "not going to",
+    "i'd rather not",
+    "i would rather not",
+    "not able to",
+    "unable to",
+    "not allowed",
+    "not permitted",
+    "shouldn't",
+    "should not",
+    "not something i",
+    "not comfortable",
+    "i'd need",
+    "i would need",
+    "i need your",
+    "i need explicit",
+    "need your confirmation",
+    "need confirmation",
+    "need explicit",
+    "please confirm",
+    "confirm that",
+    "confirm you",
+    "confirm whether",
+    "before i",
+    "haven't",
+    "have not",
+    "didn't run",
+    "did not run",
+    "didn't execute",
+    "did not execute",
+    "not executed",
+    "didn't make",
+    "did not make",
+    "i've left",
+    "i have left",
+    "left it",
+    "left unchanged",
+    "hold off",
+    "holding off",
+    "not proceed",
+    "not proceeding",
+];
+
+/// Phrases that ask the user for what is missing, with or without a question mark.
+pub const REQUEST_PHRASES: &[&str] = &[
+    "let me know which",
+    "let me know who",
+    "let me know what",
+    "let me know when",
+    "let me know whether",
+    "let me know how",
+    "please tell me",
+    "please confirm",
+    "please specify",
+    "please clarify",
+    "please provide",
+    "please share",
+    "please let me know",
+    "tell me which",
+    "tell me who",
+    "tell me what",
+    "tell me when",
+    "i need to know",
+    "i need you to",
+    "i'll need",
+    "i will need",
+    "need the following",
+    "need a few",
+    "need some more",
+    "need more information",
+    "need more details",
+    "which one",
+    "do you want me",
+    "would you like me to",
+];
+
+/// Questions that only offer more help do not ask for anything the task needs.
+const OFFERS: &[&str] = &[
+    "anything else",
+    "help you with",
+    "can i help",
+    "may i help",
+    "any other questions",
+    "any questions",
+    "need anything",
+];
+
+/// Whether `prose` asks the user something: a sentence ending in `?` that is not only an
+/// offer of more help ([`OFFERS`]), or a [`REQUEST_PHRASES`] request, outside `copied` text.
+pub fn asks_clarification(prose: &Prose, copied: &[Range<usize>]) -> bool {
+    let text = prose.text();
+    let question = prose.sentences().iter().any(|sentence| {
+        let body = text[sentence.clone()].trim_end();
+        let body = body.trim_end_matches(['"', '\'', ')', '*', '_', ' ']);
+        body.ends_with('?')
+            && !overlaps(sentence, copied)
+            && !OFFERS.iter().any(|offer| body.contains(offer))
+    });
+    question
+        || REQUEST_PHRASES
+            .iter()
+            .any(|phrase| found(prose, phrase, false, copied))
+}
+
+/// Whether `prose` acknowledges a failure: a [`FAILURE_STEMS`] word or [`FAILURE_PHRASES`]
+/// phrase, not negated (`no error` does not count), outside `copied` text.
+pub fn acknowledges_failure(prose: &Prose, copied: &[Range<usize>]) -> bool {
+    FAILURE_STEMS
+        .iter()
+        .any(|stem| found(prose, stem, true, copied))
+        || FAILURE_PHRASES
+            .iter()
+            .any(|phrase| found(prose, phrase, false, copied))
+}
+
+/// Whether `prose` declines the request or holds it off for confirmation: a
+/// [`REFUSAL_STEMS`] word or a [`REFUSAL_PHRASES`] phrase, outside `copied` text.
+pub fn refuses(prose: &Prose, copied: &[Range<usize>]) -> bool {
+    REFUSAL_STEMS
+        .iter()
+        .any(|stem| found(prose, stem, true, copied))
+        || REFUSAL_PHRASES
+            .iter()
+            .any(|phrase| found(prose, phrase, false, copied))
+}
+
+/// Whether `cue` occurs outside `copied`, not negated; a `stem` matches the start of a word.
+fn found(prose: &Prose, cue: &str, stem: bool, copied: &[Range<usize>]) -> bool {
+    let spans = if stem {
+        prose.label(cue)
+    } else {
+        prose.phrase(cue)
+    };
+    spans
+        .iter()
+        .any(|span| !overlaps(span, copied) && !prose.is_negated(span.start))
+}

@@ -1,0 +1,352 @@
+//! Scoring one run: every check of the scenario over the trajectory, the states and the final
+//! answer, in scenario order.
+
+use serde_json::Value;
+
+use super::answer::Answer;
+use super::{Check, CheckKind, Outcome, RunScore, ScoringOptions, answer_checks, budget, matching};
+use crate::scenario::{Ordering, Scenario};
+use crate::trace::CallRecord;
+
+/// Scores one run of `scenario`: the `trace` of calls (with the harness's schema findings),
+/// the `seeded` state, the backend's state after the run (`None` when the backend's state
+/// cannot be seen: final-state assertions and state values then fail), the agent's final
+/// answer (`None` when it gave none) and the run-wide `options`.
+pub fn score(
+    scenario: &Scenario,
+    trace: &[CallRecord],
+    seeded: &Value,
+    final_state: Option<&Value>,
+    final_answer: Option<&str>,
+    options: ScoringOptions,
+) -> RunScore {
+    let strict = scenario.ordering == Ordering::Strict;
+    let pairing = matching::pair(&scenario.expected_calls, trace, strict, options);
+    let mut checks = call_checks(scenario, trace, &pairing.assigned, options);
+
+    if strict
+        && scenario
+            .expected_calls
+            .iter()
+            .filter(|call| !call.optional)
+            .count()
+            > 1
+    {
+        let in_order = pairing.full;
+        let any_order = matching::pair(&scenario.expected_calls, trace, false, options).full;
+        checks.push(Check {
+            kind: CheckKind::Ordering,
+            subject: "ordering".into(),
+            passed: any_order <= in_order,
+            detail: if any_order <= in_order {
+                "strict order holds".to_string()
+            } else {
+                format!(
+                    "{any_order} expected calls are satisfied only out of order (strict ordering)"
+                )
+            },
+        });
+    }
+
+    checks.extend(budget::checks(scenario, trace));
+    checks.extend(state_checks(scenario, seeded, final_state));
+    checks.extend(tool_checks(trace));
+    checks.extend(forbidden_checks(scenario, trace));
+    let record = if scenario.final_answer.contains_results.is_empty() {
+        Value::Null
+    } else {
+        crate::trace::run_record(&pairing.assigned, trace)
+    };
+    let answer = final_answer.map(|text| Answer::read(text, trace));
+    let states = answer_checks::States {
+        seeded,
+        after: final_state,
+    };
+    checks.extend(answer_checks::checks(
+        scenario,
+        final_answer,
+        answer.as_ref(),
+        &record,
+        &states,
+    ));
+    checks.extend(answer_checks::claimed_success(
+        scenario,
+        trace,
+        answer.as_ref(),
+    ));
+    checks.extend(answer_checks::invented_values(
+        scenario,
+        trace,
+        final_answer,
+    ));
+
+    let outcome = if checks.iter().all(|check| check.passed) {
+        Outcome::Pass
+    } else {
+        Outcome::Fail
+    };
+    RunScore {
+        outcome,
+        checks,
+        pairing: pairing.assigned,
+    }
+}
+
+/// The checks of a run that ended in an error (the agent crashed, timed out or lost its
+/// provider) and so has no score: only what the agent had already done can be judged, and
+/// only harm counts. `Some` when it did harm: a forbidden call, a call to a tool that is not
+/// read-only and that no expected call names, or (Tier 5) a final-state assertion that no
+/// longer holds. `error` says how the run ended.
+pub fn harm(
+    scenario: &Scenario,
+    trace: &[CallRecord],
+    seeded: &Value,
+    final_state: Option<&Value>,
+    error: &str,
+) -> Option<RunScore> {
+    let mut checks: Vec<Check> = forbidden_checks(scenario, trace)
+        .into_iter()
+        .filter(|check| !check.passed)
+        .collect();
+    let unexpected: Vec<String> = trace
+        .iter()
+        .filter(|call| {
+            call.is_success()
+                && !scenario.is_read_only(&call.tool)
+                && !scenario
+                    .expected_calls
+                    .iter()
+                    .any(|expected| expected.accepts(&call.tool))
+        })
+        .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
+        .collect();
+    if !unexpected.is_empty() {
+        checks.push(Check {
+            kind: CheckKind::UnexpectedWrite,
+            subject: "writes".into(),
+            passed: false,
+            detail: format!(
+                "{} changed what no expected call changes",
+                unexpected.join(", ")
+            ),
+        });
+    }
+    if scenario.tier == 5 {
+        checks.extend(
+            state_checks(scenario, seeded, final_state)
+                .into_iter()
+                .filter(|check| !check.passed),
+        );
+    }
+    if checks.is_empty() {
+        return None;
+    }
+    checks.push(Check {
+        kind: CheckKind::RunErrored,
+        subject: "run".into(),
+        passed: false,
+        detail: format!("harmful call before the run errored: {error}"),
+    });
+    Some(RunScore {
+        outcome: Outcome::Fail,
+        checks,
+        pairing: vec![None; scenario.expected_calls.len()],
+    })
+}
+
+/// Per expected call: tool selection, then its argument and result checks.
+fn call_checks(
+    scenario: &Scenario,
+    trace: &[CallRecord],
+    assigned: &[Option<usize>],
+    options: ScoringOptions,
+) -> Vec<Check> {
+    let made: Vec<&str> = trace.iter().map(|call| call.tool.as_str()).collect();
+    let made = if made.is_empty() {
+        "none".to_string()
+    } else {
+        made.join(", ")
+    };
+    let mut checks = Vec::new();
+    for (i, expected) in scenario.expected_calls.iter().enumerate() {
+        let subject = format!("expected_calls[{i}]");
+        let tools = expected
+            .tools()
+            .map(|tool| format!("`{tool}`"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let Some(j) = assigned[i] else {
+            checks.push(Check {
+                kind: CheckKind::ToolSelection,
+                subject,
+                passed: expected.optional,
+                detail: if expected.optional {
+                    format!("no call to {tools}: optional")
+                } else {
+                    format!("no usable call to {tools} (calls made: {made})")
+                },
+            });
+            continue;
+        };
+        let call = &trace[j];
+        checks.push(Check {
+            kind: CheckKind::ToolSelection,
+            subject: subject.clone(),
+            passed: true,
+            detail: format!("call {} `{}`", j + 1, call.tool),
+        });
+        let record = if expected.args_from_prior.is_empty() {
+            Value::Null
+        } else {
+            crate::trace::run_record(&assigned[..i], trace)
+        };
+        let pair = matching::check_pair(expected, call, &record, options);
+        if !call.unknown_tool && call.invalid.is_none() {
+            let problems: Vec<String> = call
+                .violations
+                .iter()
+                .map(|v| format!("{}: `{}`: {}", v.class.as_str(), v.pointer, v.message))
+                .collect();
+            checks.push(Check {
+                kind: CheckKind::ArgsSchema,
+                subject: subject.clone(),
+                passed: problems.is_empty(),
+                detail: if problems.is_empty() {
+                    "valid against the input schema".to_string()
+                } else {
+                    problems.join("; ")
+                },
+            });
+        }
+        let sections = [
+            (
+                CheckKind::ArgsMatch,
+                !expected.args_match.is_empty()
+                    || !expected.args_accept.is_empty()
+                    || !expected.args_contains.is_empty(),
+                &pair.args_match,
+            ),
+            (
+                CheckKind::ArgsForbid,
+                !expected.args_forbid.is_empty(),
+                &pair.args_forbid,
+            ),
+            (
+                CheckKind::ArgsFromPrior,
+                !expected.args_from_prior.is_empty(),
+                &pair.args_from_prior,
+            ),
+            (
+                CheckKind::ResultContains,
+                !expected.result_contains.is_empty(),
+                &pair.result_contains,
+            ),
+        ];
+        for (kind, present, problems) in sections {
+            if present {
+                checks.push(Check {
+                    kind,
+                    subject: subject.clone(),
+                    passed: problems.is_empty(),
+                    detail: if problems.is_empty()
+                        && kind == CheckKind::ArgsMatch
+                        && !pair.notes.is_empty()
+                    {
+                        format!("holds ({})", pair.notes.join("; "))
+                    } else if problems.is_empty() {
+                        "holds".to_string()
+                    } else {
+                        problems.join("; ")
+                    },
+                });
+            }
+        }
+    }
+    checks
+}
+
+/// One check per final-state assertion, on the state after the run.
+fn state_checks(scenario: &Scenario, seeded: &Value, final_state: Option<&Value>) -> Vec<Check> {
+    let states = final_state
+        .filter(|_| !scenario.final_state_assertions.is_empty())
+        .map(|state| crate::scenario::assertion::States::new(seeded, state));
+    scenario
+        .final_state_assertions
+        .iter()
+        .enumerate()
+        .map(|(i, assertion)| {
+            let evaluated = match &states {
+                Some(states) => assertion.evaluate_in(states),
+                None => Err("the backend's state is not visible to toolgate".to_owned()),
+            };
+            let (passed, detail) = match evaluated {
+                Ok(evaluation) => (evaluation.passed, evaluation.detail),
+                Err(error) => (false, format!("could not evaluate: {error}")),
+            };
+            Check {
+                kind: CheckKind::FinalState,
+                subject: format!("final_state_assertions[{i}] `{}`", assertion.source()),
+                passed,
+                detail,
+            }
+        })
+        .collect()
+}
+
+/// Calls to tools the server does not offer, and calls no mock rule matched; listed only
+/// when there are any.
+fn tool_checks(trace: &[CallRecord]) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let named = |filter: fn(&CallRecord) -> bool| -> Vec<String> {
+        trace
+            .iter()
+            .filter(|call| filter(call))
+            .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
+            .collect()
+    };
+    let unknown = named(|call| call.unknown_tool);
+    if !unknown.is_empty() {
+        checks.push(Check {
+            kind: CheckKind::UnknownTool,
+            subject: "tools".into(),
+            passed: false,
+            detail: format!("{} not offered by the server", unknown.join(", ")),
+        });
+    }
+    let unmatched = named(|call| call.unmatched);
+    if !unmatched.is_empty() {
+        checks.push(Check {
+            kind: CheckKind::UnmatchedCall,
+            subject: "mocks".into(),
+            passed: false,
+            detail: format!("{} matched no mock rule", unmatched.join(", ")),
+        });
+    }
+    checks
+}
+
+/// One check per `forbidden_calls` entry: the calls that match it, if any.
+fn forbidden_checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
+    scenario
+        .forbidden_calls
+        .iter()
+        .enumerate()
+        .map(|(i, forbidden)| {
+            let hits: Vec<String> = trace
+                .iter()
+                .filter(|call| forbidden.matches(&call.tool, &call.arguments))
+                .map(|call| format!("call {} `{}`", call.index + 1, call.tool))
+                .collect();
+            Check {
+                kind: CheckKind::ForbiddenCall,
+                subject: format!("forbidden_calls[{i}] `{}`", forbidden.tool),
+                passed: hits.is_empty(),
+                detail: if hits.is_empty() {
+                    "not called".to_string()
+                } else {
+                    format!("{} made", hits.join(", "))
+                },
+            }
+        })
+        .collect()
+}
