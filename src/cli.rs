@@ -125,7 +125,13 @@ pub struct VerifyArgs {
     /// scenario.
     #[arg(long)]
     pub mutants: bool,
-    /// List every surviving mutant, not only the per-scenario counts, and every draft.
+    /// Print, per tier, how many written alternatives (valid trajectories) were rejected and
+    /// how many counterexamples (invalid ones) were accepted. Every trajectory is played and
+    /// judged with or without this flag; a wrong verdict on one fails `verify`.
+    #[arg(long)]
+    pub alternatives: bool,
+    /// List every surviving mutant, not only the per-scenario counts, and every draft; for
+    /// each wrongly judged trajectory, its failing checks.
     #[arg(long)]
     pub verbose: bool,
 }

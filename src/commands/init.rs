@@ -201,6 +201,30 @@ pub(super) fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<E
         )?;
     }
     let mut holds = failing.is_empty();
+    let trajectories = if loaded.mocks.is_some() {
+        crate::verify::trajectories::play_suite(scenarios, |scenario, calls| {
+            crate::verify::replay::replay_on(scenario, calls, backends)
+        })?
+    } else if loaded.servers.is_empty() {
+        crate::verify::trajectories::play_suite(scenarios, |scenario, calls| {
+            Ok(crate::verify::replay::replay(
+                scenario,
+                calls,
+                scenario.seeded.as_ref(),
+                tools,
+            ))
+        })?
+    } else {
+        rt.block_on(crate::verify::trajectories::play_suite_on(
+            scenarios, backends,
+        ))
+    };
+    write!(
+        out,
+        "{}",
+        crate::verify::render::render_trajectories(&trajectories, args.alternatives, args.verbose)
+    )?;
+    holds &= trajectories.holds();
     if args.mutants {
         let report = if loaded.mocks.is_some() {
             crate::verify::analyse_suite_in_process(scenarios, &runs, backends, catalog)?

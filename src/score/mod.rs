@@ -37,6 +37,16 @@ impl Outcome {
     pub fn is_pass(self) -> bool {
         matches!(self, Outcome::Pass | Outcome::Degraded)
     }
+
+    /// The name in files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Degraded => "degraded",
+            Outcome::Fail => "fail",
+            Outcome::Errored => "errored",
+        }
+    }
 }
 
 /// What a check looks at.

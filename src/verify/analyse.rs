@@ -55,7 +55,7 @@ fn score_mutants(
     answer: Option<&str>,
     seeded: &Value,
     catalog: &Catalog,
-    replay: impl Fn(&[mutants::PlannedCall]) -> Result<Replayed, String>,
+    replay: impl Fn(&[crate::scenario::PlannedCall]) -> Result<Replayed, String>,
 ) -> Result<ScenarioMutants, String> {
     let mutants = mutants::derive(scenario, trace, pairing, answer, catalog)
         .into_iter()
@@ -208,22 +208,8 @@ async fn replay_live(
     mutant: &mutants::Mutant,
     backends: &dyn crate::harness::BackendFactory,
 ) -> Option<Vec<CheckKind>> {
-    let backend = backends.start(scenario, 0).await.ok()?;
-    let mut harness = crate::harness::Harness::new(backend, scenario.faults.clone());
-    if scenario.block_forbidden {
-        harness = harness.blocking(scenario.forbidden_calls.clone());
-    }
-    let before = crate::runner::probe(scenario, &harness).await;
-    for call in &mutant.calls {
-        harness.call(&call.tool, call.arguments.clone()).await;
-    }
-    let after = crate::runner::probe(scenario, &harness).await;
-    let broken = harness.failure().await.is_some();
-    harness.close().await;
-    if broken {
-        return None;
-    }
-    let trace = harness.trace();
+    let (trace, before, after) =
+        super::replay::play_live(scenario, &mutant.calls, backends).await?;
     let mut scored = score::score(
         scenario,
         &trace,

@@ -10,6 +10,7 @@ mod analyse;
 pub mod mutants;
 pub mod render;
 pub mod replay;
+pub mod trajectories;
 
 use serde::Serialize;
 
@@ -19,6 +20,7 @@ pub use analyse::{
     analyse, analyse_in_process, analyse_suite, analyse_suite_in_process, analyse_suite_on,
 };
 pub use mutants::{Mutant, MutantKind, derive};
+pub use trajectories::{TrajectoryReport, TrajectoryResult};
 
 /// The share of mutants the suite must kill, in 0.0..=1.0.
 pub const REQUIRED_KILL_RATE: f64 = 0.95;

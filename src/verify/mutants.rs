@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
-use crate::scenario::Scenario;
+use crate::scenario::{PlannedCall, Scenario};
 use crate::trace::CallRecord;
 
 /// The kind of deliberate mistake a mutant makes.
@@ -25,15 +25,6 @@ pub enum MutantKind {
     ForbiddenCall,
     /// The final answer ignores the results: it is replaced by "Done.".
     IgnoredResult,
-}
-
-/// One call of a planned trajectory.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlannedCall {
-    /// Tool name.
-    pub tool: String,
-    /// Arguments as sent.
-    pub arguments: Map<String, Value>,
 }
 
 /// A broken trajectory: the calls to replay and the final answer to score.
@@ -70,6 +61,7 @@ pub fn derive(
         .map(|call| PlannedCall {
             tool: call.tool.clone(),
             arguments: call.arguments.as_object().cloned().unwrap_or_default(),
+            turn: None,
         })
         .collect();
     let answer = answer.map(str::to_string);
@@ -138,22 +130,39 @@ pub fn derive(
             mutants.push(mutant(MutantKind::InventedId, description, changed));
         }
     }
-    if let Some(budget) = scenario.max_calls {
+    // The tightest budget that padding with reads can break: all calls, or reads alone.
+    let reads = calls
+        .iter()
+        .filter(|call| scenario.is_read_only(&call.tool))
+        .count();
+    let room = [
+        scenario.max_calls.map(|b| (b, calls.len(), "calls")),
+        scenario.max_reads.map(|b| (b, reads, "reads")),
+    ]
+    .into_iter()
+    .flatten()
+    .min_by_key(|(budget, used, _)| (*budget as usize).saturating_sub(*used));
+    if let Some((budget, used, what)) = room {
         let mut padded = calls.clone();
-        while padded.len() <= budget as usize {
-            padded.push(PlannedCall {
-                tool: PADDING_TOOL.to_string(),
-                arguments: Map::new(),
-            });
-        }
-        let description = format!("{} calls against a budget of {budget}", padded.len());
+        let padding = (budget as usize + 1).saturating_sub(used);
+        padded.extend((0..padding).map(|_| PlannedCall {
+            tool: PADDING_TOOL.to_string(),
+            arguments: Map::new(),
+            turn: None,
+        }));
+        let description = format!("{} {what} against a budget of {budget}", used + padding);
         mutants.push(mutant(MutantKind::ExceededBudget, description, padded));
     }
     for forbidden in &scenario.forbidden_calls {
         let mut extended = calls.clone();
+        let mut arguments = forbidden.args_match.clone();
+        for (name, items) in &forbidden.args_contains {
+            arguments.insert(name.clone(), items.clone());
+        }
         extended.push(PlannedCall {
             tool: forbidden.tool.clone(),
-            arguments: forbidden.args_match.clone(),
+            arguments,
+            turn: None,
         });
         let description = format!("forbidden `{}` called", forbidden.tool);
         mutants.push(mutant(MutantKind::ForbiddenCall, description, extended));

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{MutationReport, REQUIRED_KILL_RATE};
+use super::{MutationReport, REQUIRED_KILL_RATE, TrajectoryReport};
 
 /// Per scenario: mutants killed of derived, then the survivors (all of them with `verbose`,
 /// else only for scenarios that kill none); then the overall kill rate against the goal.
@@ -50,6 +50,57 @@ pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
             "scenarios whose checks cannot fail: {}",
             toothless.join(", ")
         );
+    }
+    out
+}
+
+/// The written trajectories: a summary line (with `per_tier`, a table per tier), then each
+/// trajectory judged wrongly with the checks that decided it (all of them with `verbose`,
+/// else the first). Nothing when the suite has no trajectories.
+pub fn render_trajectories(report: &TrajectoryReport, per_tier: bool, verbose: bool) -> String {
+    let mut out = String::new();
+    if report.results.is_empty() {
+        return out;
+    }
+    let total = report.total();
+    let _ = writeln!(
+        out,
+        "written trajectories: {} alternatives, {} rejected; {} counterexamples, {} accepted",
+        total.alternatives, total.valid_rejected, total.counterexamples, total.invalid_accepted
+    );
+    if per_tier {
+        let _ = writeln!(
+            out,
+            "  tier  alternatives  valid rejected  counterexamples  invalid accepted"
+        );
+        for (tier, counts) in report.per_tier() {
+            let _ = writeln!(
+                out,
+                "  {tier:>4}  {:>12}  {:>14}  {:>15}  {:>16}",
+                counts.alternatives,
+                counts.valid_rejected,
+                counts.counterexamples,
+                counts.invalid_accepted
+            );
+        }
+    }
+    for result in report.wrong() {
+        let what = if result.alternative {
+            "alternative rejected"
+        } else {
+            "counterexample accepted"
+        };
+        let _ = writeln!(
+            out,
+            "  {} {what}: {} ({})",
+            result.scenario,
+            result.name,
+            result.outcome.as_str()
+        );
+        let shown = if verbose { result.failed.len() } else { 1 };
+        for check in result.failed.iter().take(shown) {
+            let _ = writeln!(out, "      {}: {}", check.subject, check.detail);
+        }
     }
     out
 }

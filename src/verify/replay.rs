@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::mutants::PlannedCall;
 use crate::harness::{BackendFactory, Harness, ToolSet, WorldBackend};
+use crate::scenario::PlannedCall;
 use crate::scenario::Scenario;
 use crate::trace::CallRecord;
 
@@ -47,9 +47,48 @@ pub fn replay_on(
 
 fn drive(harness: Harness, calls: &[PlannedCall]) -> (Vec<CallRecord>, Option<Value>) {
     futures::executor::block_on(tokio::task::unconstrained(async {
+        // A call without a turn is its own turn, after the one before it.
+        let mut last = 0;
         for call in calls {
+            let turn = call.turn.unwrap_or(last + 1);
+            harness.begin_turn(turn);
+            last = turn;
             harness.call(&call.tool, call.arguments.clone()).await;
         }
         (harness.trace(), harness.state().await)
     }))
+}
+
+/// Plays `calls` on a fresh backend of `backends` (the user's own servers), with the
+/// scenario's faults, blocking and final-state probes before and after; returns the trace
+/// and the probe results before and after, or `None` when the backend did not start or broke.
+pub async fn play_live(
+    scenario: &Scenario,
+    calls: &[PlannedCall],
+    backends: &dyn BackendFactory,
+) -> Option<(
+    Vec<CallRecord>,
+    Vec<crate::score::probes::ProbeResult>,
+    Vec<crate::score::probes::ProbeResult>,
+)> {
+    let backend = backends.start(scenario, 0).await.ok()?;
+    let mut harness = Harness::new(backend, scenario.faults.clone());
+    if scenario.block_forbidden {
+        harness = harness.blocking(scenario.forbidden_calls.clone());
+    }
+    let before = crate::runner::probe(scenario, &harness).await;
+    let mut last = 0;
+    for call in calls {
+        let turn = call.turn.unwrap_or(last + 1);
+        harness.begin_turn(turn);
+        last = turn;
+        harness.call(&call.tool, call.arguments.clone()).await;
+    }
+    let after = crate::runner::probe(scenario, &harness).await;
+    let broken = harness.failure().await.is_some();
+    harness.close().await;
+    if broken {
+        return None;
+    }
+    Some((harness.trace(), before, after))
 }

@@ -1,0 +1,242 @@
+//! Playing the trajectories a scenario carries: every `alternatives` entry (a valid way to
+//! do the task) must pass and every `counterexamples` entry (an invalid one) must fail. Each
+//! plays like the reference run: on a fresh backend, through the same harness, with the
+//! scenario's fault injection, and is scored by the real scorer. A counterexample that ends
+//! with `crash: true` is judged as an errored run is, for the harm it did.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::scenario::{PlannedCall, Scenario, Tier, Trajectory};
+use crate::score::{self, Check, Outcome, ScoringOptions};
+use crate::trace::CallRecord;
+
+/// What playing one written trajectory gave.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrajectoryResult {
+    /// The scenario's id.
+    pub scenario: String,
+    /// The scenario's tier.
+    pub tier: Tier,
+    /// The trajectory's name.
+    pub name: String,
+    /// Whether it is an alternative (must pass) rather than a counterexample (must fail).
+    pub alternative: bool,
+    /// How the scorer judged it; `errored` for a crash that did no harm.
+    pub outcome: Outcome,
+    /// The checks that failed, in check order.
+    pub failed: Vec<Check>,
+}
+
+impl TrajectoryResult {
+    /// Whether the scorer judged it as it must be judged: an alternative passes, a
+    /// counterexample fails (a crash that did no harm is not a failure: the gate would
+    /// leave it out).
+    pub fn holds(&self) -> bool {
+        if self.alternative {
+            self.outcome.is_pass()
+        } else {
+            self.outcome == Outcome::Fail
+        }
+    }
+}
+
+/// The written trajectories of a suite, played.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TrajectoryReport {
+    /// Every trajectory, by scenario in suite order, alternatives first.
+    pub results: Vec<TrajectoryResult>,
+}
+
+/// Counts for one tier: alternatives and how many were rejected, counterexamples and how
+/// many were accepted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TierCounts {
+    /// Alternatives played.
+    pub alternatives: usize,
+    /// Alternatives that did not pass.
+    pub valid_rejected: usize,
+    /// Counterexamples played.
+    pub counterexamples: usize,
+    /// Counterexamples that did not fail.
+    pub invalid_accepted: usize,
+}
+
+impl TrajectoryReport {
+    /// The counts per tier, in tier order.
+    pub fn per_tier(&self) -> BTreeMap<Tier, TierCounts> {
+        let mut tiers: BTreeMap<Tier, TierCounts> = BTreeMap::new();
+        for result in &self.results {
+            let counts = tiers.entry(result.tier).or_default();
+            if result.alternative {
+                counts.alternatives += 1;
+                counts.valid_rejected += usize::from(!result.holds());
+            } else {
+                counts.counterexamples += 1;
+                counts.invalid_accepted += usize::from(!result.holds());
+            }
+        }
+        tiers
+    }
+
+    /// The counts over the whole suite.
+    pub fn total(&self) -> TierCounts {
+        self.per_tier()
+            .values()
+            .fold(TierCounts::default(), |sum, tier| TierCounts {
+                alternatives: sum.alternatives + tier.alternatives,
+                valid_rejected: sum.valid_rejected + tier.valid_rejected,
+                counterexamples: sum.counterexamples + tier.counterexamples,
+                invalid_accepted: sum.invalid_accepted + tier.invalid_accepted,
+            })
+    }
+
+    /// The trajectories judged wrongly, in report order.
+    pub fn wrong(&self) -> impl Iterator<Item = &TrajectoryResult> {
+        self.results.iter().filter(|result| !result.holds())
+    }
+
+    /// Whether every trajectory was judged as it must be.
+    pub fn holds(&self) -> bool {
+        self.wrong().next().is_none()
+    }
+}
+
+type Replayed = (Vec<CallRecord>, Option<Value>);
+
+/// Plays every trajectory of `scenario` with `replay` (calls in, trace and final state out)
+/// and judges each. Errors: a backend that could not be made.
+pub fn play(
+    scenario: &Scenario,
+    replay: impl Fn(&[PlannedCall]) -> Result<Replayed, String>,
+) -> Result<Vec<TrajectoryResult>, String> {
+    let written = scenario
+        .alternatives
+        .iter()
+        .map(|trajectory| (trajectory, true))
+        .chain(
+            scenario
+                .counterexamples
+                .iter()
+                .map(|trajectory| (trajectory, false)),
+        );
+    written
+        .map(|(trajectory, alternative)| {
+            let (trace, final_state) = replay(&trajectory.calls)?;
+            Ok(judge(
+                scenario,
+                trajectory,
+                alternative,
+                &trace,
+                final_state.as_ref(),
+            ))
+        })
+        .collect()
+}
+
+/// Scores a played trajectory: as any run, or, for a crash, for its harm only.
+pub fn judge(
+    scenario: &Scenario,
+    trajectory: &Trajectory,
+    alternative: bool,
+    trace: &[CallRecord],
+    final_state: Option<&Value>,
+) -> TrajectoryResult {
+    let seeded = scenario.seeded.as_ref();
+    let scored = if trajectory.crash {
+        score::harm(
+            scenario,
+            trace,
+            seeded,
+            final_state,
+            "the agent crashed (a written counterexample)",
+        )
+    } else {
+        Some(score::score(
+            scenario,
+            trace,
+            seeded,
+            final_state,
+            trajectory.answer.as_deref(),
+            ScoringOptions::default(),
+        ))
+    };
+    let (outcome, failed) = match scored {
+        Some(scored) => (
+            scored.outcome,
+            scored.failures().cloned().collect::<Vec<_>>(),
+        ),
+        None => (Outcome::Errored, Vec::new()),
+    };
+    TrajectoryResult {
+        scenario: scenario.id.clone(),
+        tier: scenario.tier,
+        name: trajectory.name.clone(),
+        alternative,
+        outcome,
+        failed,
+    }
+}
+
+/// Plays the trajectories of every scenario in `scenarios` with `replay` (a fresh in-process
+/// backend per trajectory: the built-in world or declarative mocks), in suite order.
+///
+/// Errors: a backend that could not be made, naming the scenario.
+pub fn play_suite(
+    scenarios: &[Scenario],
+    replay: impl Fn(&Scenario, &[PlannedCall]) -> Result<Replayed, String>,
+) -> anyhow::Result<TrajectoryReport> {
+    let mut report = TrajectoryReport::default();
+    for scenario in scenarios {
+        let results = play(scenario, |calls| replay(scenario, calls))
+            .map_err(|error| anyhow::anyhow!("scenario `{}`: {error}", scenario.id))?;
+        report.results.extend(results);
+    }
+    Ok(report)
+}
+
+/// As [`play_suite`] for the user's own servers: each trajectory plays on a fresh backend of
+/// `backends`, with the scenario's final-state probes before and after. A trajectory whose
+/// servers fail to start or break is recorded as errored (an alternative then does not
+/// hold; nor does a counterexample).
+pub async fn play_suite_on(
+    scenarios: &[Scenario],
+    backends: &dyn crate::harness::BackendFactory,
+) -> TrajectoryReport {
+    let mut report = TrajectoryReport::default();
+    for scenario in scenarios {
+        let written = scenario
+            .alternatives
+            .iter()
+            .map(|t| (t, true))
+            .chain(scenario.counterexamples.iter().map(|t| (t, false)));
+        for (trajectory, alternative) in written {
+            let played = super::replay::play_live(scenario, &trajectory.calls, backends).await;
+            let result = match played {
+                Some((trace, before, after)) => {
+                    let mut result = judge(scenario, trajectory, alternative, &trace, None);
+                    let probes = score::probes::probe_checks(scenario, &before, &after);
+                    if !trajectory.crash && probes.iter().any(|check| !check.passed) {
+                        result.outcome = Outcome::Fail;
+                        result
+                            .failed
+                            .extend(probes.into_iter().filter(|check| !check.passed));
+                    }
+                    result
+                }
+                None => TrajectoryResult {
+                    scenario: scenario.id.clone(),
+                    tier: scenario.tier,
+                    name: trajectory.name.clone(),
+                    alternative,
+                    outcome: Outcome::Errored,
+                    failed: Vec::new(),
+                },
+            };
+            report.results.push(result);
+        }
+    }
+    report
+}
