@@ -186,6 +186,16 @@ pub(super) fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<E
         }
     }
     write_guessed_ids(scenarios, &runs, out)?;
+    for warning in crate::verify::lint::lint_suite(scenarios) {
+        let line = warning
+            .line
+            .map_or_else(String::new, |line| format!(" line {line}"));
+        writeln!(
+            out,
+            "warning: {}{line} `{}`: {}",
+            warning.scenario, warning.field, warning.message
+        )?;
+    }
     let drafts = draft_ids(scenarios);
     if !drafts.is_empty() {
         writeln!(

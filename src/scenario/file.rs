@@ -183,6 +183,10 @@ pub struct AnswerChecksFile {
     /// Phrases the answer must not assert (a negated mention, `hasn't shipped`, is fine).
     #[serde(default)]
     pub must_not_claim: Vec<OneOrMany>,
+    /// Groups of checks of which at least one must hold whole (an answer that asks, or one
+    /// that looked the facts up and states them).
+    #[serde(default)]
+    pub any_of: Vec<AnswerChecksFile>,
 }
 
 /// One entry of `final_answer.values`: exactly one of `value`, `any_of`, `state`, `seeded`.

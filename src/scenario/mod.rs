@@ -495,6 +495,8 @@ pub struct AnswerChecks {
     pub claims: Vec<Vec<String>>,
     /// Claims the answer must not make; each a list of wordings.
     pub must_not_claim: Vec<Vec<String>>,
+    /// Groups of checks of which at least one must hold whole.
+    pub any_of: Vec<AnswerChecks>,
 }
 
 impl AnswerChecks {
@@ -508,6 +510,7 @@ impl AnswerChecks {
             && self.values.is_empty()
             && self.claims.is_empty()
             && self.must_not_claim.is_empty()
+            && self.any_of.is_empty()
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::answer::{self, Answer};
 use super::{Check, CheckKind};
 use crate::prose::Wanted;
-use crate::scenario::{AnswerValue, Scenario, ValueSource};
+use crate::scenario::{AnswerChecks, AnswerValue, Scenario, ValueSource};
 use crate::trace::CallRecord;
 
 /// The states answer values are read from.
@@ -27,7 +27,25 @@ pub fn checks(
     record: &Value,
     states: &States<'_>,
 ) -> Vec<Check> {
-    let checks = &scenario.final_answer;
+    group_checks(
+        &scenario.final_answer,
+        "final_answer",
+        final_answer,
+        answer,
+        record,
+        states,
+    )
+}
+
+/// The checks of one group (`final_answer`, or one of its `any_of` groups at `prefix`).
+fn group_checks(
+    checks: &AnswerChecks,
+    prefix: &str,
+    final_answer: Option<&str>,
+    answer: Option<&Answer>,
+    record: &Value,
+    states: &States<'_>,
+) -> Vec<Check> {
     let text = final_answer.unwrap_or_default();
     let quoted = format!(
         "answer \"{}\"",
@@ -50,7 +68,7 @@ pub fn checks(
         });
     };
     for (i, reference) in checks.contains_results.iter().enumerate() {
-        let subject = format!("final_answer.contains_results[{i}] `{}`", reference.source);
+        let subject = format!("{prefix}.contains_results[{i}] `{}`", reference.source);
         match reference.path.query(record).exactly_one() {
             Ok(value) => {
                 let passed = answer::mentions(text, value);
@@ -76,7 +94,7 @@ pub fn checks(
         let passed = text.to_lowercase().contains(&wanted.to_lowercase());
         push(
             CheckKind::AnswerContainsText,
-            format!("final_answer.contains_text[{i}]"),
+            format!("{prefix}.contains_text[{i}]"),
             passed,
             format!("{quoted} does not contain \"{wanted}\""),
         );
@@ -108,7 +126,7 @@ pub fn checks(
         if wanted {
             push(
                 kind,
-                format!("final_answer.{name}"),
+                format!("{prefix}.{name}"),
                 passed,
                 format!("{quoted} {why}"),
             );
@@ -120,7 +138,7 @@ pub fn checks(
         .flat_map(|value| value.labels.iter().cloned())
         .collect();
     for (i, value) in checks.values.iter().enumerate() {
-        let subject = format!("final_answer.values[{i}] {}", value.source.describe());
+        let subject = format!("{prefix}.values[{i}] {}", value.source.describe());
         match answer {
             Some(answer) => match value_check(value, answer, &all_labels, states) {
                 Ok(()) => push(CheckKind::AnswerValue, subject, true, String::new()),
@@ -138,7 +156,7 @@ pub fn checks(
         let passed = answer.is_some_and(|answer| answer.claims(wordings));
         push(
             CheckKind::AnswerClaims,
-            format!("final_answer.claims[{i}]"),
+            format!("{prefix}.claims[{i}]"),
             passed,
             format!("{quoted} does not say {}", wordings_text(wordings)),
         );
@@ -147,10 +165,40 @@ pub fn checks(
         let claimed = answer.is_some_and(|answer| answer.claims(wordings));
         push(
             CheckKind::AnswerMustNotClaim,
-            format!("final_answer.must_not_claim[{i}]"),
+            format!("{prefix}.must_not_claim[{i}]"),
             !claimed,
             format!("{quoted} says {}", wordings_text(wordings)),
         );
+    }
+    if !checks.any_of.is_empty() {
+        let groups: Vec<Vec<Check>> = checks
+            .any_of
+            .iter()
+            .enumerate()
+            .map(|(i, group)| {
+                let prefix = format!("{prefix}.any_of[{i}]");
+                group_checks(group, &prefix, final_answer, answer, record, states)
+            })
+            .collect();
+        let held = groups
+            .iter()
+            .any(|group| group.iter().all(|check| check.passed));
+        let why = groups
+            .iter()
+            .filter_map(|group| group.iter().find(|check| !check.passed))
+            .map(|check| format!("{}: {}", check.subject, check.detail))
+            .collect::<Vec<_>>()
+            .join("; ");
+        out.push(Check {
+            kind: CheckKind::AnswerAnyOf,
+            subject: format!("{prefix}.any_of"),
+            passed: held,
+            detail: if held {
+                "holds".to_string()
+            } else {
+                format!("no group holds: {why}")
+            },
+        });
     }
     out
 }

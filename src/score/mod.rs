@@ -104,6 +104,8 @@ pub enum CheckKind {
     AnswerClaims,
     /// The final answer does not make a claim (`final_answer.must_not_claim`).
     AnswerMustNotClaim,
+    /// At least one group of `final_answer.any_of` holds whole.
+    AnswerAnyOf,
     /// After a write that failed, the final answer admits it (every run with such a write).
     ClaimedSuccess,
     /// The final answer states no id or email address the run never saw (Tier 5).

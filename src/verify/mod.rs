@@ -7,6 +7,7 @@
 //! kills no mutant cannot fail, which is a defect in the scenario.
 
 mod analyse;
+pub mod lint;
 pub mod mutants;
 pub mod render;
 pub mod replay;

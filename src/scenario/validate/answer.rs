@@ -77,7 +77,23 @@ pub(super) fn validate_answer(
     };
     let claims = phrases("claims", checks.claims);
     let must_not_claim = phrases("must_not_claim", checks.must_not_claim);
+    let any_of = checks
+        .any_of
+        .into_iter()
+        .map(|group| {
+            let group = validate_answer(group, expected_calls, state, problems);
+            if group.is_empty() {
+                problems.add(
+                    "final_answer.any_of",
+                    None,
+                    "a group must hold at least one check",
+                );
+            }
+            group
+        })
+        .collect();
     AnswerChecks {
+        any_of,
         contains_results,
         contains_text: checks.contains_text,
         asks_clarification: checks.asks_clarification,
