@@ -335,7 +335,7 @@ mod tests {
         assert_eq!(fields(&unchecked), ["final_state_assertions"]);
         let counted = format!(
             "{}final_state_assertions:\n  - messages.count == baseline + 1\n",
-            unchecked.replace("\n", "\n")
+            unchecked
         );
         assert_eq!(fields(&counted), ["expected_calls[0]"]);
         let swapped = format!(
