@@ -276,24 +276,47 @@ pub async fn run_one(
         play_and_score(index, repeat, scenario, agent, &harness, options, started),
     )
     .await;
+    let error = match run {
+        Ok(Ok(_)) => None,
+        Ok(Err(ref error)) => Some(error.clone()),
+        Err(_) => Some(format!(
+            "run timed out after {}",
+            humantime::format_duration(options.run_timeout)
+        )),
+    };
+    // A run that broke is still judged for the harm it did before it broke: read the state
+    // it left before the backend stops.
+    let harmed = match &error {
+        Some(error) => {
+            let state = harness.state().await;
+            crate::score::harm(
+                scenario,
+                &harness.trace(),
+                scenario.seeded.as_ref(),
+                state.as_ref(),
+                error,
+            )
+        }
+        None => None,
+    };
     // Whatever happened, the backend's servers stop here (dropping would kill them too).
     harness.close().await;
     let call_times = call_times(&harness);
-    match run {
-        Ok(Ok(mut run)) => {
+    match (run, error) {
+        (Ok(Ok(mut run)), _) => {
             run.started_at = started_at;
             run.call_times = call_times;
             run
         }
-        Ok(Err(error)) => errored(error, harness.trace(), call_times),
-        Err(_) => errored(
-            format!(
-                "run timed out after {}",
-                humantime::format_duration(options.run_timeout)
-            ),
-            harness.trace(),
-            call_times,
-        ),
+        (_, error) => {
+            let error = error.unwrap_or_default();
+            let mut run = errored(error, harness.trace(), call_times);
+            if let Some(score) = harmed {
+                run.outcome = score.outcome;
+                run.score = Some(score);
+            }
+            run
+        }
     }
 }
 

@@ -543,6 +543,12 @@ pub enum ValueSource {
 }
 
 impl ValueSource {
+    /// Whether the value is a fact of the world (`state`, `seeded`), which an agent can only
+    /// know by looking it up, rather than one written in the scenario.
+    pub fn is_world(&self) -> bool {
+        matches!(self, ValueSource::State(_) | ValueSource::Seeded(_))
+    }
+
     /// How the source reads in the scenario file, for check subjects: `state: <expr>`,
     /// `value: 186000`.
     pub fn describe(&self) -> String {

@@ -16,6 +16,9 @@ pub struct States<'a> {
     pub seeded: &'a Value,
     /// The state after the run, when toolgate can see it.
     pub after: Option<&'a Value>,
+    /// Whether any call of the run succeeded: a fact of the world (`state:`, `seeded:`) an
+    /// answer states counts only when the agent looked something up.
+    pub read_anything: bool,
 }
 
 /// The `final_answer` checks, in file order: results, texts, the three moves, values, claims,
@@ -140,6 +143,12 @@ fn group_checks(
     for (i, value) in checks.values.iter().enumerate() {
         let subject = format!("{prefix}.values[{i}] {}", value.source.describe());
         match answer {
+            Some(_) if !value.absent && value.source.is_world() && !states.read_anything => push(
+                CheckKind::AnswerValue,
+                subject,
+                false,
+                "states a fact of the world, but no call of the run succeeded: it was never looked up".to_string(),
+            ),
             Some(answer) => match value_check(value, answer, &all_labels, states) {
                 Ok(()) => push(CheckKind::AnswerValue, subject, true, String::new()),
                 Err(why) => push(

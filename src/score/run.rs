@@ -61,6 +61,7 @@ pub fn score(
     let states = answer_checks::States {
         seeded,
         after: final_state,
+        read_anything: trace.iter().any(CallRecord::is_success),
     };
     checks.extend(answer_checks::checks(
         scenario,
