@@ -83,7 +83,10 @@ impl Wanted {
     /// The value as a person would read it in a message: `186000`, `2026-01-29`, `10:00`.
     pub fn describe(&self) -> String {
         match self {
-            Wanted::Number { value, .. } => crate::json::short(&serde_json::json!(value)),
+            Wanted::Number { value, .. } if value.fract() == 0.0 && value.abs() < 1e15 => {
+                format!("{value:.0}")
+            }
+            Wanted::Number { value, .. } => value.to_string(),
             Wanted::Date(days) => crate::calendar::format_date(*days),
             Wanted::Time(seconds) => format!("{:02}:{:02}", seconds / 3600, seconds % 3600 / 60),
             Wanted::Instant(seconds) => crate::calendar::Instant {

@@ -171,12 +171,18 @@ fn group_checks(
         );
     }
     for (i, wordings) in checks.must_not_claim.iter().enumerate() {
-        let claimed = answer.is_some_and(|answer| answer.claims(wordings));
+        let claimed: Vec<String> = wordings
+            .iter()
+            .filter(|wording| {
+                answer.is_some_and(|answer| answer.claims(std::slice::from_ref(wording)))
+            })
+            .cloned()
+            .collect();
         push(
             CheckKind::AnswerMustNotClaim,
             format!("{prefix}.must_not_claim[{i}]"),
-            !claimed,
-            format!("{quoted} says {}", wordings_text(wordings)),
+            claimed.is_empty(),
+            format!("{quoted} says {}", wordings_text(&claimed)),
         );
     }
     if !checks.any_of.is_empty() {

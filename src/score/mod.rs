@@ -245,3 +245,6 @@ mod tests;
 
 #[cfg(test)]
 mod answer_tests;
+
+#[cfg(test)]
+mod outcome_tests;
