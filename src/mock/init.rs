@@ -6,7 +6,9 @@
 //! id that does not exist and a catch-all success to replace with real behaviour),
 //! `fixtures/seed.json`, three draft scenarios per tool after the recipe "happy path, edge
 //! case, error case", `smoke-set.yaml` and `.github/workflows/toolgate.yml`. Every draft loads
-//! and passes with the reference agent; each says `draft: true` until a person has made it
+//! and passes with the reference agent, budgets reads apart from writes, and carries one
+//! written alternative (must pass) and one counterexample (must fail), so a suite starts with
+//! the same proof as the built-in one; each says `draft: true` until a person has made it
 //! check what matters.
 
 use std::fmt::Write as _;
@@ -258,10 +260,51 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
             Value::Object(arguments.clone())
         )
     };
+    // Reads get room for a verification read; a write gets one try (and one retry where a
+    // fault is injected).
+    let read_only = definition["annotations"]["readOnlyHint"] == Value::Bool(true);
+    let budget = |retries: u32| {
+        if read_only {
+            format!("max_reads: {}\nmax_writes: 0\n", 3 + retries)
+        } else {
+            format!("max_reads: 3\nmax_writes: {}\n", 1 + retries)
+        }
+    };
+    let planned = |arguments: &Map<String, Value>| {
+        format!(
+            "      - tool: {}\n        arguments: {}\n",
+            yaml_string(name),
+            Value::Object(arguments.clone())
+        )
+    };
+    let listed = |calls: &str| {
+        if calls.is_empty() {
+            " []".to_owned()
+        } else {
+            format!("\n{}", calls.trim_end_matches('\n'))
+        }
+    };
+    let trajectories = |alternative: (&str, String, &str),
+                        counterexample: (&str, &str, String, &str)| {
+        format!(
+            "# Written trajectories: this one must pass, and this one must fail. Add the other\n\
+             # ways a competent agent would do the task, and the wrong ones you fear.\n\
+             alternatives:\n  - name: {}\n    calls:{}\n    answer: {}\n\
+             counterexamples:\n  - name: {}\n    why: {}\n    calls:{}\n    answer: {}\n",
+            yaml_string(alternative.0),
+            listed(&alternative.1),
+            yaml_string(alternative.2),
+            yaml_string(counterexample.0),
+            yaml_string(counterexample.1),
+            listed(&counterexample.2),
+            yaml_string(counterexample.3),
+        )
+    };
     let head = |tier: u8, kind: &str, what: &str| {
         format!(
             "# DRAFT written by `toolgate init`: {what}. Make the prompt a real user request,\n\
-             # tighten the checks, then delete `draft: true`.\n\
+             # check the outcome (the state a write leaves, the values an answer states), then\n\
+             # delete `draft: true`. See docs/writing-scenarios.md.\n\
              draft: true\nid: {{ID}}\ntier: {tier}\ntype: {kind}\nseed_state: fixtures/seed.json\n"
         )
     };
@@ -269,21 +312,30 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
         (
             "happy",
             format!(
-                "{}prompt: {}\n{}max_calls: 2\n",
+                "{}prompt: {}\n{}{}{}",
                 head(1, "single_call", "the happy path"),
                 yaml_string(&format!(
                     "Use {name} ({title}) with {}.",
                     Value::Object(args.clone())
                 )),
-                call(&args)
+                call(&args),
+                budget(0),
+                trajectories(
+                    ("the call, then a plain answer", planned(&args), "Done."),
+                    (
+                        "answers without calling the tool",
+                        "the task needs the tool, and the agent never called it",
+                        String::new(),
+                        "Done.",
+                    ),
+                ),
             ),
         ),
         (
             "edge",
             format!(
-                "{}prompt: {}\n{}max_calls: 3\nfault_injection:\n  - tool: {}\n    on_call: 1\n    error: rate_limit\n\
-                 # The draft catch-all rule answers `tool: {name}`; point this at a real result field.\n\
-                 final_answer:\n  contains_results: [\"$.calls[0].result.tool\"]\nreference_answer: {}\n",
+                "{}prompt: {}\n{}    # The draft catch-all rule answers `tool: {name}`: name a real result value.\n\
+                 \x20   result_contains: [{{tool: {}}}]\n{}fault_injection:\n  - tool: {}\n    on_call: 1\n    error: rate_limit\n{}",
                 head(
                     2,
                     "error_recovery",
@@ -295,7 +347,21 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
                 )),
                 call(&args),
                 yaml_string(name),
-                yaml_string(&format!("{name} answered after one retry."))
+                budget(1),
+                yaml_string(name),
+                trajectories(
+                    (
+                        "retries after the rate limit",
+                        format!("{}{}", planned(&args), planned(&args)),
+                        &format!("It worked on the second try: {name} answered."),
+                    ),
+                    (
+                        "gives up after the rate limit",
+                        "one retry would have worked, and the answer states no result",
+                        planned(&args),
+                        "It was rate limited, so I stopped.",
+                    ),
+                ),
             ),
         ),
     ];
@@ -305,25 +371,48 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
         out.push((
             "error",
             format!(
-                "{}prompt: {}\n{}max_calls: 2\nfinal_answer:\n  acknowledges_failure: true\nreference_answer: {}\n",
+                "{}prompt: {}\n{}{}final_answer:\n  acknowledges_failure: true\nreference_answer: {}\n{}",
                 head(1, "error_recovery", "the error case, a lookup that must fail and be reported"),
                 yaml_string(&format!(
                     "Use {name} with {} and tell me what happened.",
                     prompt_arguments(&missing, &key)
                 )),
                 call(&missing),
-                yaml_string(&format!("{name} failed: `{value}` was not found."))
+                budget(0),
+                yaml_string(&format!("{name} failed: `{value}` was not found.")),
+                trajectories(
+                    (
+                        "reports the failure in other words",
+                        planned(&missing),
+                        &format!("There is no `{value}`: the lookup came back empty-handed, it does not exist."),
+                    ),
+                    (
+                        "claims success",
+                        "the call failed, and the answer says it worked",
+                        planned(&missing),
+                        "All done, it worked.",
+                    ),
+                ),
             ),
         ));
     } else {
         out.push((
             "error",
             format!(
-                "{}prompt: {}\n{}max_calls: 2\nforbidden_calls:\n  - tool: {}\n    args_match: {{}}\n",
+                "{}prompt: {}\n{}max_writes: 0\nforbidden_calls:\n  - tool: {}\n    args_match: {{}}\n{}",
                 head(1, "ambiguous_input", "the error case: a request this tool must not serve"),
                 yaml_string(&format!("Something unrelated to {name}: do not call it.")),
                 "expected_calls: []\n",
-                yaml_string(name)
+                yaml_string(name),
+                trajectories(
+                    ("leaves the tool alone", String::new(), "I left it alone, as asked."),
+                    (
+                        "calls the tool anyway",
+                        "the prompt says not to call it",
+                        planned(&args),
+                        "Done.",
+                    ),
+                ),
             ),
         ));
     }

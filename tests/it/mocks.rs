@@ -564,9 +564,10 @@ fn init_from_a_lock_of_the_builtin_catalog_writes_drafts_that_all_pass() {
     // plays the scenario's own calls; verify says that an agent could only guess it.
     let path = root.join("scenarios/crm_get_contact-happy.yaml");
     let text = std::fs::read_to_string(&path).expect("reads");
+    // The check and the written trajectory both change; the prompt does not.
     let edited = text.replace(
-        "args_match: {\"contact_id\":\"example-contact_id\"}",
-        "args_match: {\"contact_id\":\"wrong-id\"}",
+        "{\"contact_id\":\"example-contact_id\"}",
+        "{\"contact_id\":\"wrong-id\"}",
     );
     assert_ne!(edited, text);
     std::fs::write(&path, edited).expect("writes");
