@@ -360,8 +360,9 @@ pub struct GateArgs {
     #[arg(long, value_name = "FILE|artifact:NAME", env = "TOOLGATE_BASELINE")]
     pub baseline: Option<PathBuf>,
     /// What a left-out argument whose expected value is its schema default counts as:
-    /// `strict` (missing, as BFCL scores it) or `schema` (the default was meant).
-    #[arg(long, value_enum, default_value_t = OmittedDefaults::Strict)]
+    /// `schema` (the default was meant, as the tool reads it) or `strict` (missing, as BFCL
+    /// scores it).
+    #[arg(long, value_enum, default_value_t = OmittedDefaults::Schema)]
     pub omitted_defaults: OmittedDefaults,
     #[command(flatten)]
     pub judge: JudgeArgs,

@@ -51,6 +51,8 @@ pub enum CallNote {
     /// An argument the schema wants as an object or array came as JSON text in a string and
     /// was decoded once (`scoring.double_encoded: lenient`).
     DoubleEncoded,
+    /// The string `"null"` was sent for a nullable parameter: the model meant no value.
+    NullString,
 }
 
 impl CallNote {
@@ -65,6 +67,7 @@ impl CallNote {
             CallNote::DuplicateId => "duplicate_id",
             CallNote::FunctionCallDisagrees => "function_call_disagrees",
             CallNote::DoubleEncoded => "double_encoded",
+            CallNote::NullString => "null_string",
         }
     }
 
@@ -79,6 +82,7 @@ impl CallNote {
             CallNote::DuplicateId => "duplicate call id: result paired by order (ambiguous)",
             CallNote::FunctionCallDisagrees => "`function_call` disagrees with `tool_calls`",
             CallNote::DoubleEncoded => "an object or array sent as a JSON string, decoded once",
+            CallNote::NullString => "the string \"null\" sent for a nullable parameter",
         }
     }
 }

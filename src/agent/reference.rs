@@ -20,11 +20,17 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     let mut failed = Vec::new();
     for expected in &scenario.expected_calls {
         let record = crate::trace::run_record(&assigned, &played);
+        // The first tool of a list; checks on arguments it lacks are for the other tools.
         let mut arguments = expected.reference_args.clone();
         for (name, value) in &expected.args_match {
-            merge(&mut arguments, name, value);
+            if expected.applies(&expected.tool, name) {
+                merge(&mut arguments, name, value);
+            }
         }
         for prior in &expected.args_from_prior {
+            if !expected.applies(&expected.tool, &prior.argument) {
+                continue;
+            }
             if let Ok(value) = prior.path.query(&record).exactly_one() {
                 arguments.insert(prior.argument.clone(), value.clone());
             }

@@ -345,6 +345,7 @@ impl Harness {
         if decoded {
             notes.push(CallNote::DoubleEncoded);
         }
+        notes.extend(check.iter().flat_map(|check| check.notes.iter().copied()));
         self.push(
             &mut state,
             CallRecord {

@@ -186,7 +186,9 @@ impl ToolSet {
             .map_or(&Value::Null, |d| &d["inputSchema"]);
         let instance = Value::Object(arguments.clone());
         let mut check = check_arguments(validator, schema, tool, &instance);
-        check.violations.extend(null_strings(schema, arguments));
+        if has_null_string(schema, arguments) {
+            check.notes.push(crate::trace::CallNote::NullString);
+        }
         if self.numbers == NumberMode::Bfcl {
             let mut found = Vec::new();
             float_integers(schema, &instance, "", &mut found);
@@ -221,28 +223,17 @@ impl ToolSet {
     }
 }
 
-/// The string `"null"` sent for a nullable top-level parameter (`anyOf [T, null]` or
-/// `"type": [T, "null"]`): the model meant no value but wrote a string, which the schema may
-/// still accept when `T` is `string`. A `value_mismatch` violation, not a refusal.
-fn null_strings(schema: &Value, arguments: &Map<String, Value>) -> Vec<Violation> {
+/// Whether the string `"null"` was sent for a nullable top-level parameter (`anyOf [T, null]`
+/// or `"type": [T, "null"]`): the model meant no value but wrote a string. The schema may
+/// accept it when `T` is `string`, and the tool may read it as absent, so it is a note for the
+/// report, not a failed run.
+fn has_null_string(schema: &Value, arguments: &Map<String, Value>) -> bool {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return Vec::new();
+        return false;
     };
-    arguments
-        .iter()
-        .filter(|(_, value)| value.as_str() == Some("null"))
-        .filter_map(|(name, _)| {
-            let inner = nullable_type(properties.get(name)?)?;
-            Some(Violation {
-                class: ArgumentErrorClass::ValueMismatch,
-                pointer: format!("/{}", name.replace('~', "~0").replace('/', "~1")),
-                message: format!(
-                    "the string \"null\" was sent for nullable `{name}` (`{inner} | null`); \
-                     send null or leave it out"
-                ),
-            })
-        })
-        .collect()
+    arguments.iter().any(|(name, value)| {
+        value.as_str() == Some("null") && properties.get(name).and_then(nullable_type).is_some()
+    })
 }
 
 /// `T` when `schema` is a nullable `T`: `anyOf`/`oneOf` of exactly `T` and `{"type":
@@ -325,6 +316,9 @@ fn float_integers(schema: &Value, value: &Value, pointer: &str, out: &mut Vec<Vi
 pub struct SchemaCheck {
     /// Every violation, classed after BFCL (see [`check_arguments`]).
     pub violations: Vec<Violation>,
+    /// What is odd but not wrong about the arguments (the string `"null"` for a nullable
+    /// parameter), for the trace.
+    pub notes: Vec<crate::trace::CallNote>,
     /// The message sent back when the schema rejects the arguments; `None` when it accepts
     /// them (parameters it does not define but allows are violations, not a refusal).
     pub refusal: Option<String>,
@@ -404,6 +398,7 @@ pub fn check_arguments(
         .then(|| format!("invalid arguments for `{tool}`: {}", refusals.join("; ")));
     SchemaCheck {
         violations,
+        notes: Vec::new(),
         refusal,
     }
 }
@@ -518,10 +513,10 @@ mod tests {
         );
     }
 
-    /// The string "null" for a nullable optional parameter is flagged, a real
-    /// `null` and the string for a plain string parameter are not.
+    /// The string "null" for a nullable optional parameter is noted (not a violation: the run
+    /// does not fail on it); a real `null` and the string for a plain string parameter are not.
     #[test]
-    fn the_string_null_for_a_nullable_parameter_is_a_violation() {
+    fn the_string_null_for_a_nullable_parameter_is_a_note() {
         let tools = ToolSet::from_definitions(vec![json!({"name": "search", "inputSchema": {
             "type": "object", "properties": {
                 "cursor": {"anyOf": [{"type": "string"}, {"type": "null"}]},
@@ -533,17 +528,10 @@ mod tests {
                 .expect("a tool")
         };
         let sent = check(json!({"cursor": "null", "name": "null"}));
-        assert_eq!(
-            sent.violations,
-            vec![Violation {
-                class: ArgumentErrorClass::ValueMismatch,
-                pointer: "/cursor".into(),
-                message: "the string \"null\" was sent for nullable `cursor` (`string | null`); \
-                          send null or leave it out"
-                    .into(),
-            }]
-        );
+        assert_eq!(sent.violations, vec![]);
+        assert_eq!(sent.notes, vec![crate::trace::CallNote::NullString]);
         assert_eq!(sent.refusal, None);
-        assert_eq!(check(json!({"cursor": null})).violations, vec![]);
+        assert_eq!(check(json!({"name": "null"})).notes, vec![]);
+        assert_eq!(check(json!({"cursor": null})).notes, vec![]);
     }
 }

@@ -116,6 +116,57 @@ fn day_of_month(word: &str) -> Option<i64> {
     (digits.len() <= 2 && (1..=31).contains(&day)).then_some(day)
 }
 
+/// Days of the month written as ordinal words (`thirteenth`); `twenty`/`thirty` combine with
+/// the first nine (`twenty-first`).
+const ORDINALS: [(&str, i64); 21] = [
+    ("first", 1),
+    ("second", 2),
+    ("third", 3),
+    ("fourth", 4),
+    ("fifth", 5),
+    ("sixth", 6),
+    ("seventh", 7),
+    ("eighth", 8),
+    ("ninth", 9),
+    ("tenth", 10),
+    ("eleventh", 11),
+    ("twelfth", 12),
+    ("thirteenth", 13),
+    ("fourteenth", 14),
+    ("fifteenth", 15),
+    ("sixteenth", 16),
+    ("seventeenth", 17),
+    ("eighteenth", 18),
+    ("nineteenth", 19),
+    ("twentieth", 20),
+    ("thirtieth", 30),
+];
+
+/// The day of the month starting at word `i`, in digits or ordinal words, and the index of
+/// its last word.
+fn day_at(word: &dyn Fn(usize) -> String, i: usize) -> Option<(i64, usize)> {
+    let first = word(i);
+    if let Some(day) = day_of_month(&first) {
+        return Some((day, i));
+    }
+    let ordinal = |w: &str| {
+        ORDINALS
+            .iter()
+            .find(|(name, _)| *name == w)
+            .map(|(_, d)| *d)
+    };
+    let tens = match first.as_str() {
+        "twenty" => Some(20),
+        "thirty" => Some(30),
+        _ => None,
+    };
+    if let (Some(tens), Some(unit)) = (tens, ordinal(&word(i + 1)).filter(|d| *d < 10)) {
+        let day = tens + unit;
+        return (day <= 31).then_some((day, i + 1));
+    }
+    ordinal(&first).map(|day| (day, i))
+}
+
 fn year(word: &str) -> Option<i64> {
     let year: i64 = word.parse().ok()?;
     (word.len() == 4 && (1900..=2200).contains(&year)).then_some(year)
@@ -250,16 +301,17 @@ fn word_dates(prose: &Prose) -> Vec<DateMention> {
     let text = prose.text();
     let words = prose.words();
     let word = |i: usize| words.get(i).map_or("", |w| &text[w.span.clone()]);
+    let owned = |i: usize| word(i).to_owned();
     let mut found = Vec::new();
     for i in 0..words.len() {
         let Some(m) = month(word(i)) else {
             continue;
         };
-        // Month first: `January 29[, 2026]`.
-        if let Some(d) = day_of_month(word(i + 1)) {
-            let (y, last) = match year(word(i + 2)) {
-                Some(y) => (Some(y), i + 2),
-                None => (None, i + 1),
+        // Month first: `January 29[, 2026]`, `January thirteenth`.
+        if let Some((d, day_end)) = day_at(&owned, i + 1) {
+            let (y, last) = match year(word(day_end + 1)) {
+                Some(y) => (Some(y), day_end + 1),
+                None => (None, day_end),
             };
             found.push(DateMention {
                 span: words[i].span.start..words[last].span.end,
@@ -349,6 +401,7 @@ mod tests {
             "due on the 29th of January",
             "Thursday, January 29",
             "Thu 29 Jan 2026",
+            "on January twenty-ninth, 2026",
             "1/29/2026",
             "29/01/2026",
             "29.01.2026",

@@ -10,8 +10,8 @@
 //! A [`Prose`] is the text lowercased and normalised (curly quotes and apostrophes straight,
 //! dashes and the minus sign `-`, non-breaking spaces plain), cut into words, clauses (at `,`
 //! and `;` followed by a space, and at `and`, `but`, `while`, `whereas`) and sentences (at `.`,
-//! `!` and `?` followed by a space, and at line breaks). Spans are byte ranges into
-//! [`Prose::text`].
+//! `!` and `?` followed by a space, and at line breaks). A clause also ends at `)` and at a
+//! spaced `+`, and `or` starts one. Spans are byte ranges into [`Prose::text`].
 
 mod dates;
 mod numbers;
@@ -26,10 +26,10 @@ pub use numbers::NumberMention;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Wanted {
     /// A number, matched by value: written in digits (with separators, a currency sign, a
-    /// `K`/`M`/`B` suffix or a scale word) or in words. `tolerance` is the largest absolute
-    /// difference accepted; without one, a number written with two or more significant
-    /// digits matches when the value rounds to it at the precision written (`$186K` for
-    /// 186,420, `60,870` for 60,869.57), and anything else must be equal within half a cent.
+    /// `K`/`M`/`B` suffix or a scale word) or in words. It matches when equal within half a
+    /// cent; when written with two or more significant digits, also when the value rounds to
+    /// it at the precision written (`$186K` for 186,420, `60,870` for 60,869.57); and, with a
+    /// `tolerance`, when within that absolute difference.
     Number {
         /// The value.
         value: f64,
@@ -108,6 +108,9 @@ pub struct Word {
     pub sentence: usize,
     /// The clause it is in (index into [`Prose::clauses`]), counted across the whole text.
     pub clause: usize,
+    /// The stretch a negation reaches across: a clause, except that `and`, `or`, `)` and a
+    /// spaced `+` do not end it (`not shipped or delivered` negates both).
+    pub scope: usize,
 }
 
 /// Text read once for every check that looks at it.
@@ -123,17 +126,19 @@ pub struct Prose {
     instants: Vec<(i64, Range<usize>)>,
 }
 
-/// Words that negate what follows them in the same clause (a word ending in `n't` does too).
-const NEGATORS: [&str; 11] = [
+/// Words that keep what follows them in the same clause from being asserted: negations (a
+/// word ending in `n't` too), and conditions and hypotheticals (`if it is overdue`, `it would
+/// have been deleted`).
+const NEGATORS: [&str; 18] = [
     "not", "no", "never", "none", "nor", "neither", "without", "cannot", "nothing", "nobody",
-    "barely",
+    "barely", "if", "whether", "unless", "would", "might", "may", "could",
 ];
 
 /// How many words before a phrase a negator reaches.
 const NEGATION_REACH: usize = 4;
 
 /// Conjunctions that start a new clause.
-const CLAUSE_WORDS: [&str; 4] = ["and", "but", "while", "whereas"];
+const CLAUSE_WORDS: [&str; 5] = ["and", "but", "or", "while", "whereas"];
 
 impl Prose {
     /// Reads `text`.
@@ -233,6 +238,25 @@ impl Prose {
         }
     }
 
+    /// Every mention of the same kind as `wanted`, whatever its value: numbers for a number,
+    /// dates (and instants) for a date, times for a time, instants and dates for an instant;
+    /// nothing for text.
+    pub fn spans_of_kind(&self, wanted: &Wanted) -> Vec<Range<usize>> {
+        let instants = self.instants.iter().map(|(_, span)| span.clone());
+        let dates = self.dates.iter().map(|date| date.span.clone());
+        match wanted {
+            Wanted::Number { .. } => self.numbers.iter().map(|n| n.span.clone()).collect(),
+            Wanted::Date(_) | Wanted::Instant(_) => dates.chain(instants).collect(),
+            Wanted::Time(_) => self
+                .times
+                .iter()
+                .map(|time| time.span.clone())
+                .chain(instants)
+                .collect(),
+            Wanted::Text(_) => Vec::new(),
+        }
+    }
+
     /// An instant is mentioned by an RFC 3339 spelling, or by its date and its time of day in
     /// one sentence (the span then covers both).
     fn instant_mentions(&self, seconds: i64) -> Vec<Range<usize>> {
@@ -328,17 +352,17 @@ impl Prose {
         spans
     }
 
-    /// Whether the words just before byte `at` in its clause negate what starts there: one of
-    /// `not`, `no`, `never`, `without`, ..., or a word ending in `n't`, at most four words
-    /// before it and with no `:` or bracket between; `yet to` also negates (`has yet to
-    /// ship`).
+    /// Whether the words just before byte `at` in its clause negate what starts there (or make
+    /// it a condition or a hypothetical): one of `not`, `no`, `never`, `without`, `if`,
+    /// `whether`, `would`, ..., or a word ending in `n't`, at most four words before it and
+    /// with no `:` or bracket between; `yet to` also negates (`has yet to ship`).
     pub fn is_negated(&self, at: usize) -> bool {
         let first = self.word_at(at);
-        let Some(clause) = self
+        let Some(scope) = self
             .words
             .get(first)
-            .map(|word| word.clause)
-            .or_else(|| self.words.last().map(|word| word.clause))
+            .map(|word| word.scope)
+            .or_else(|| self.words.last().map(|word| word.scope))
         else {
             return false;
         };
@@ -347,7 +371,7 @@ impl Prose {
         before.iter().enumerate().any(|(i, word)| {
             // A colon or a bracket between them also ends the negator's reach.
             let between = &self.text[word.span.end..at.max(word.span.end)];
-            if word.clause != clause || between.contains([':', '(', ')']) {
+            if word.scope != scope || between.contains([':', '(', ')']) {
                 return false;
             }
             let text = &self.text[word.span.clone()];
@@ -405,6 +429,7 @@ fn segment(text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Word>) {
     let mut clauses = Vec::new();
     let mut words = Vec::new();
     let (mut sentence_start, mut clause_start) = (0, 0);
+    let mut scope = 0;
     let mut i = 0;
     while i < bytes.len() {
         let byte = bytes[i];
@@ -412,8 +437,11 @@ fn segment(text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Word>) {
         let ends_sentence = byte == b'\n'
             || (matches!(byte, b'.' | b'!' | b'?')
                 && next.is_none_or(|n| n == b' ' || n == b'\n' || n == b')' || n == b'"'));
-        let ends_clause =
-            matches!(byte, b',' | b';') && next.is_none_or(|n| n == b' ' || n == b'\n');
+        let spaced = |n: Option<u8>| n.is_none_or(|n| n == b' ' || n == b'\n');
+        let ends_scope = matches!(byte, b',' | b';') && spaced(next);
+        let ends_clause = ends_scope
+            || byte == b')'
+            || (byte == b'+' && i > 0 && bytes[i - 1] == b' ' && spaced(next));
         if is_word_byte(byte) {
             let start = i;
             while i < bytes.len()
@@ -432,11 +460,15 @@ fn segment(text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Word>) {
             if CLAUSE_WORDS.contains(&word) && start > clause_start {
                 clauses.push(clause_start..start);
                 clause_start = start;
+                if !matches!(word, "and" | "or") {
+                    scope += 1;
+                }
             }
             words.push(Word {
                 span: start..i,
                 sentence: sentences.len(),
                 clause: clauses.len(),
+                scope,
             });
             continue;
         }
@@ -445,9 +477,13 @@ fn segment(text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Word>) {
             sentences.push(sentence_start..i + 1);
             sentence_start = i + 1;
             clause_start = i + 1;
+            scope += 1;
         } else if ends_clause {
             clauses.push(clause_start..i + 1);
             clause_start = i + 1;
+            if ends_scope {
+                scope += 1;
+            }
         }
         i += 1;
     }

@@ -21,20 +21,16 @@ pub struct NumberMention {
 const CENT: f64 = 0.005;
 
 impl NumberMention {
-    /// Whether this mention stands for `value`: within `tolerance` when one is declared;
-    /// otherwise within half a cent, or, for a number written with two or more significant
-    /// digits, when `value` rounds to it at the precision written.
+    /// Whether this mention stands for `value`: within half a cent; or, for a number written
+    /// with two or more significant digits, when `value` rounds to it at the precision
+    /// written; or within `tolerance` when one is declared.
     pub fn matches(&self, value: f64, tolerance: Option<f64>) -> bool {
         let epsilon = value.abs() * 1e-12;
         self.readings.iter().any(|(found, half_unit)| {
             let difference = (found - value).abs();
-            match tolerance {
-                Some(tolerance) => difference <= tolerance + epsilon,
-                None => {
-                    difference <= CENT + epsilon
-                        || (self.significant >= 2 && difference <= half_unit + epsilon)
-                }
-            }
+            difference <= CENT + epsilon
+                || (self.significant >= 2 && difference <= half_unit + epsilon)
+                || tolerance.is_some_and(|tolerance| difference <= tolerance + epsilon)
         })
     }
 }
@@ -66,12 +62,13 @@ pub(super) fn numbers(prose: &Prose, taken: &[Range<usize>]) -> Vec<NumberMentio
         }
         let start = i;
         // Digits glued to letters or to an identifier (`Q1`, `v3`, `C-005`, `SKU-100`) are
-        // part of a name, not a number.
+        // part of a name, not a number; a count written `x5` is a number, and so is the end
+        // of a range (`5-480`).
         let in_name = start > 0
-            && (bytes[start - 1].is_ascii_alphabetic()
+            && ((bytes[start - 1].is_ascii_alphabetic() && !is_times_sign(bytes, start - 1))
                 || (matches!(bytes[start - 1], b'-' | b'_' | b'#' | b'/')
                     && start > 1
-                    && bytes[start - 2].is_ascii_alphanumeric()));
+                    && word_has_letter(bytes, start - 1)));
         let (digits, end) = digits_at(bytes, start);
         i = end;
         if in_name {
@@ -142,6 +139,21 @@ fn digits_at(bytes: &[u8], start: usize) -> (String, usize) {
     (digits, i)
 }
 
+/// Whether the letter at `at` is an `x` standing alone as a times sign (`x5`, ` x 5`).
+fn is_times_sign(bytes: &[u8], at: usize) -> bool {
+    bytes[at] == b'x' && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric())
+}
+
+/// Whether the run of letters and digits ending just before the separator at `at` holds a
+/// letter (`C-005` names a record; `5-480` is a range).
+fn word_has_letter(bytes: &[u8], at: usize) -> bool {
+    bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|byte| byte.is_ascii_alphanumeric())
+        .any(u8::is_ascii_alphabetic)
+}
+
 /// Whether a minus sign stands before the number at `start` (`-3`, `-$130,000`), not a
 /// hyphen inside a word or range (`C-5`, `5-6`).
 fn sign_before(bytes: &[u8], start: usize) -> bool {
@@ -208,6 +220,12 @@ mod tests {
     }
 
     #[test]
+    fn counts_written_with_x_and_the_ends_of_ranges_are_numbers() {
+        assert_eq!(values("Battery module x5, Sensor kit x 20"), [5.0, 20.0]);
+        assert_eq!(values("allowed range 5-480 minutes"), [5.0, 480.0]);
+    }
+
+    #[test]
     fn scale_suffixes_and_words_multiply() {
         assert_eq!(
             values("$186K, 1.2M, 3bn, 48 thousand, 2.5 million"),
@@ -229,7 +247,11 @@ mod tests {
         assert!(!mention("$0.2M").matches(186_000.0, None));
         assert!(!mention("7").matches(7.4, None));
         assert!(mention("about 60,869.57 USD").matches(60_869.565, None));
-        assert!(!mention("$17K").matches(17_215.0, Some(100.0)));
+        assert!(
+            mention("$17K").matches(17_215.0, Some(100.0)),
+            "the written precision still holds"
+        );
+        assert!(!mention("$16K").matches(17_215.0, Some(100.0)));
         assert!(mention("$17.2K").matches(17_215.0, Some(100.0)));
     }
 }

@@ -48,6 +48,10 @@ fn negation_reaches_four_words_back_within_the_clause() {
     assert!(says("It shipped on Monday.", "shipped"));
     assert!(says("Not pending: it shipped.", "shipped"));
     assert!(says("I did not stop, and it shipped.", "shipped"));
+    assert!(!says("It was not shipped or delivered.", "delivered"));
+    assert!(!says("Check whether his invoice is overdue.", "overdue"));
+    assert!(!says("It would have been deleted.", "deleted"));
+    assert!(says("It was not pending but it shipped.", "shipped"));
 }
 
 #[test]

@@ -315,8 +315,12 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         }
         for check in result.checks.iter().filter(|check| !check.passed) {
             let line = format!("{}: {}", check.subject, check.detail);
-            // A divergence that is this very check (a run failing no call) is not said twice.
-            if divergence.is_some_and(|divergence| *divergence == line) {
+            // A divergence that is this very check (the run failing no call, or the call's
+            // own check restated) is not said twice.
+            let said = divergence.is_some_and(|divergence| {
+                *divergence == line || divergence.ends_with(&format!(": {}", check.detail))
+            });
+            if said {
                 continue;
             }
             let _ = writeln!(out, "    {}", safe(&line));
@@ -328,6 +332,7 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
             let _ = writeln!(out, "    output schema: {}", safe(violation));
         }
     }
+    write_passing_notes(report, &mut out);
     let word = match verdict.decision {
         Decision::Pass => "PASS",
         Decision::Fail => "FAIL",
@@ -342,6 +347,47 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         let _ = writeln!(out, "  note: {note}");
     }
     out
+}
+
+/// Most lines of parser notes and output-schema violations shown for passing runs.
+pub const PASSING_NOTES_SHOWN: usize = 20;
+
+/// What passing runs still carry: parser notes (a repaired or ambiguous call) and results
+/// that broke their tool's `outputSchema`. A passing verdict does not hide them.
+fn write_passing_notes(report: &RunReport, out: &mut String) {
+    let lines: Vec<String> = report
+        .scenarios
+        .iter()
+        .filter(|result| result.outcome.is_pass())
+        .flat_map(|result| {
+            let metrics = result.metrics.iter();
+            let notes = metrics
+                .clone()
+                .flat_map(|m| &m.parser_notes)
+                .map(|noted| format!("parser note: {}", noted.render()));
+            let schema = metrics
+                .flat_map(|m| &m.output_violations)
+                .map(|violation| format!("output schema: {violation}"));
+            notes
+                .chain(schema)
+                .map(|line| format!("{}: {line}", result.id))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nnoted in passing runs:");
+    for line in lines.iter().take(PASSING_NOTES_SHOWN) {
+        let _ = writeln!(out, "  {}", terminal_line(line, MAX_TERMINAL_CHARS));
+    }
+    if lines.len() > PASSING_NOTES_SHOWN {
+        let _ = writeln!(
+            out,
+            "  ... and {} more in results.json",
+            lines.len() - PASSING_NOTES_SHOWN
+        );
+    }
 }
 
 #[cfg(test)]

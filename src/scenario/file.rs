@@ -187,6 +187,10 @@ pub struct AnswerChecksFile {
     /// that looked the facts up and states them).
     #[serde(default)]
     pub any_of: Vec<AnswerChecksFile>,
+    /// Every id (`C-014`) and email address in the answer must be one the run saw (a result,
+    /// an error, the prompt or the seed); Tier 5 scenarios check it always.
+    #[serde(default)]
+    pub grounded: bool,
 }
 
 /// One entry of `final_answer.values`: exactly one of `value`, `any_of`, `state`, `seeded`.
@@ -218,6 +222,10 @@ pub struct AnswerValueFile {
     /// The value must not be mentioned.
     #[serde(default)]
     pub absent: bool,
+    /// The answer need not state the value, but where it states a value of that kind (a
+    /// number, a date) with the label, it must be this one. Needs `label`.
+    #[serde(default)]
+    pub if_stated: bool,
 }
 
 /// A string, or a list of strings.

@@ -222,9 +222,13 @@ pub struct ExpectedCall {
     /// The tool that must be called (the one the reference agent calls); exists in the
     /// catalog.
     pub tool: String,
-    /// Equivalent tools a call may name instead of `tool` (from a `tool:` list); every
-    /// argument the checks name exists in each.
+    /// Equivalent tools a call may name instead of `tool` (from a `tool:` list). Each
+    /// argument the checks name exists in at least one of them, and applies to a call only
+    /// when the tool it names has it (a get by id and an SQL read can stand for one step).
     pub also: Vec<String>,
+    /// The argument names of every tool the call may name (`tool` and `also`), from the
+    /// catalog; empty for a call built in code.
+    pub tool_arguments: std::collections::BTreeMap<String, Vec<String>>,
     /// Whether a run may leave the call out (look up or ask); if made, its checks apply.
     pub optional: bool,
     /// Whether every tool the call may name is read-only (`readOnlyHint: true`): then an
@@ -272,11 +276,22 @@ impl ExpectedCall {
         std::iter::once(self.tool.as_str()).chain(self.also.iter().map(String::as_str))
     }
 
+    /// Whether a check on argument `name` applies to a call to `tool`: always for a single
+    /// tool; for a list, when `tool` has that argument.
+    pub fn applies(&self, tool: &str, name: &str) -> bool {
+        self.also.is_empty()
+            || self
+                .tool_arguments
+                .get(tool)
+                .is_none_or(|names| names.iter().any(|known| known == name))
+    }
+
     /// An expected call of `tool` with no checks, as a starting point.
     pub fn of(tool: &str) -> ExpectedCall {
         ExpectedCall {
             tool: tool.to_owned(),
             also: Vec::new(),
+            tool_arguments: std::collections::BTreeMap::new(),
             optional: false,
             read_only: false,
             args_exact: Vec::new(),
@@ -497,6 +512,8 @@ pub struct AnswerChecks {
     pub must_not_claim: Vec<Vec<String>>,
     /// Groups of checks of which at least one must hold whole.
     pub any_of: Vec<AnswerChecks>,
+    /// Whether every id and email address in the answer must be one the run saw.
+    pub grounded: bool,
 }
 
 impl AnswerChecks {
@@ -511,6 +528,7 @@ impl AnswerChecks {
             && self.claims.is_empty()
             && self.must_not_claim.is_empty()
             && self.any_of.is_empty()
+            && !self.grounded
     }
 }
 
@@ -527,6 +545,9 @@ pub struct AnswerValue {
     pub by: Vec<String>,
     /// Whether the value must *not* be mentioned.
     pub absent: bool,
+    /// Whether the value may go unstated, provided a value of its kind stated with its label
+    /// is this one.
+    pub if_stated: bool,
 }
 
 /// Where an answer value comes from.

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::answer::{self, Answer};
+use super::answer::{self, Answer, Ties};
 use super::{Check, CheckKind};
 use crate::prose::Wanted;
 use crate::scenario::{AnswerChecks, AnswerValue, Scenario, ValueSource};
@@ -16,9 +16,11 @@ pub struct States<'a> {
     pub seeded: &'a Value,
     /// The state after the run, when toolgate can see it.
     pub after: Option<&'a Value>,
-    /// Whether any call of the run succeeded: a fact of the world (`state:`, `seeded:`) an
-    /// answer states counts only when the agent looked something up.
-    pub read_anything: bool,
+    /// Whether any call of the run was answered by its tool (a result, or an error the tool
+    /// itself gave, which can carry facts too; not an injected fault, a refusal or an unknown
+    /// tool): a fact of the world (`state:`, `seeded:`) an answer states counts only when the
+    /// agent looked something up.
+    pub looked_up: bool,
 }
 
 /// The `final_answer` checks, in file order: results, texts, the three moves, values, claims,
@@ -143,12 +145,19 @@ fn group_checks(
     for (i, value) in checks.values.iter().enumerate() {
         let subject = format!("{prefix}.values[{i}] {}", value.source.describe());
         match answer {
-            Some(_) if !value.absent && value.source.is_world() && !states.read_anything => push(
+            Some(_)
+                if !value.absent
+                    && !value.if_stated
+                    && value.source.is_world()
+                    && !states.looked_up =>
+            {
+                push(
                 CheckKind::AnswerValue,
                 subject,
                 false,
-                "states a fact of the world, but no call of the run succeeded: it was never looked up".to_string(),
-            ),
+                    "states a fact of the world, but no call of the run answered: it was never looked up".to_string(),
+                )
+            }
             Some(answer) => match value_check(value, answer, &all_labels, states) {
                 Ok(()) => push(CheckKind::AnswerValue, subject, true, String::new()),
                 Err(why) => push(
@@ -261,16 +270,33 @@ fn value_check(
     if items.is_empty() && !value.absent {
         return Err("cannot be checked: the value is an empty list".to_owned());
     }
+    let ties = if value.absent || value.if_stated {
+        Ties::Neither
+    } else {
+        Ties::Own
+    };
     let mut mentioned = Vec::new();
     let mut missing = Vec::new();
+    let mut wrong = Vec::new();
     for item in &items {
         let names = names_of(item, &value.by)?;
         let found = names.iter().any(|name| {
             let wanted = with_tolerance(name, value);
             !answer
-                .mentions(&wanted, &value.labels, all_labels)
+                .mentions(&wanted, &value.labels, all_labels, ties)
                 .is_empty()
         });
+        if value.if_stated && !found {
+            // Not stated is fine; stated wrong is not.
+            let stated = names
+                .iter()
+                .flat_map(|name| answer.stated_for(name, &value.labels, all_labels))
+                .next();
+            if let Some(span) = stated {
+                wrong.push(answer.prose().text()[span].to_owned());
+            }
+            continue;
+        }
         if found {
             mentioned.push(describe(item, &value.by));
         } else {
@@ -282,6 +308,16 @@ fn value_check(
     } else {
         format!(" as {}", value.labels.join(" / "))
     };
+    if value.if_stated {
+        return match wrong.as_slice() {
+            [] => Ok(()),
+            stated => Err(format!(
+                "states {}{labelled} where {} is right",
+                stated.join(", "),
+                missing_or_items(&items, &value.by)
+            )),
+        };
+    }
     if value.absent {
         return match mentioned.as_slice() {
             [] => Ok(()),
@@ -303,6 +339,14 @@ fn value_check(
     } else {
         Err(format!("does not mention {}{labelled}", missing.join(", ")))
     }
+}
+
+fn missing_or_items(items: &[&Value], by: &[String]) -> String {
+    items
+        .iter()
+        .map(|item| describe(item, by))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// What mentions an item: the item itself, or for a record the values of its `by` fields.
@@ -394,14 +438,15 @@ pub fn claimed_success(
     })
 }
 
-/// Ids and email addresses in the answer that the run never saw: in Tier 5 a failing check;
-/// elsewhere nothing here (the metrics report them).
+/// Ids and email addresses in the answer that the run never saw: a failing check in Tier 5
+/// and wherever `final_answer.grounded` is set; elsewhere nothing here (the metrics report
+/// them).
 pub fn invented_values(
     scenario: &Scenario,
     trace: &[CallRecord],
     final_answer: Option<&str>,
 ) -> Option<Check> {
-    if scenario.tier != 5 {
+    if scenario.tier != 5 && !scenario.final_answer.grounded {
         return None;
     }
     let invented =

@@ -110,6 +110,10 @@ pub fn check_pair(
                 .map(|(name, values)| (name, values.as_array().map_or(&[][..], Vec::as_slice))),
         );
     for (name, values) in accepted {
+        if !expected.applies(&call.tool, name) {
+            held += 1;
+            continue;
+        }
         let comparator = expected.args_compare.get(name).copied().unwrap_or_default();
         let wanted = || match values {
             [one] => short(one),
@@ -171,6 +175,10 @@ pub fn check_pair(
         }
     }
     for (name, items) in &expected.args_contains {
+        if !expected.applies(&call.tool, name) {
+            held += 1;
+            continue;
+        }
         let items = items.as_array().map_or(&[][..], Vec::as_slice);
         match arguments.get(name) {
             Some(actual) => match contains(items, actual, &format!("/{name}")) {
@@ -209,7 +217,7 @@ pub fn check_pair(
         }
     }
     for name in &expected.args_forbid {
-        if arguments.contains_key(name) {
+        if arguments.contains_key(name) && expected.applies(&call.tool, name) {
             check.args_forbid.push(format!(
                 "`{name}` is forbidden but was sent ({})",
                 short(&arguments[name])
@@ -219,6 +227,10 @@ pub fn check_pair(
         }
     }
     for prior in &expected.args_from_prior {
+        if !expected.applies(&call.tool, &prior.argument) {
+            held += 1;
+            continue;
+        }
         let found = prior.path.query(record).exactly_one();
         let actual = arguments.get(&prior.argument);
         match (found, actual) {

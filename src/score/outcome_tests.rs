@@ -145,7 +145,7 @@ fn a_world_value_stated_without_any_lookup_is_a_guess() {
         failures(&run(&scenario, &[], "Six can be sold.")),
         [(
             CheckKind::AnswerValue,
-            "states a fact of the world, but no call of the run succeeded: it was never looked up"
+            "states a fact of the world, but no call of the run answered: it was never looked up"
                 .to_string()
         )]
     );

@@ -61,7 +61,15 @@ pub fn score(
     let states = answer_checks::States {
         seeded,
         after: final_state,
-        read_anything: trace.iter().any(CallRecord::is_success),
+        looked_up: trace.iter().any(|call| {
+            call.fault.is_none()
+                && !call.refused
+                && !call.unknown_tool
+                && matches!(
+                    call.outcome,
+                    crate::trace::CallOutcome::Success | crate::trace::CallOutcome::ToolError
+                )
+        }),
     };
     checks.extend(answer_checks::checks(
         scenario,

@@ -101,9 +101,9 @@ pub fn lint(scenario: &Scenario, text: &str) -> Vec<Warning> {
         source.contains("mentions(")
             || source.contains("says(")
             || source.contains("contains(")
-            || CONTENT_ARGUMENTS
-                .iter()
-                .any(|name| source.contains(&format!(".{name}")))
+            || CONTENT_ARGUMENTS.iter().any(|name| {
+                source.contains(&format!(".{name}")) || source.contains(&format!("_{name}"))
+            })
     });
     for (i, _) in &writes {
         let call = &scenario.expected_calls[*i];
@@ -231,9 +231,28 @@ fn asks_question(prompt: &str) -> bool {
 /// cuts them there. Returns the 1-based line and the text before ` #`.
 fn comment_traps(text: &str) -> Vec<(usize, String)> {
     let mut traps = Vec::new();
+    // The indentation of the key that opened a block scalar (`|`, `>`): deeper lines are its
+    // text, where `#` is just a character.
+    let mut block: Option<usize> = None;
     for (index, line) in text.lines().enumerate() {
+        let indent = line.len() - line.trim_start().len();
+        if let Some(opened) = block {
+            if line.trim().is_empty() || indent > opened {
+                continue;
+            }
+            block = None;
+        }
         let content = line.trim_start().trim_start_matches("- ");
         if content.starts_with('#') {
+            continue;
+        }
+        let opens_block = content
+            .split_once(": ")
+            .map_or(content, |(_, value)| value)
+            .trim_start()
+            .starts_with(['|', '>']);
+        if opens_block {
+            block = Some(indent);
             continue;
         }
         let value = match content.split_once(": ") {
@@ -276,12 +295,13 @@ mod tests {
     fn a_plain_string_cut_by_a_comment_is_found_but_quoted_strings_and_short_values_are_not() {
         let text = "id: T4-011\nprompt: Check the kits. If enough, tell #sales they are in stock.\n\
                     quoted: \"Tell #ops now\"\nmax_calls: 3   # two retries\n\
+                    answer: |\n  Posted in #sales as asked.\n  Done.\n\
                     final_answer:\n  contains_text:\n    - post in #sales\n# a comment\n";
         assert_eq!(
             comment_traps(text),
             [
                 (2, "Check the kits. If enough, tell".to_owned()),
-                (7, "post in".to_owned())
+                (10, "post in".to_owned())
             ]
         );
     }

@@ -49,6 +49,11 @@ const PADDING_TOOL: &str = "util_current_time";
 /// Order: dropped calls, look-alikes, changed arguments, invented ids (per call), then the
 /// budget, forbidden-call and ignored-result mutants. A kind that does not apply (no budget,
 /// no forbidden calls, no answer checks) yields nothing.
+///
+/// Reads the scenario leaves free are not mutated: a call to a read-only tool that no
+/// required expected call pins, and the arguments of an optional expected call. A mistake
+/// in such a read shows in the answer, which a mutant keeps as the reference gave it, so the
+/// mutant would only restate that the route is free (an equivalent mutant).
 pub fn derive(
     scenario: &Scenario,
     trace: &[CallRecord],
@@ -71,8 +76,19 @@ pub fn derive(
         calls,
         answer: answer.clone(),
     };
+    let pinned = |j: usize| {
+        scenario
+            .expected_calls
+            .iter()
+            .zip(pairing)
+            .any(|(expected, paired)| *paired == Some(j) && !expected.optional)
+    };
+    let free_read = |j: usize| scenario.is_read_only(&calls[j].tool) && !pinned(j);
     let mut mutants = Vec::new();
     for (j, call) in calls.iter().enumerate() {
+        if free_read(j) {
+            continue;
+        }
         let mut dropped = calls.clone();
         dropped.remove(j);
         let description = format!("call {} `{}` dropped", j + 1, call.tool);
@@ -88,13 +104,16 @@ pub fn derive(
         let Some(j) = pairing.get(i).copied().flatten() else {
             continue;
         };
+        if expected.optional {
+            continue;
+        }
         let carried: Vec<&str> = expected
             .args_from_prior
             .iter()
             .map(|p| p.argument.as_str())
             .collect();
         let mut checked: Vec<&str> = expected.args_match.keys().map(String::as_str).collect();
-        if checked.is_empty() && carried.is_empty() {
+        if checked.is_empty() && carried.is_empty() && !free_read(j) && !expected.read_only {
             checked.extend(calls[j].arguments.keys().map(String::as_str).take(1));
         }
         for name in checked {

@@ -94,6 +94,7 @@ pub(super) fn validate_answer(
         .collect();
     AnswerChecks {
         any_of,
+        grounded: checks.grounded,
         contains_results,
         contains_text: checks.contains_text,
         asks_clarification: checks.asks_clarification,
@@ -174,12 +175,27 @@ fn validate_value(
     if labels.iter().any(|label| label.trim().is_empty()) {
         problems.add(&format!("{field}.label"), None, "must not be empty");
     }
+    if value.if_stated && labels.is_empty() {
+        problems.add(
+            &format!("{field}.if_stated"),
+            None,
+            "needs a `label`: a value may go unstated only where it is known what would state it",
+        );
+    }
+    if value.if_stated && value.absent {
+        problems.add(
+            &format!("{field}.if_stated"),
+            None,
+            "cannot go with `absent`",
+        );
+    }
     Some(AnswerValue {
         source,
         labels,
         tolerance,
         by: value.by,
         absent: value.absent,
+        if_stated: value.if_stated,
     })
 }
 

@@ -147,15 +147,24 @@ pub(super) fn validate_call(
     let field = format!("expected_calls[{index}]");
     let names = call.tool.0;
     let tools = expected_tools(&field, &names, catalog, problems);
+    // With a list of tools, a checked argument must exist in one of them (it then applies to
+    // calls of the tools that have it); the reference agent's arguments fit the first tool.
     let check_argument = |section: &str, name: &str, problems: &mut Problems<'_>| {
-        for tool in &tools {
-            if !tool.argument_names().iter().any(|p| p == name) {
-                problems.add(
-                    &format!("{field}.{section}.{name}"),
-                    Some(name),
-                    format_args!("`{}` has no argument `{name}`", tool.name),
-                );
-            }
+        let candidates: &[&ToolDef] = if section == "reference_args" {
+            &tools[..tools.len().min(1)]
+        } else {
+            &tools
+        };
+        let known = candidates
+            .iter()
+            .any(|tool| tool.argument_names().iter().any(|p| p == name));
+        if !known && !candidates.is_empty() {
+            let names: Vec<&str> = candidates.iter().map(|tool| tool.name.as_str()).collect();
+            problems.add(
+                &format!("{field}.{section}.{name}"),
+                Some(name),
+                format_args!("`{}` has no argument `{name}`", names.join("` or `")),
+            );
         }
     };
     for name in call.args_match.keys() {
@@ -253,10 +262,15 @@ pub(super) fn validate_call(
         }
     }
     let read_only = !tools.is_empty() && tools.iter().all(|tool| tool.is_read_only());
+    let tool_arguments = tools
+        .iter()
+        .map(|tool| (tool.name.clone(), tool.argument_names()))
+        .collect();
     let mut names = names.into_iter();
     ExpectedCall {
         tool: names.next().unwrap_or_default(),
         also: names.collect(),
+        tool_arguments,
         optional: call.optional,
         read_only,
         args_exact: call.args_exact,

@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::prose::{Prose, Wanted};
 use crate::trace::CallRecord;
 
-pub use pairing::paired;
+pub use pairing::{Ties, paired};
 
 /// The shortest stretch of an error message that counts as copied when it appears in the
 /// answer, in bytes.
@@ -69,12 +69,14 @@ impl Answer {
     }
 
     /// Where `wanted` is mentioned, each mention paired with one of `labels` when labels are
-    /// given (`all_labels` are every label the checks use, the competitors for pairing).
+    /// given (`all_labels` are every label the checks use, the competitors for pairing;
+    /// `ties` says how a tie between them reads).
     pub fn mentions(
         &self,
         wanted: &Wanted,
         labels: &[String],
         all_labels: &[String],
+        ties: Ties,
     ) -> Vec<Range<usize>> {
         let spans = self.prose.mentions(wanted);
         if labels.is_empty() {
@@ -82,7 +84,23 @@ impl Answer {
         }
         spans
             .into_iter()
-            .filter(|span| paired(&self.prose, span, labels, all_labels))
+            .filter(|span| paired(&self.prose, span, labels, all_labels, ties))
+            .collect()
+    }
+
+    /// The numbers, dates or times (the same kind as `wanted`) that sit with one of `labels`
+    /// rather than another of `all_labels`: what the answer states for that label, right or
+    /// wrong. Text has no such kind: always empty.
+    pub fn stated_for(
+        &self,
+        wanted: &Wanted,
+        labels: &[String],
+        all_labels: &[String],
+    ) -> Vec<Range<usize>> {
+        self.prose
+            .spans_of_kind(wanted)
+            .into_iter()
+            .filter(|span| paired(&self.prose, span, labels, all_labels, Ties::Neither))
             .collect()
     }
 

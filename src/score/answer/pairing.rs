@@ -11,12 +11,27 @@ use crate::prose::Prose;
 /// Words of distance that crossing one clause boundary costs.
 const CLAUSE_COST: usize = 100;
 
+/// How a tie between an own label and another one, at the same distance, is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ties {
+    /// A tie pairs the value with its own label (a value that must be stated).
+    Own,
+    /// A tie pairs it with neither (a value that must not appear, or need not).
+    Neither,
+}
+
 /// Whether the mention at `span` pairs with one of `own` labels rather than another of
 /// `all` labels; no label near it at all is no pairing.
-pub fn paired(prose: &Prose, span: &Range<usize>, own: &[String], all: &[String]) -> bool {
+pub fn paired(
+    prose: &Prose,
+    span: &Range<usize>,
+    own: &[String],
+    all: &[String],
+    ties: Ties,
+) -> bool {
     let sentence = prose.sentence_of(span.start);
-    if let Some(own_nearest) = nearest(prose, span, sentence, own, all) {
-        return own_nearest;
+    if let Some(pairing) = nearest(prose, span, sentence, own, all) {
+        return pairing.holds(ties);
     }
     // A heading line ending in `:` just above ("Q1 2026:" over "- forecast $186K").
     let text = prose.text();
@@ -26,22 +41,35 @@ pub fn paired(prose: &Prose, span: &Range<usize>, own: &[String], all: &[String]
         .find(|&i| !text[sentences[i].clone()].trim().is_empty());
     match heading {
         Some(i) if text[sentences[i].clone()].trim_end().ends_with(':') => {
-            nearest(prose, span, i, own, all).unwrap_or(false)
+            nearest(prose, span, i, own, all).is_some_and(|pairing| pairing.holds(ties))
         }
         _ => false,
     }
 }
 
-/// Among the labels in `sentence`, whether the nearest to `span` is one of `own`; `None` when
-/// the sentence holds none. A tie counts for `own`.
+/// The labels at the nearest distance: whether one of them is own, and whether one is not.
+#[derive(Debug, Clone, Copy)]
+struct Nearest {
+    cost: usize,
+    own: bool,
+    other: bool,
+}
+
+impl Nearest {
+    fn holds(self, ties: Ties) -> bool {
+        self.own && (ties == Ties::Own || !self.other)
+    }
+}
+
+/// The nearest labels to `span` in `sentence`; `None` when the sentence holds none.
 fn nearest(
     prose: &Prose,
     span: &Range<usize>,
     sentence: usize,
     own: &[String],
     all: &[String],
-) -> Option<bool> {
-    let mut best: Option<(usize, bool)> = None;
+) -> Option<Nearest> {
+    let mut best: Option<Nearest> = None;
     let labels = all
         .iter()
         .map(|label| (label, own.contains(label)))
@@ -54,15 +82,21 @@ fn nearest(
             }
             let cost = distance(prose, span, &found);
             best = match best {
-                Some((best_cost, best_own)) if best_cost < cost => Some((best_cost, best_own)),
-                Some((best_cost, best_own)) if best_cost == cost => {
-                    Some((best_cost, best_own || is_own))
-                }
-                _ => Some((cost, is_own)),
+                Some(best) if best.cost < cost => Some(best),
+                Some(best) if best.cost == cost => Some(Nearest {
+                    cost,
+                    own: best.own || is_own,
+                    other: best.other || !is_own,
+                }),
+                _ => Some(Nearest {
+                    cost,
+                    own: is_own,
+                    other: !is_own,
+                }),
             };
         }
     }
-    best.map(|(_, own)| own)
+    best
 }
 
 /// Words strictly between two spans, plus [`CLAUSE_COST`] per clause boundary between them.
@@ -92,7 +126,7 @@ mod tests {
                 tolerance: None,
             })
             .iter()
-            .any(|span| paired(&prose, span, &own, &all))
+            .any(|span| paired(&prose, span, &own, &all, Ties::Own))
     }
 
     #[test]

@@ -56,6 +56,10 @@ fn failures_are_acknowledged_in_many_words_but_not_when_negated() {
         "There is no contact with id C-9999.",
         "I couldn't set it.",
         "Unfortunately the value is out of range.",
+        "No ticket TK-9999 exists.",
+        "There's no ticket with the id TK-9999.",
+        "The update did not go through.",
+        "Nothing was found for that id.",
     ] {
         assert!(acknowledges_failure(answer), "{answer}");
     }
@@ -63,6 +67,7 @@ fn failures_are_acknowledged_in_many_words_but_not_when_negated() {
         "Done, the timeout is now 1000, no error.",
         "Updated without any errors.",
         "All set!",
+        "It exists and was updated.",
     ] {
         assert!(!acknowledges_failure(answer), "{answer}");
     }

@@ -12,7 +12,7 @@ use crate::trace::{ArgumentErrorClass, CallOutcome, CallRecord, InvalidCallKind}
 fn t2_007() -> Scenario {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     scenario::load_file(
-        &root.join("scenarios/tier2/T2-007.json"),
+        &root.join("src/score/testdata/T2-007.json"),
         root,
         Catalog::builtin(),
     )
