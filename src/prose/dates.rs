@@ -178,8 +178,10 @@ static INSTANT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static NUMERIC_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})([/.])(\d{1,2})[/.](\d{4})\b")
-        .expect("a valid pattern")
+    Regex::new(
+        r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})([/.])(\d{1,2})(?:[/.](\d{4}))?\b",
+    )
+    .expect("a valid pattern")
 });
 
 static CLOCK: LazyLock<Regex> = LazyLock::new(|| {
@@ -265,15 +267,13 @@ pub(super) fn dates(prose: &Prose) -> Vec<DateMention> {
         let readings = if let Some(y) = number(1) {
             vec![(Some(y), number(2).unwrap_or(0), number(3).unwrap_or(0))]
         } else {
-            let (a, b, y) = (
-                number(4).unwrap_or(0),
-                number(6).unwrap_or(0),
-                number(7).unwrap_or(0),
-            );
-            if caps.get(5).is_some_and(|m| m.as_str() == ".") {
-                vec![(Some(y), b, a)]
-            } else {
-                vec![(Some(y), a, b), (Some(y), b, a)]
+            let (a, b, y) = (number(4).unwrap_or(0), number(6).unwrap_or(0), number(7));
+            let dotted = caps.get(5).is_some_and(|m| m.as_str() == ".");
+            match (dotted, y) {
+                // `1.5` without a year is a number, not a date.
+                (true, None) => continue,
+                (true, Some(_)) => vec![(y, b, a)],
+                (false, _) => vec![(y, a, b), (y, b, a)],
             }
         };
         let readings: Vec<_> = readings
@@ -320,15 +320,23 @@ fn word_dates(prose: &Prose) -> Vec<DateMention> {
             });
             continue;
         }
-        // Day first: `29 January[ 2026]`, `29th of January`.
-        let day_at = if i >= 2 && word(i - 1) == "of" {
+        // Day first: `29 January[ 2026]`, `29th of January`, `the fifteenth of January`.
+        let before = if i >= 2 && word(i - 1) == "of" {
             i - 2
         } else if i >= 1 {
             i - 1
         } else {
             continue;
         };
-        if let Some(d) = day_of_month(word(day_at)) {
+        let day = [before.checked_sub(1), Some(before)]
+            .into_iter()
+            .flatten()
+            .find_map(|start| {
+                day_at(&owned, start)
+                    .filter(|(_, end)| *end == before)
+                    .map(|(d, _)| (d, start))
+            });
+        if let Some((d, day_at)) = day {
             let (y, last) = match year(word(i + 1)) {
                 Some(y) => (Some(y), i + 1),
                 None => (None, i),
@@ -402,6 +410,8 @@ mod tests {
             "Thursday, January 29",
             "Thu 29 Jan 2026",
             "on January twenty-ninth, 2026",
+            "the twenty-ninth of January",
+            "on 1/29",
             "1/29/2026",
             "29/01/2026",
             "29.01.2026",

@@ -10,8 +10,8 @@
 //! A [`Prose`] is the text lowercased and normalised (curly quotes and apostrophes straight,
 //! dashes and the minus sign `-`, non-breaking spaces plain), cut into words, clauses (at `,`
 //! and `;` followed by a space, and at `and`, `but`, `while`, `whereas`) and sentences (at `.`,
-//! `!` and `?` followed by a space, and at line breaks). A clause also ends at `)` and at a
-//! spaced `+`, and `or` starts one. Spans are byte ranges into [`Prose::text`].
+//! `!` and `?` followed by a space, and at line breaks). A clause also ends at a spaced `+`,
+//! and `or` starts one. Spans are byte ranges into [`Prose::text`].
 
 mod dates;
 mod numbers;
@@ -108,8 +108,8 @@ pub struct Word {
     pub sentence: usize,
     /// The clause it is in (index into [`Prose::clauses`]), counted across the whole text.
     pub clause: usize,
-    /// The stretch a negation reaches across: a clause, except that `and`, `or`, `)` and a
-    /// spaced `+` do not end it (`not shipped or delivered` negates both).
+    /// The stretch a negation reaches across: a clause, except that `and`, `or` and a spaced
+    /// `+` do not end it (`not shipped or delivered` negates both).
     pub scope: usize,
 }
 
@@ -234,7 +234,7 @@ impl Prose {
                 )
                 .collect(),
             Wanted::Instant(seconds) => self.instant_mentions(*seconds),
-            Wanted::Text(text) => self.phrase(text),
+            Wanted::Text(text) => self.phrase_or_plural(text),
         }
     }
 
@@ -288,6 +288,25 @@ impl Prose {
             .min(self.sentences.len().saturating_sub(1))
     }
 
+    /// Whether the clause at index `clause` ends at a `;` (a stronger break than a comma or a
+    /// conjunction: it usually ends a whole record in a list).
+    pub fn clause_ends_record(&self, clause: usize) -> bool {
+        self.clauses
+            .get(clause)
+            .is_some_and(|span| self.text[span.clone()].trim_end().ends_with(';'))
+    }
+
+    /// The line (between line breaks) holding byte `at`, as a span without its break.
+    pub fn line_of(&self, at: usize) -> Range<usize> {
+        let start = self.text[..at.min(self.text.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let end = self.text[start..]
+            .find('\n')
+            .map_or(self.text.len(), |i| start + i);
+        start..end
+    }
+
     /// The clause holding byte `at`.
     pub fn clause_of(&self, at: usize) -> usize {
         self.clauses
@@ -322,6 +341,20 @@ impl Prose {
             while !self.text.is_char_boundary(from) {
                 from += 1;
             }
+        }
+        spans
+    }
+
+    /// [`Prose::phrase`], also where the phrase is followed by a plural ending (`Gateway hub`
+    /// in `Gateway hubs`).
+    fn phrase_or_plural(&self, phrase: &str) -> Vec<Range<usize>> {
+        let mut spans = self.phrase(phrase);
+        let ends_in_letter = phrase.chars().last().is_some_and(char::is_alphabetic);
+        if ends_in_letter {
+            for suffix in ["s", "es"] {
+                spans.extend(self.phrase(&format!("{phrase}{suffix}")));
+            }
+            spans.sort_by_key(|span| span.start);
         }
         spans
     }
@@ -439,9 +472,8 @@ fn segment(text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Word>) {
                 && next.is_none_or(|n| n == b' ' || n == b'\n' || n == b')' || n == b'"'));
         let spaced = |n: Option<u8>| n.is_none_or(|n| n == b' ' || n == b'\n');
         let ends_scope = matches!(byte, b',' | b';') && spaced(next);
-        let ends_clause = ends_scope
-            || byte == b')'
-            || (byte == b'+' && i > 0 && bytes[i - 1] == b' ' && spaced(next));
+        let ends_clause =
+            ends_scope || (byte == b'+' && i > 0 && bytes[i - 1] == b' ' && spaced(next));
         if is_word_byte(byte) {
             let start = i;
             while i < bytes.len()

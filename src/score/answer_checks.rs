@@ -32,25 +32,54 @@ pub fn checks(
     record: &Value,
     states: &States<'_>,
 ) -> Vec<Check> {
+    let mut all_labels = Vec::new();
+    collect_labels(&scenario.final_answer, &mut all_labels);
     group_checks(
         &scenario.final_answer,
         "final_answer",
+        &Context {
+            final_answer,
+            answer,
+            record,
+            states,
+            all_labels: &all_labels,
+        },
+    )
+}
+
+/// Every label of every value in `checks` and its `any_of` groups: the competitors a value
+/// is paired against.
+fn collect_labels(checks: &AnswerChecks, out: &mut Vec<String>) {
+    for value in &checks.values {
+        for label in &value.labels {
+            if !out.contains(label) {
+                out.push(label.clone());
+            }
+        }
+    }
+    for group in &checks.any_of {
+        collect_labels(group, out);
+    }
+}
+
+/// What every group of answer checks reads.
+struct Context<'a> {
+    final_answer: Option<&'a str>,
+    answer: Option<&'a Answer>,
+    record: &'a Value,
+    states: &'a States<'a>,
+    all_labels: &'a [String],
+}
+
+/// The checks of one group (`final_answer`, or one of its `any_of` groups at `prefix`).
+fn group_checks(checks: &AnswerChecks, prefix: &str, context: &Context<'_>) -> Vec<Check> {
+    let Context {
         final_answer,
         answer,
         record,
         states,
-    )
-}
-
-/// The checks of one group (`final_answer`, or one of its `any_of` groups at `prefix`).
-fn group_checks(
-    checks: &AnswerChecks,
-    prefix: &str,
-    final_answer: Option<&str>,
-    answer: Option<&Answer>,
-    record: &Value,
-    states: &States<'_>,
-) -> Vec<Check> {
+        all_labels,
+    } = *context;
     let text = final_answer.unwrap_or_default();
     let quoted = format!(
         "answer \"{}\"",
@@ -137,11 +166,6 @@ fn group_checks(
             );
         }
     }
-    let all_labels: Vec<String> = checks
-        .values
-        .iter()
-        .flat_map(|value| value.labels.iter().cloned())
-        .collect();
     for (i, value) in checks.values.iter().enumerate() {
         let subject = format!("{prefix}.values[{i}] {}", value.source.describe());
         match answer {
@@ -158,7 +182,7 @@ fn group_checks(
                     "states a fact of the world, but no call of the run answered: it was never looked up".to_string(),
                 )
             }
-            Some(answer) => match value_check(value, answer, &all_labels, states) {
+            Some(answer) => match value_check(value, answer, all_labels, states) {
                 Ok(()) => push(CheckKind::AnswerValue, subject, true, String::new()),
                 Err(why) => push(
                     CheckKind::AnswerValue,
@@ -201,7 +225,7 @@ fn group_checks(
             .enumerate()
             .map(|(i, group)| {
                 let prefix = format!("{prefix}.any_of[{i}]");
-                group_checks(group, &prefix, final_answer, answer, record, states)
+                group_checks(group, &prefix, context)
             })
             .collect();
         let held = groups
