@@ -195,6 +195,11 @@ impl Prose {
         &self.numbers
     }
 
+    /// Every date written in the text, in order, with the weekday written beside it.
+    pub fn dates(&self) -> &[DateMention] {
+        &self.dates
+    }
+
     /// The index of the word at or after byte `at`, or the number of words.
     pub fn word_at(&self, at: usize) -> usize {
         self.words.partition_point(|word| word.span.end <= at)

@@ -191,6 +191,10 @@ pub struct AnswerChecksFile {
     /// an error, the prompt or the seed); Tier 5 scenarios check it always.
     #[serde(default)]
     pub grounded: bool,
+    /// Records whose attributes the answer must not mix up: a value of one record's field
+    /// stated next to another record fails (swapped emails, ids, totals).
+    #[serde(default)]
+    pub attributes: Vec<AttributesFile>,
 }
 
 /// One entry of `final_answer.values`: exactly one of `value`, `any_of`, `state`, `seeded`.
@@ -226,6 +230,22 @@ pub struct AnswerValueFile {
     /// number, a date) with the label, it must be this one. Needs `label`.
     #[serde(default)]
     pub if_stated: bool,
+}
+
+/// One entry of `final_answer.attributes`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttributesFile {
+    /// A CEL expression over the state after the run giving the records (a list of objects).
+    #[serde(default)]
+    pub state: Option<String>,
+    /// A CEL expression over the seeded state giving the records.
+    #[serde(default)]
+    pub seeded: Option<String>,
+    /// The fields that name a record in text (`[id, name]`).
+    pub by: Vec<String>,
+    /// The fields whose values, stated next to a record, must be that record's own.
+    pub fields: Vec<String>,
 }
 
 /// A string, or a list of strings.

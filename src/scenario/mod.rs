@@ -514,6 +514,20 @@ pub struct AnswerChecks {
     pub any_of: Vec<AnswerChecks>,
     /// Whether every id and email address in the answer must be one the run saw.
     pub grounded: bool,
+    /// Records whose attributes the answer must not attribute to one another.
+    pub attributes: Vec<Attributes>,
+}
+
+/// One entry of `final_answer.attributes`: records, the fields that name them, and the
+/// fields whose values must stay with their own record in the answer.
+#[derive(Debug, Clone)]
+pub struct Attributes {
+    /// Where the records come from: a `State` or `Seeded` expression yielding objects.
+    pub source: ValueSource,
+    /// The fields that name a record (`id`, `name`); never empty.
+    pub by: Vec<String>,
+    /// The fields whose values must not be stated for another record; never empty.
+    pub fields: Vec<String>,
 }
 
 impl AnswerChecks {
@@ -529,6 +543,7 @@ impl AnswerChecks {
             && self.must_not_claim.is_empty()
             && self.any_of.is_empty()
             && !self.grounded
+            && self.attributes.is_empty()
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::answer::{self, Answer, Ties};
 use super::{Check, CheckKind};
 use crate::prose::Wanted;
-use crate::scenario::{AnswerChecks, AnswerValue, Scenario, ValueSource};
+use crate::scenario::{AnswerChecks, AnswerValue, Attributes, Scenario, ValueSource};
 use crate::trace::CallRecord;
 
 /// The states answer values are read from.
@@ -218,6 +218,21 @@ fn group_checks(checks: &AnswerChecks, prefix: &str, context: &Context<'_>) -> V
             format!("{quoted} says {}", wordings_text(&claimed)),
         );
     }
+    for (i, attributes) in checks.attributes.iter().enumerate() {
+        let subject = format!("{prefix}.attributes[{i}] {}", attributes.source.describe());
+        match answer {
+            Some(answer) => match attributes_check(attributes, answer, states) {
+                Ok(()) => push(CheckKind::AnswerAttributes, subject, true, String::new()),
+                Err(why) => push(
+                    CheckKind::AnswerAttributes,
+                    subject,
+                    false,
+                    format!("{quoted} {why}"),
+                ),
+            },
+            None => push(CheckKind::AnswerAttributes, subject, false, String::new()),
+        }
+    }
     if !checks.any_of.is_empty() {
         let groups: Vec<Vec<Check>> = checks
             .any_of
@@ -373,6 +388,79 @@ fn missing_or_items(items: &[&Value], by: &[String]) -> String {
         .join(", ")
 }
 
+/// Whether the answer keeps each record's attributes with that record: no value of one
+/// record's field mentioned next to another record (paired with its name, as values pair
+/// with labels); `Err` names the first mix-up.
+fn attributes_check(
+    attributes: &Attributes,
+    answer: &Answer,
+    states: &States<'_>,
+) -> Result<(), String> {
+    let resolved = match &attributes.source {
+        ValueSource::State(expression) => {
+            let state = states
+                .after
+                .ok_or("cannot be checked: the backend's state is not visible to toolgate")?;
+            expression.evaluate(state)
+        }
+        ValueSource::Seeded(expression) => expression.evaluate(states.seeded),
+        ValueSource::Literal(_) | ValueSource::AnyOf(_) => {
+            Err("records come from `state` or `seeded`".to_owned())
+        }
+    }
+    .map_err(|error| format!("cannot be checked: {error}"))?;
+    let records: Vec<&serde_json::Map<String, Value>> = match &resolved {
+        Value::Array(items) => items.iter().filter_map(Value::as_object).collect(),
+        Value::Object(one) => vec![one],
+        _ => Vec::new(),
+    };
+    let text_of = |value: &Value| match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    };
+    let names: Vec<Vec<String>> = records
+        .iter()
+        .map(|record| {
+            attributes
+                .by
+                .iter()
+                .filter_map(|field| record.get(field).and_then(text_of))
+                .collect()
+        })
+        .collect();
+    let all_names: Vec<String> = names.iter().flatten().cloned().collect();
+    let prose = answer.prose();
+    for (i, record) in records.iter().enumerate() {
+        for field in &attributes.fields {
+            let own = record.get(field);
+            for (j, other) in records.iter().enumerate() {
+                let Some(value) = other.get(field).filter(|_| i != j) else {
+                    continue;
+                };
+                let same =
+                    own.is_some_and(|own| crate::values::matches(own, value, "", false).is_ok());
+                let Some(wanted) = Wanted::from_json(value).filter(|_| !same) else {
+                    continue;
+                };
+                let misplaced = prose
+                    .mentions(&wanted)
+                    .iter()
+                    .any(|span| answer::paired(prose, span, &names[i], &all_names, Ties::Neither));
+                if misplaced {
+                    return Err(format!(
+                        "states {} (the `{field}` of {}) for {}",
+                        wanted.describe(),
+                        names[j].first().map_or("another record", String::as_str),
+                        names[i].first().map_or("a record", String::as_str),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// What mentions an item: the item itself, or for a record the values of its `by` fields.
 fn names_of(item: &Value, by: &[String]) -> Result<Vec<Wanted>, String> {
     match item {
@@ -460,6 +548,89 @@ pub fn claimed_success(
             )
         },
     })
+}
+
+/// A date the answer names with a weekday it does not fall on (`Thursday, January 16` in 2026,
+/// a Friday) is a false statement whatever the task. A date written without a year takes the
+/// year of the other dates in the answer or the prompt, else the year most dates of the seeded
+/// state carry; with none, it is not checked. Listed only when it fails.
+pub fn calendar(scenario: &Scenario, answer: Option<&Answer>) -> Option<Check> {
+    let prose = answer?.prose();
+    let written_years = || {
+        let prompt = crate::prose::Prose::new(&scenario.prompt);
+        prose
+            .dates()
+            .iter()
+            .chain(prompt.dates())
+            .flat_map(|date| date.readings.iter().filter_map(|(year, _, _)| *year))
+            .collect::<Vec<i64>>()
+    };
+    if prose.dates().iter().all(|date| date.weekday.is_none()) {
+        return None;
+    }
+    let context_year = most_common(written_years()).or_else(|| seeded_year(&scenario.seeded));
+    for date in prose.dates() {
+        let Some(named) = date.weekday else {
+            continue;
+        };
+        let year = |written: Option<i64>| written.or(context_year);
+        let readings: Vec<i64> = date
+            .readings
+            .iter()
+            .filter_map(|(written, month, day)| {
+                crate::calendar::date(year(*written)?, *month, *day)
+            })
+            .collect();
+        let Some(&days) = readings.first() else {
+            continue;
+        };
+        let right = readings
+            .iter()
+            .any(|days| crate::calendar::weekday(*days).eq_ignore_ascii_case(named));
+        if !right {
+            return Some(Check {
+                kind: CheckKind::AnswerCalendar,
+                subject: "answer".into(),
+                passed: false,
+                detail: format!(
+                    "the answer calls {} a {named}; it is a {}",
+                    crate::calendar::format_date(days),
+                    crate::calendar::weekday(days).to_lowercase()
+                ),
+            });
+        }
+    }
+    None
+}
+
+fn most_common(years: Vec<i64>) -> Option<i64> {
+    let mut counts: std::collections::BTreeMap<i64, usize> = std::collections::BTreeMap::new();
+    for year in years {
+        *counts.entry(year).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(year, count)| (*count, *year))
+        .map(|(year, _)| year)
+}
+
+/// The year most `YYYY-MM-DD` dates (and instants) of the seeded state carry.
+fn seeded_year(seeded: &Value) -> Option<i64> {
+    fn walk(value: &Value, out: &mut Vec<i64>) {
+        match value {
+            Value::String(text) => {
+                if let Some(days) = text.get(..10).and_then(crate::calendar::parse_date) {
+                    out.push(crate::calendar::civil_from_days(days).0);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            Value::Object(fields) => fields.values().for_each(|field| walk(field, out)),
+            _ => {}
+        }
+    }
+    let mut years = Vec::new();
+    walk(seeded, &mut years);
+    most_common(years)
 }
 
 /// Ids and email addresses in the answer that the run never saw: a failing check in Tier 5

@@ -106,6 +106,12 @@ pub enum CheckKind {
     AnswerMustNotClaim,
     /// At least one group of `final_answer.any_of` holds whole.
     AnswerAnyOf,
+    /// The final answer names no date with the wrong weekday (every run with an answer;
+    /// listed only when it fails).
+    AnswerCalendar,
+    /// The final answer states no record's attribute next to another record
+    /// (`final_answer.attributes`).
+    AnswerAttributes,
     /// After a write that failed, the final answer admits it (every run with such a write).
     ClaimedSuccess,
     /// The final answer states no id or email address the run never saw (Tier 5).

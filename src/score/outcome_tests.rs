@@ -516,3 +516,72 @@ final_state_assertions:\n  - contacts.count == baseline\n",
     )];
     assert!(harm(&scenario, &read, &state, Some(&state), "timed out").is_none());
 }
+
+/// Held-out review: a table that swaps two contacts' emails passed, since each email was
+/// mentioned somewhere.
+#[test]
+fn attributes_stay_with_their_record() {
+    let scenario = scenario(
+        r#"prompt: Emails of the Acme contacts?
+expected_calls: []
+final_answer:
+  attributes:
+    - seeded: contacts.filter(c, c.company == "Acme")
+      by: [id, name]
+      fields: [email, title]
+reference_answer: x
+"#,
+    );
+    let read = [call(
+        0,
+        "crm_search_contacts",
+        json!({"query": "acme"}),
+        Some(json!({})),
+    )];
+    let right = "| Name | Email |\n|---|---|\n| Maria Garcia | maria.garcia@acme.example |\n| Wei Chen | wei.chen@acme.example |";
+    let swapped = right
+        .replace("maria.garcia@acme.example", "@@")
+        .replace("wei.chen@acme.example", "maria.garcia@acme.example")
+        .replace("@@", "wei.chen@acme.example");
+    let state = seeded();
+    let emails: Vec<&str> = state["contacts"]
+        .as_array()
+        .expect("contacts")
+        .iter()
+        .filter(|c| c["company"] == "Acme")
+        .filter_map(|c| c["email"].as_str())
+        .collect();
+    assert_eq!(
+        emails,
+        ["maria.garcia@acme.example", "wei.chen@acme.example"]
+    );
+    assert_eq!(run(&scenario, &read, right).outcome, Outcome::Pass);
+    assert_eq!(
+        failures(&run(&scenario, &read, &swapped))
+            .into_iter()
+            .map(|(kind, _)| kind)
+            .collect::<Vec<_>>(),
+        [CheckKind::AnswerAttributes]
+    );
+}
+
+/// Held-out review: "Thursday, January 16" (a Friday in 2026) passed inside a question.
+#[test]
+fn a_date_named_with_the_wrong_weekday_fails() {
+    let scenario = scenario("prompt: Book a meeting with Nina.\nexpected_calls: []\n");
+    assert_eq!(
+        failures(&run(
+            &scenario,
+            &[],
+            "Does Thursday, January 16 at 10 AM work?"
+        )),
+        [(
+            CheckKind::AnswerCalendar,
+            "the answer calls 2026-01-16 a thursday; it is a friday".to_string()
+        )]
+    );
+    assert_eq!(
+        run(&scenario, &[], "Does Friday, January 16 at 10 AM work?").outcome,
+        Outcome::Pass
+    );
+}

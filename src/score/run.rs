@@ -83,6 +83,7 @@ pub fn score(
         trace,
         answer.as_ref(),
     ));
+    checks.extend(answer_checks::calendar(scenario, answer.as_ref()));
     checks.extend(answer_checks::invented_values(
         scenario,
         trace,

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::super::assertion::Expression;
-use super::super::file::{AnswerChecksFile, AnswerValueFile};
-use super::super::{AnswerChecks, AnswerValue, ResultRef, Tolerance, ValueSource};
+use super::super::file::{AnswerChecksFile, AnswerValueFile, AttributesFile};
+use super::super::{AnswerChecks, AnswerValue, Attributes, ResultRef, Tolerance, ValueSource};
 use super::Problems;
 use super::calls::parse_prior;
 
@@ -92,9 +92,16 @@ pub(super) fn validate_answer(
             group
         })
         .collect();
+    let attributes = checks
+        .attributes
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, attributes)| validate_attributes(index, attributes, state, problems))
+        .collect();
     AnswerChecks {
         any_of,
         grounded: checks.grounded,
+        attributes,
         contains_results,
         contains_text: checks.contains_text,
         asks_clarification: checks.asks_clarification,
@@ -196,6 +203,57 @@ fn validate_value(
         by: value.by,
         absent: value.absent,
         if_stated: value.if_stated,
+    })
+}
+
+fn validate_attributes(
+    index: usize,
+    attributes: AttributesFile,
+    state: &StateNames<'_>,
+    problems: &mut Problems<'_>,
+) -> Option<Attributes> {
+    let field = format!("final_answer.attributes[{index}]");
+    if attributes.by.is_empty() {
+        problems.add(&format!("{field}.by"), None, "must name at least one field");
+    }
+    if attributes.fields.is_empty() {
+        problems.add(
+            &format!("{field}.fields"),
+            None,
+            "must name at least one field",
+        );
+    }
+    let (key, source) = match (&attributes.state, &attributes.seeded) {
+        (Some(source), None) => ("state", source),
+        (None, Some(source)) => ("seeded", source),
+        _ => {
+            problems.add(&field, None, "needs exactly one of `state` and `seeded`");
+            return None;
+        }
+    };
+    let Some(roots) = state.0 else {
+        problems.add(
+            &format!("{field}.{key}"),
+            Some(source),
+            "reads the state, which toolgate cannot see in your own servers",
+        );
+        return None;
+    };
+    let expression = match Expression::parse(source, roots) {
+        Ok(expression) => expression,
+        Err(error) => {
+            problems.add(&format!("{field}.{key}"), Some(source), error);
+            return None;
+        }
+    };
+    Some(Attributes {
+        source: if key == "state" {
+            ValueSource::State(expression)
+        } else {
+            ValueSource::Seeded(expression)
+        },
+        by: attributes.by,
+        fields: attributes.fields,
     })
 }
 

@@ -4,7 +4,7 @@
 //! more than any distance inside one, and crossing a `;` more still. When its sentence names
 //! no label, the layout decides: in a Markdown table the header of its column; in a bulleted
 //! list the line above the list; under a heading line ending in `:` (or a `#` heading) that
-//! heading; else the sentence before it on the same line. Labels match the start of a word
+//! heading; else, for a value that must be stated, the sentence before it on the same line. Labels match the start of a word
 //! (`contact` finds `contacts`).
 
 use std::ops::Range;
@@ -47,9 +47,12 @@ pub fn paired(
     if let Some(heading) = heading_of(text, &line) {
         return labels_in(prose, &heading, own, all).is_some_and(|p| p.holds(ties));
     }
-    // The sentence before, on the same line ("Ada is the CTO. Her email is ...").
+    // The sentence before, on the same line ("Ada is the CTO. Her email is ..."): only for a
+    // value that must be stated; a value that must not appear, or need not, is not pinned on
+    // a label it does not share a sentence with ("D-001 is in negotiation. D-002 is in
+    // proposal.").
     let sentences = prose.sentences();
-    if sentence > 0 && sentences[sentence - 1].start >= line.start {
+    if ties == Ties::Own && sentence > 0 && sentences[sentence - 1].start >= line.start {
         return nearest(prose, span, sentence - 1, own, all).is_some_and(|p| p.holds(ties));
     }
     false
