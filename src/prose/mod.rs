@@ -15,12 +15,14 @@
 
 mod dates;
 mod numbers;
+mod pairing;
 mod words;
 
 use std::ops::Range;
 
 pub use dates::{DateMention, TimeMention};
 pub use numbers::NumberMention;
+pub use pairing::{Misattribution, Ties, misattribution, paired};
 
 /// A value to look for in text.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,6 +197,13 @@ impl Prose {
         &self.numbers
     }
 
+    /// Whether the number written at `span` is a percentage (`54%`, `54 percent`).
+    pub fn is_percent(&self, span: &Range<usize>) -> bool {
+        self.numbers
+            .iter()
+            .any(|number| number.span == *span && number.percent)
+    }
+
     /// Every date written in the text, in order, with the weekday written beside it.
     pub fn dates(&self) -> &[DateMention] {
         &self.dates
@@ -243,9 +252,20 @@ impl Prose {
         }
     }
 
+    /// Every number, date, time and instant written in the text, in no particular order.
+    pub fn value_spans(&self) -> Vec<Range<usize>> {
+        self.numbers
+            .iter()
+            .map(|n| n.span.clone())
+            .chain(self.dates.iter().map(|d| d.span.clone()))
+            .chain(self.times.iter().map(|t| t.span.clone()))
+            .chain(self.instants.iter().map(|(_, span)| span.clone()))
+            .collect()
+    }
+
     /// Every mention of the same kind as `wanted`, whatever its value: numbers for a number,
-    /// dates (and instants) for a date, times for a time, instants and dates for an instant;
-    /// nothing for text.
+    /// dates (and instants) for a date, times for a time, instants and dates for an instant,
+    /// for an id (`R-001`) every id with the same prefix (`R-002`); nothing for other text.
     pub fn spans_of_kind(&self, wanted: &Wanted) -> Vec<Range<usize>> {
         let instants = self.instants.iter().map(|(_, span)| span.clone());
         let dates = self.dates.iter().map(|date| date.span.clone());
@@ -258,7 +278,23 @@ impl Prose {
                 .map(|time| time.span.clone())
                 .chain(instants)
                 .collect(),
-            Wanted::Text(_) => Vec::new(),
+            Wanted::Text(text) => match id_prefix(text) {
+                Some(prefix) => self
+                    .words
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, word)| {
+                        // `r-002` is two words, `r` and `002`, with a hyphen between.
+                        let next = self.words.get(i + 1)?;
+                        let joined = &self.text[word.span.start..next.span.end];
+                        let is_id = joined.len() > prefix.len()
+                            && joined.starts_with(&prefix)
+                            && joined[prefix.len()..].bytes().all(|b| b.is_ascii_digit());
+                        is_id.then(|| word.span.start..next.span.end)
+                    })
+                    .collect(),
+                None => Vec::new(),
+            },
         }
     }
 
@@ -429,6 +465,17 @@ impl Prose {
             .iter()
             .any(|span| !overlaps(span, ignored) && !self.is_negated(span.start))
     }
+}
+
+/// The lowercase prefix of an id such as `R-001` or `INV-004` (`r-`, `inv-`); `None` for other
+/// text.
+fn id_prefix(text: &str) -> Option<String> {
+    let (letters, digits) = text.split_once('-')?;
+    let is_id = (1..=5).contains(&letters.len())
+        && letters.bytes().all(|b| b.is_ascii_alphabetic())
+        && !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit());
+    is_id.then(|| format!("{}-", letters.to_lowercase()))
 }
 
 /// Whether `span` overlaps any of `spans`.

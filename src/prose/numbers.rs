@@ -15,6 +15,16 @@ pub struct NumberMention {
     pub readings: Vec<(f64, f64)>,
     /// Significant digits written (`186K`: 3, `0.5`: 1); 0 for numbers written in words.
     pub significant: u32,
+    /// Whether a percent sign or the word `percent` follows it (`54%`, `54 percent`).
+    pub percent: bool,
+}
+
+impl NumberMention {
+    /// Whether the text right after `span` marks a percentage.
+    pub(super) fn percent_after(text: &str, end: usize) -> bool {
+        let rest = text[end..].trim_start();
+        rest.starts_with('%') || rest.starts_with("percent") || rest.starts_with("per cent")
+    }
 }
 
 /// Equal within half a cent (the rounding of amounts to cents), whatever was written.
@@ -102,6 +112,7 @@ pub(super) fn numbers(prose: &Prose, taken: &[Range<usize>]) -> Vec<NumberMentio
             span: span_start..i,
             readings,
             significant,
+            percent: NumberMention::percent_after(text, i),
         });
     }
     found.extend(words::number_words(prose, taken));

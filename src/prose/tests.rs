@@ -75,3 +75,15 @@ fn numbers_in_words_and_digits_both_mention_a_count() {
     assert_eq!(Prose::new("6 are sellable.").mentions(&six).len(), 1);
     assert!(Prose::new("SKU-600 is low.").mentions(&six).is_empty());
 }
+
+#[test]
+fn ids_of_one_prefix_are_one_kind() {
+    let prose =
+        Prose::new("The inventory report is R-002 and the invoice report R-001 (see INV-003).");
+    let spans: Vec<&str> = prose
+        .spans_of_kind(&Wanted::from_text("R-005"))
+        .into_iter()
+        .map(|span| &prose.text()[span])
+        .collect();
+    assert_eq!(spans, ["r-002", "r-001"]);
+}

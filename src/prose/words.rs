@@ -119,10 +119,12 @@ pub(super) fn number_words(prose: &Prose, taken: &[Range<usize>]) -> Vec<NumberM
             continue;
         }
         let value = total + current;
+        let end = words[last].span.end;
         found.push(NumberMention {
-            span: words[start].span.start..words[last].span.end,
+            span: words[start].span.start..end,
             readings: vec![(value as f64, 0.0)],
             significant: 0,
+            percent: NumberMention::percent_after(text, end),
         });
         i = last + 1;
     }

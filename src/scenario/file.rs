@@ -230,6 +230,9 @@ pub struct AnswerValueFile {
     /// number, a date) with the label, it must be this one. Needs `label`.
     #[serde(default)]
     pub if_stated: bool,
+    /// The number is a percentage: only numbers written with `%` or `percent` count.
+    #[serde(default)]
+    pub percent: bool,
 }
 
 /// One entry of `final_answer.attributes`.

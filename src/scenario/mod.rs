@@ -563,6 +563,8 @@ pub struct AnswerValue {
     /// Whether the value may go unstated, provided a value of its kind stated with its label
     /// is this one.
     pub if_stated: bool,
+    /// Whether the value is a percentage: only numbers written with `%` or `percent` count.
+    pub percent: bool,
 }
 
 /// Where an answer value comes from.

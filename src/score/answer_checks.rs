@@ -318,19 +318,30 @@ fn value_check(
     let mut missing = Vec::new();
     let mut wrong = Vec::new();
     for item in &items {
-        let names = names_of(item, &value.by)?;
+        let mut names = names_of(item, &value.by)?;
+        if value.if_stated {
+            // What is stated of an instant is its day: "on January 9" states it.
+            for name in &mut names {
+                if let Wanted::Instant(seconds) = *name {
+                    *name = Wanted::Date(seconds.div_euclid(86_400));
+                }
+            }
+        }
+        let prose = answer.prose();
+        let unit = |span: &std::ops::Range<usize>| !value.percent || prose.is_percent(span);
         let found = names.iter().any(|name| {
             let wanted = with_tolerance(name, value);
-            !answer
+            answer
                 .mentions(&wanted, &value.labels, all_labels, ties)
-                .is_empty()
+                .iter()
+                .any(unit)
         });
         if value.if_stated && !found {
             // Not stated is fine; stated wrong is not.
             let stated = names
                 .iter()
                 .flat_map(|name| answer.stated_for(name, &value.labels, all_labels))
-                .next();
+                .find(unit);
             if let Some(span) = stated {
                 wrong.push(answer.prose().text()[span].to_owned());
             }
@@ -414,51 +425,11 @@ fn attributes_check(
         Value::Object(one) => vec![one],
         _ => Vec::new(),
     };
-    let text_of = |value: &Value| match value {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        _ => None,
-    };
-    let names: Vec<Vec<String>> = records
-        .iter()
-        .map(|record| {
-            attributes
-                .by
-                .iter()
-                .filter_map(|field| record.get(field).and_then(text_of))
-                .collect()
-        })
-        .collect();
-    let all_names: Vec<String> = names.iter().flatten().cloned().collect();
-    let prose = answer.prose();
-    for (i, record) in records.iter().enumerate() {
-        for field in &attributes.fields {
-            let own = record.get(field);
-            for (j, other) in records.iter().enumerate() {
-                let Some(value) = other.get(field).filter(|_| i != j) else {
-                    continue;
-                };
-                let same =
-                    own.is_some_and(|own| crate::values::matches(own, value, "", false).is_ok());
-                let Some(wanted) = Wanted::from_json(value).filter(|_| !same) else {
-                    continue;
-                };
-                let misplaced = prose
-                    .mentions(&wanted)
-                    .iter()
-                    .any(|span| answer::paired(prose, span, &names[i], &all_names, Ties::Neither));
-                if misplaced {
-                    return Err(format!(
-                        "states {} (the `{field}` of {}) for {}",
-                        wanted.describe(),
-                        names[j].first().map_or("another record", String::as_str),
-                        names[i].first().map_or("a record", String::as_str),
-                    ));
-                }
-            }
-        }
+    match crate::prose::misattribution(answer.prose(), &records, &attributes.by, &attributes.fields)
+    {
+        Some(mixup) => Err(mixup.to_string()),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// What mentions an item: the item itself, or for a record the values of its `by` fields.

@@ -344,6 +344,50 @@ fn context() -> Context<'static, 'static> {
         .add_function(SAYS_FN, says)
         .expect("`says` is not a standard overload");
     context
+        .add_function(CONSISTENT_FN, consistent)
+        .expect("`consistent` is not a standard overload");
+    context
+}
+
+/// `text.consistent(records, by, fields)`: whether the text states no value of one record's
+/// `fields` next to another record (records named by their `by` fields), as
+/// `final_answer.attributes` checks an answer ([`crate::prose::misattribution`]). A text that
+/// is not a string states nothing: true.
+pub(super) const CONSISTENT_FN: &str = "consistent";
+
+fn consistent(
+    This(text): This<Value>,
+    records: Value,
+    by: Value,
+    fields: Value,
+) -> Result<Value, ExecutionError> {
+    let Value::String(text) = text else {
+        return Ok(Value::Bool(true));
+    };
+    let error = |message: &str| ExecutionError::function_error(CONSISTENT_FN, message);
+    let records = to_json(&records).map_err(|message| error(&message))?;
+    let records: Vec<&serde_json::Map<String, serde_json::Value>> = records
+        .as_array()
+        .ok_or_else(|| error("`records` must be a list of records"))?
+        .iter()
+        .filter_map(serde_json::Value::as_object)
+        .collect();
+    let names = |value: &Value, what: &str| -> Result<Vec<String>, ExecutionError> {
+        let json = to_json(value).map_err(|message| error(&message))?;
+        json.as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|item| item.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .ok_or_else(|| error(&format!("`{what}` must be a list of field names")))
+    };
+    let (by, fields) = (names(&by, "by")?, names(&fields, "fields")?);
+    let prose = crate::prose::Prose::new(&text);
+    Ok(Value::Bool(
+        crate::prose::misattribution(&prose, &records, &by, &fields).is_none(),
+    ))
 }
 
 /// `text.mentions(value)`: whether the text mentions the value as a person would write it

@@ -203,6 +203,7 @@ fn validate_value(
         by: value.by,
         absent: value.absent,
         if_stated: value.if_stated,
+        percent: value.percent,
     })
 }
 

@@ -12,7 +12,6 @@
 //! the wording is left to a judge.
 
 pub mod moves;
-mod pairing;
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -23,7 +22,7 @@ use serde_json::Value;
 use crate::prose::{Prose, Wanted};
 use crate::trace::CallRecord;
 
-pub use pairing::{Ties, paired};
+pub use crate::prose::{Ties, paired};
 
 /// The shortest stretch of an error message that counts as copied when it appears in the
 /// answer, in bytes.

@@ -4,15 +4,21 @@
 //! more than any distance inside one, and crossing a `;` more still. When its sentence names
 //! no label, the layout decides: in a Markdown table the header of its column; in a bulleted
 //! list the line above the list; under a heading line ending in `:` (or a `#` heading) that
-//! heading; else, for a value that must be stated, the sentence before it on the same line. Labels match the start of a word
+//! heading; else the sentence before it on the same line, for a value that must be stated or
+//! in a sentence that opens with a pronoun (`That's Initech's invoice.`). Labels match the start of a word
 //! (`contact` finds `contacts`).
 
 use std::ops::Range;
 
-use crate::prose::Prose;
+use super::Prose;
 
-/// Words of distance that crossing one clause boundary costs.
+/// Words of distance that crossing one clause boundary back to a label costs.
 const CLAUSE_COST: usize = 100;
+
+/// Words of distance that crossing one clause boundary forward to a label costs: in lists,
+/// what describes a record follows its name (`Maria Garcia (C-005), buyer, maria@...`), so a
+/// label in a later clause is a weaker claim than one in an earlier clause.
+const FORWARD_CLAUSE_COST: usize = 300;
 
 /// Words of distance that crossing a `;` costs.
 const RECORD_COST: usize = 1000;
@@ -36,7 +42,7 @@ pub fn paired(
     ties: Ties,
 ) -> bool {
     let sentence = prose.sentence_of(span.start);
-    if let Some(pairing) = nearest(prose, span, sentence, own, all) {
+    if let Some(pairing) = nearest(prose, span, sentence, own, all, ties) {
         return pairing.holds(ties);
     }
     let text = prose.text();
@@ -52,10 +58,31 @@ pub fn paired(
     // a label it does not share a sentence with ("D-001 is in negotiation. D-002 is in
     // proposal.").
     let sentences = prose.sentences();
-    if ties == Ties::Own && sentence > 0 && sentences[sentence - 1].start >= line.start {
-        return nearest(prose, span, sentence - 1, own, all).is_some_and(|p| p.holds(ties));
+    let refers_back = starts_with_pronoun(prose, sentence);
+    if (ties == Ties::Own || refers_back)
+        && sentence > 0
+        && sentences[sentence - 1].start >= line.start
+    {
+        return nearest(prose, span, sentence - 1, own, all, ties).is_some_and(|p| p.holds(ties));
     }
     false
+}
+
+/// Words that open a sentence about what the sentence before named.
+const PRONOUNS: [&str; 14] = [
+    "it", "its", "it's", "that", "that's", "this", "he", "she", "his", "her", "they", "their",
+    "these", "those",
+];
+
+/// Whether `sentence` opens with a pronoun (`That's Initech's invoice.`).
+fn starts_with_pronoun(prose: &Prose, sentence: usize) -> bool {
+    let span = &prose.sentences()[sentence];
+    let first = prose.word_at(span.start);
+    prose
+        .words()
+        .get(first)
+        .filter(|word| word.span.start < span.end)
+        .is_some_and(|word| PRONOUNS.contains(&&prose.text()[word.span.clone()]))
 }
 
 /// Which labels occur in `span` (a header cell or a heading): own, other, or both.
@@ -167,8 +194,20 @@ fn nearest(
     sentence: usize,
     own: &[String],
     all: &[String],
+    ties: Ties,
 ) -> Option<Nearest> {
     let mut best: Option<Nearest> = None;
+    let values = prose.value_spans();
+    // A label right after another value ("14 days") is that value's noun, not this one's.
+    let bound_elsewhere = |found: &Range<usize>| {
+        values.iter().any(|other| {
+            let elsewhere = other.end <= span.start || other.start >= span.end;
+            elsewhere
+                && other.end <= found.start
+                && prose.clause_of(other.start) == prose.clause_of(found.start)
+                && adjacent(prose, other, found)
+        }) && !adjacent(prose, span, found)
+    };
     let labels = all
         .iter()
         .map(|label| (label, own.contains(label)))
@@ -176,7 +215,14 @@ fn nearest(
     for (label, is_own) in labels {
         for found in prose.label(label) {
             let overlaps = found.start < span.end && span.start < found.end;
-            if overlaps || prose.sentence_of(found.start) != sentence {
+            if overlaps || prose.sentence_of(found.start) != sentence || bound_elsewhere(&found) {
+                continue;
+            }
+            // A value that need not or must not appear is only tied to a label before it or
+            // in its own clause: "dated the 15th, and payable in 14 days" states no due date.
+            let later_clause = found.start > span.start
+                && prose.clause_of(found.start) != prose.clause_of(span.start);
+            if ties == Ties::Neither && later_clause {
                 continue;
             }
             let cost = distance(prose, span, &found);
@@ -198,9 +244,17 @@ fn nearest(
     best
 }
 
-/// Words strictly between two spans, plus [`CLAUSE_COST`] per clause boundary between them
-/// ([`RECORD_COST`] for a `;`).
+/// Whether no word stands between `a` and `b`.
+fn adjacent(prose: &Prose, a: &Range<usize>, b: &Range<usize>) -> bool {
+    let (first, second) = if a.start <= b.start { (a, b) } else { (b, a) };
+    prose.word_at(second.start) <= prose.word_at(first.end)
+}
+
+/// Words strictly between the value at `a` and the label at `b`, plus [`CLAUSE_COST`] per
+/// clause boundary between them when the label comes first ([`FORWARD_CLAUSE_COST`] when it
+/// comes after; [`RECORD_COST`] for a `;` either way).
 fn distance(prose: &Prose, a: &Range<usize>, b: &Range<usize>) -> usize {
+    let label_after = b.start > a.start;
     let (first, second) = if a.start <= b.start { (a, b) } else { (b, a) };
     let from = prose.word_at(first.end);
     let to = prose.word_at(second.start);
@@ -211,12 +265,109 @@ fn distance(prose: &Prose, a: &Range<usize>, b: &Range<usize>) -> usize {
         .map(|clause| {
             if prose.clause_ends_record(clause) {
                 RECORD_COST
+            } else if label_after {
+                FORWARD_CLAUSE_COST
             } else {
                 CLAUSE_COST
             }
         })
         .sum();
     words + boundaries
+}
+
+/// A record's field value stated next to another record: what [`misattribution`] finds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Misattribution {
+    /// The value, as a person reads it (`"wei.chen@acme.example"`, `980`).
+    pub value: String,
+    /// The field it belongs to.
+    pub field: String,
+    /// The first name of the record it belongs to.
+    pub owner: String,
+    /// The first name of the record it was stated for.
+    pub stated_for: String,
+}
+
+impl std::fmt::Display for Misattribution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "states {} (the `{}` of {}) for {}",
+            self.value, self.field, self.owner, self.stated_for
+        )
+    }
+}
+
+/// The first value of one record's `fields` that `prose` states next to another record (paired
+/// with that record's name, as values pair with labels; ties pair with neither); `None` when
+/// every stated value sits with its own record. Records are named by their `by` fields; a
+/// value inside a record's name ("Hoshi Robotics" in "Hoshi Robotics analytics") is part of
+/// the name, and a value that is also one of the record's own (in any listed field) is its.
+pub fn misattribution(
+    prose: &Prose,
+    records: &[&serde_json::Map<String, serde_json::Value>],
+    by: &[String],
+    fields: &[String],
+) -> Option<Misattribution> {
+    let text_of = |value: &serde_json::Value| match value {
+        serde_json::Value::String(text) => Some(text.clone()),
+        serde_json::Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    };
+    let names: Vec<Vec<String>> = records
+        .iter()
+        .map(|record| {
+            by.iter()
+                .filter_map(|field| record.get(field).and_then(text_of))
+                .collect()
+        })
+        .collect();
+    let all_names: Vec<String> = names.iter().flatten().cloned().collect();
+    let name_spans: Vec<Range<usize>> = all_names
+        .iter()
+        .flat_map(|name| prose.label(name))
+        .collect();
+    let first = |names: &[String], otherwise: &str| {
+        names
+            .first()
+            .cloned()
+            .unwrap_or_else(|| otherwise.to_owned())
+    };
+    for (i, record) in records.iter().enumerate() {
+        // A value that is one of the record's own (in any of the fields) may be that field.
+        let own_values: Vec<&serde_json::Value> = fields
+            .iter()
+            .filter_map(|field| record.get(field))
+            .collect();
+        for field in fields {
+            for (j, other) in records.iter().enumerate() {
+                let Some(value) = other.get(field).filter(|_| i != j) else {
+                    continue;
+                };
+                let same = own_values
+                    .iter()
+                    .any(|own| crate::values::matches(own, value, "", false).is_ok());
+                let Some(wanted) = super::Wanted::from_json(value).filter(|_| !same) else {
+                    continue;
+                };
+                let misplaced = prose.mentions(&wanted).iter().any(|span| {
+                    !name_spans
+                        .iter()
+                        .any(|name| name.start <= span.start && span.end <= name.end)
+                        && paired(prose, span, &names[i], &all_names, Ties::Neither)
+                });
+                if misplaced {
+                    return Some(Misattribution {
+                        value: wanted.describe(),
+                        field: field.clone(),
+                        owner: first(&names[j], "another record"),
+                        stated_for: first(&names[i], "a record"),
+                    });
+                }
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
