@@ -290,7 +290,7 @@ impl Prose {
                         let is_id = joined.len() > prefix.len()
                             && joined.starts_with(&prefix)
                             && joined[prefix.len()..].bytes().all(|b| b.is_ascii_digit());
-                        is_id.then(|| word.span.start..next.span.end)
+                        is_id.then_some(word.span.start..next.span.end)
                     })
                     .collect(),
                 None => Vec::new(),
