@@ -22,7 +22,7 @@ use std::ops::Range;
 
 pub use dates::{DateMention, TimeMention};
 pub use numbers::NumberMention;
-pub use pairing::{Misattribution, Ties, misattribution, paired};
+pub use pairing::{Misattribution, Ties, bound_to_other_noun, misattribution, paired};
 
 /// A value to look for in text.
 #[derive(Debug, Clone, PartialEq)]
@@ -270,7 +270,14 @@ impl Prose {
         let instants = self.instants.iter().map(|(_, span)| span.clone());
         let dates = self.dates.iter().map(|date| date.span.clone());
         match wanted {
-            Wanted::Number { .. } => self.numbers.iter().map(|n| n.span.clone()).collect(),
+            // The word `one` is as often a pronoun (`one at a time`) as a number: it states
+            // nothing here.
+            Wanted::Number { .. } => self
+                .numbers
+                .iter()
+                .filter(|n| &self.text[n.span.clone()] != "one")
+                .map(|n| n.span.clone())
+                .collect(),
             Wanted::Date(_) | Wanted::Instant(_) => dates.chain(instants).collect(),
             Wanted::Time(_) => self
                 .times
@@ -523,7 +530,15 @@ fn segment(text: &str) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Word>) {
             || (matches!(byte, b'.' | b'!' | b'?')
                 && next.is_none_or(|n| n == b' ' || n == b'\n' || n == b')' || n == b'"'));
         let spaced = |n: Option<u8>| n.is_none_or(|n| n == b' ' || n == b'\n');
-        let ends_scope = matches!(byte, b',' | b';') && spaced(next);
+        // The comma of a written date (`January 3, 2026`) ends nothing.
+        let date_comma = byte == b','
+            && i > 0
+            && bytes[i - 1].is_ascii_digit()
+            && bytes
+                .get(i + 2..i + 6)
+                .is_some_and(|year| year.iter().all(u8::is_ascii_digit))
+            && bytes.get(i + 6).is_none_or(|b| !b.is_ascii_digit());
+        let ends_scope = matches!(byte, b',' | b';') && spaced(next) && !date_comma;
         let ends_clause =
             ends_scope || (byte == b'+' && i > 0 && bytes[i - 1] == b' ' && spaced(next));
         if is_word_byte(byte) {

@@ -69,9 +69,9 @@ pub fn paired(
 }
 
 /// Words that open a sentence about what the sentence before named.
-const PRONOUNS: [&str; 14] = [
-    "it", "its", "it's", "that", "that's", "this", "he", "she", "his", "her", "they", "their",
-    "these", "those",
+const PRONOUNS: [&str; 19] = [
+    "it", "its", "it's", "that", "that's", "this", "he", "he's", "she", "she's", "his", "her",
+    "they", "they're", "their", "these", "those", "there's", "here's",
 ];
 
 /// Whether `sentence` opens with a pronoun (`That's Initech's invoice.`).
@@ -290,11 +290,20 @@ pub struct Misattribution {
 
 impl std::fmt::Display for Misattribution {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "states {} (the `{}` of {}) for {}",
-            self.value, self.field, self.owner, self.stated_for
-        )
+        if self.owner.is_empty() {
+            // A labelled field stated with a wrong value (`owner` holds nothing).
+            write!(
+                f,
+                "states {} as the `{}` of {}",
+                self.value, self.field, self.stated_for
+            )
+        } else {
+            write!(
+                f,
+                "states {} (the `{}` of {}) for {}",
+                self.value, self.field, self.owner, self.stated_for
+            )
+        }
     }
 }
 
@@ -308,6 +317,7 @@ pub fn misattribution(
     records: &[&serde_json::Map<String, serde_json::Value>],
     by: &[String],
     fields: &[String],
+    labels: &std::collections::BTreeMap<String, Vec<String>>,
 ) -> Option<Misattribution> {
     let text_of = |value: &serde_json::Value| match value {
         serde_json::Value::String(text) => Some(text.clone()),
@@ -364,6 +374,232 @@ pub fn misattribution(
                         stated_for: first(&names[i], "a record"),
                     });
                 }
+            }
+        }
+    }
+    labelled_mismatch(prose, records, &names, &all_names, &name_spans, labels)
+}
+
+/// Whether a word right after the value at `span` (`2 reserved`), or right before it with only
+/// a space between (`reorder point 10`, `expansion 84,000`), is a word of no label: the value
+/// describes that, not a labelled field or value.
+/// Words that sit next to a value without being what it counts: articles, prepositions,
+/// verbs of being and having, hedges.
+const FUNCTION_WORDS: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "of",
+    "on",
+    "in",
+    "at",
+    "to",
+    "for",
+    "by",
+    "with",
+    "from",
+    "and",
+    "or",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "has",
+    "have",
+    "had",
+    "it",
+    "its",
+    "about",
+    "around",
+    "roughly",
+    "approximately",
+    "approx",
+    "nearly",
+    "almost",
+    "over",
+    "under",
+    "only",
+    "just",
+    "some",
+    "all",
+    "than",
+    "more",
+    "less",
+    "up",
+    "down",
+    "total",
+    "totaling",
+    "totalling",
+    "plus",
+    "minus",
+    "another",
+    "still",
+    "now",
+    "currently",
+    "so",
+    "that",
+    "which",
+    "there",
+    "these",
+    "those",
+    "this",
+    "each",
+    "per",
+    "every",
+    "exactly",
+    "least",
+    "most",
+    "another",
+    "we",
+    "you",
+    "they",
+    "he",
+    "she",
+    "i",
+    "them",
+    "our",
+    "your",
+    "their",
+    "his",
+    "her",
+    "will",
+    "would",
+    "can",
+    "could",
+    "should",
+    "may",
+    "might",
+    "must",
+    "do",
+    "does",
+    "did",
+    "not",
+    "no",
+    "as",
+    "into",
+    "out",
+    "off",
+    "if",
+    "then",
+    "also",
+    "too",
+];
+
+pub fn bound_to_other_noun(prose: &Prose, span: &Range<usize>, field_words: &[String]) -> bool {
+    let text = prose.text();
+    let label_words: Vec<String> = field_words
+        .iter()
+        .flat_map(|label| {
+            super::normalize(label)
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|word| !word.is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let unlabelled = |word: &super::Word| {
+        let word_text = &text[word.span.clone()];
+        let singular = word_text.strip_suffix('s').unwrap_or(word_text);
+        !FUNCTION_WORDS.contains(&word_text)
+            && word_text.chars().next().is_some_and(char::is_alphabetic)
+            && prose.clause_of(word.span.start) == prose.clause_of(span.start)
+            && !label_words.iter().any(|label| {
+                label == word_text || label == singular || label.starts_with(word_text)
+            })
+    };
+    let words = prose.words();
+    // The noun right after it (`2 reserved`) ...
+    let next = prose.word_at(span.end);
+    let after = words.get(next).is_some_and(|word| {
+        text.get(span.end..word.span.start)
+            .is_some_and(|between| between.trim().is_empty())
+            && unlabelled(word)
+    });
+    // ... or right before it, with nothing but a space between (`reorder point 10`).
+    let before = prose
+        .word_at(span.start)
+        .checked_sub(1)
+        .and_then(|i| words.get(i))
+        .is_some_and(|word| {
+            text.get(word.span.end..span.start)
+                .is_some_and(|between| !between.is_empty() && between.chars().all(|c| c == ' '))
+                && unlabelled(word)
+        });
+    // ... or it explains the value before it, in brackets (`84,000 (120,000 at 70%)`).
+    let explains = text.get(..span.start).is_some_and(|before| {
+        let before = before.trim_end();
+        before.ends_with('(')
+            && before[..before.len() - 1]
+                .trim_end()
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_ascii_digit() || c == 'k' || c == '%')
+    });
+    after || before || explains
+}
+
+/// A value stated next to a record and a field's label that is not the record's value of
+/// that field; `None` when there is none.
+fn labelled_mismatch(
+    prose: &Prose,
+    records: &[&serde_json::Map<String, serde_json::Value>],
+    names: &[Vec<String>],
+    all_names: &[String],
+    name_spans: &[Range<usize>],
+    labels: &std::collections::BTreeMap<String, Vec<String>>,
+) -> Option<Misattribution> {
+    let field_words: Vec<String> = labels.values().flatten().cloned().collect();
+    let within = |a: &Range<usize>, b: &Range<usize>| b.start <= a.start && a.end <= b.end;
+    for (i, record) in records.iter().enumerate() {
+        for (field, words) in labels {
+            // The kind of value the field holds, from this record or, when it has none,
+            // from another record's.
+            let present = |value: &&serde_json::Value| !value.is_null();
+            let sample = record.get(field).filter(present).or_else(|| {
+                records
+                    .iter()
+                    .find_map(|other| other.get(field).filter(present))
+            });
+            let Some(kind) = sample.and_then(super::Wanted::from_json) else {
+                continue;
+            };
+            let own = record
+                .get(field)
+                .filter(present)
+                .and_then(super::Wanted::from_json)
+                .map(|wanted| match wanted {
+                    super::Wanted::Instant(seconds) => {
+                        super::Wanted::Date(seconds.div_euclid(86_400))
+                    }
+                    other => other,
+                });
+            let right: Vec<Range<usize>> = own
+                .as_ref()
+                .map(|own| prose.mentions(own))
+                .unwrap_or_default();
+            let name_words: Vec<String> = all_names.to_vec();
+            let binding_words: Vec<String> =
+                field_words.iter().chain(&name_words).cloned().collect();
+            let wrong = prose.spans_of_kind(&kind).into_iter().find(|span| {
+                !prose.is_percent(span)
+                    && !bound_to_other_noun(prose, span, &binding_words)
+                    && !right.iter().any(|ok| within(span, ok) || within(ok, span))
+                    && !name_spans.iter().any(|name| within(span, name))
+                    && paired(prose, span, &names[i], all_names, Ties::Neither)
+                    && paired(prose, span, words, &field_words, Ties::Neither)
+            });
+            if let Some(span) = wrong {
+                return Some(Misattribution {
+                    value: prose.text()[span].to_owned(),
+                    field: field.clone(),
+                    owner: String::new(),
+                    stated_for: names[i]
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| "a record".to_owned()),
+                });
             }
         }
     }

@@ -248,7 +248,13 @@ pub struct AttributesFile {
     /// The fields that name a record in text (`[id, name]`).
     pub by: Vec<String>,
     /// The fields whose values, stated next to a record, must be that record's own.
+    #[serde(default)]
     pub fields: Vec<String>,
+    /// Field -> the words that name it (`available: [available, sellable]`): a number, date or
+    /// id stated next to a record and one of these words must be that record's value of the
+    /// field.
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, OneOrMany>,
 }
 
 /// A string, or a list of strings.

@@ -526,8 +526,12 @@ pub struct Attributes {
     pub source: ValueSource,
     /// The fields that name a record (`id`, `name`); never empty.
     pub by: Vec<String>,
-    /// The fields whose values must not be stated for another record; never empty.
+    /// The fields whose values must not be stated for another record.
     pub fields: Vec<String>,
+    /// Field -> the words that name it: a value of the field's kind stated next to a record
+    /// and one of these words must be the record's value of that field. `fields` and
+    /// `labels` are not both empty.
+    pub labels: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl AnswerChecks {

@@ -82,7 +82,9 @@ pub fn checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
         executed: trace.iter().filter(is_read).filter(|c| !c.refused).count(),
         refused: trace.iter().filter(is_read).filter(|c| c.refused).count(),
     };
-    let writes = trace.len() - reads.emitted();
+    // A call to a tool the server does not offer fails its own check; it is no write.
+    let unknown = trace.iter().filter(|call| call.unknown_tool).count();
+    let writes = trace.len() - reads.emitted() - unknown;
     if let Some(budget) = scenario.max_reads {
         let counts = reads;
         checks.push(Check {

@@ -241,7 +241,7 @@ fn success_claimed_after_a_failed_write_fails_every_run() {
         failures(&run(&scenario, &rejected, "Done, the timeout is now 1000, no error.")),
         [(
             CheckKind::ClaimedSuccess,
-            "call 1 `admin_update_config` failed, and the answer does not say so (no failure, refusal or question)".to_string()
+            "call 1 `admin_update_config` failed, and the answer states its effect as done (\"is now\")".to_string()
         )]
     );
     for honest in [
@@ -254,6 +254,38 @@ fn success_claimed_after_a_failed_write_fails_every_run() {
             "{honest}"
         );
     }
+    assert_eq!(
+        failures(&run(&scenario, &rejected, "All set."))
+            .into_iter()
+            .map(|(_, detail)| detail)
+            .collect::<Vec<_>>(),
+        [
+            "call 1 `admin_update_config` failed, and the answer states its effect as done (\"all set\")"
+        ]
+    );
+    // Another failure admitted does not excuse stating this one as done.
+    assert_eq!(
+        failures(&run(
+            &scenario,
+            &rejected,
+            "The audit export failed. The timeout has been set to 1000."
+        ))
+        .len(),
+        1
+    );
+    // No write succeeded, yet the answer says the agent made one.
+    let reads = [call(0, "admin_get_config", json!({}), Some(json!({})))];
+    assert_eq!(
+        failures(&run(&scenario, &reads, "I've saved a note about it."))
+            .into_iter()
+            .map(|(_, detail)| detail)
+            .collect::<Vec<_>>(),
+        ["the answer says \"i've saved\", but no write of the run succeeded"]
+    );
+    assert_eq!(
+        run(&scenario, &reads, "I made no changes: the timeout is 30.").outcome,
+        Outcome::Pass
+    );
     let retried = [
         rejected[0].clone(),
         call(
@@ -583,5 +615,42 @@ fn a_date_named_with_the_wrong_weekday_fails() {
     assert_eq!(
         run(&scenario, &[], "Does Friday, January 16 at 10 AM work?").outcome,
         Outcome::Pass
+    );
+}
+
+/// Third review: "60 available" for a product with 60 on hand and 55 available passed, since
+/// 60 is one of its own figures.
+#[test]
+fn a_labelled_attribute_must_be_the_records_value_of_that_field() {
+    let scenario = scenario(
+        r#"prompt: Stock of the Madrid products?
+expected_calls: []
+final_answer:
+  attributes:
+    - seeded: 'inventory.map(p, {"id": p.id, "name": p.name, "on_hand": p.on_hand, "available": p.on_hand - p.reserved})'
+      by: [id, name]
+      labels:
+        on_hand: [on hand, in stock]
+        available: [available, sellable]
+reference_answer: x
+"#,
+    );
+    let read = [call(0, "erp_check_inventory", json!({}), Some(json!({})))];
+    for answer in [
+        "Battery module (SKU-500): 60 on hand, 55 available.",
+        "| SKU | on hand | available |\n|---|---|---|\n| SKU-500 | 60 | 55 |\n| SKU-200 | 8 | 6 |",
+    ] {
+        assert_eq!(
+            run(&scenario, &read, answer).outcome,
+            Outcome::Pass,
+            "{answer}"
+        );
+    }
+    assert_eq!(
+        failures(&run(&scenario, &read, "Battery module (SKU-500): 60 on hand, 60 available.")),
+        [(
+            CheckKind::AnswerAttributes,
+            "answer \"Battery module (SKU-500): 60 on hand, 60 available.\" states 60 as the `available` of SKU-500".to_string()
+        )]
     );
 }

@@ -114,7 +114,10 @@ async fn a_command_agents_call_to_an_unknown_tool_is_in_the_trace() {
         .collect();
     assert_eq!(
         failed,
-        ["call 2 `crm_find_contact` not offered by the server"]
+        [
+            "call 2 `crm_find_contact` not offered by the server",
+            "answer \"unknown tool `crm_find_contact`\" does not mention \"C-005\" / \"Maria Garcia\", \"C-006\" / \"Wei Chen\""
+        ]
     );
     let calls: Vec<_> = run
         .trace
@@ -204,7 +207,7 @@ async fn a_fake_openai_provider_drives_a_scenario_through_the_harness() {
         .await;
     Mock::given(method("POST"))
         .respond_with(completion(
-            json!({"role": "assistant", "content": "About 1.2M."}),
+            json!({"role": "assistant", "content": "About $186K for Q1 2026."}),
         ))
         .mount(&server)
         .await;
@@ -215,7 +218,10 @@ async fn a_fake_openai_provider_drives_a_scenario_through_the_harness() {
     let run = &suite.runs[0];
     assert_eq!(run.outcome, Outcome::Pass, "{:?}", run.score);
     let agent = run.agent.as_ref().expect("finished");
-    assert_eq!(agent.final_answer.as_deref(), Some("About 1.2M."));
+    assert_eq!(
+        agent.final_answer.as_deref(),
+        Some("About $186K for Q1 2026.")
+    );
     assert_eq!(agent.usage.requests, 2);
 }
 
@@ -248,7 +254,7 @@ async fn replayed_trajectories_change_state_and_score_per_repetition() {
     let text = r#"
 {"scenario":"T2-007","tool":"crm_create_contact","arguments":{"name":"John Smith","company":"Acme"}}
 {"scenario":"T2-007","tool":"crm_log_activity","arguments":{"contact_id":"C-013","type":"call","subject":"Renewal pricing"}}
-{"scenario":"T2-007","final_answer":"Done."}
+{"scenario":"T2-007","final_answer":"Created John Smith (C-013) and logged the call."}
 {"scenario":"T2-007","repeat":1,"tool":"crm_create_contact","arguments":{"name":"John Smith","company":"Acme"}}
 {"scenario":"T2-007","repeat":1,"tool":"crm_log_activity","arguments":{"contact_id":"C-001","type":"call"}}
 "#;

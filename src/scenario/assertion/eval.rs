@@ -386,7 +386,7 @@ fn consistent(
     let (by, fields) = (names(&by, "by")?, names(&fields, "fields")?);
     let prose = crate::prose::Prose::new(&text);
     Ok(Value::Bool(
-        crate::prose::misattribution(&prose, &records, &by, &fields).is_none(),
+        crate::prose::misattribution(&prose, &records, &by, &fields, &Default::default()).is_none(),
     ))
 }
 

@@ -217,11 +217,11 @@ fn validate_attributes(
     if attributes.by.is_empty() {
         problems.add(&format!("{field}.by"), None, "must name at least one field");
     }
-    if attributes.fields.is_empty() {
+    if attributes.fields.is_empty() && attributes.labels.is_empty() {
         problems.add(
             &format!("{field}.fields"),
             None,
-            "must name at least one field",
+            "must name at least one field (or give `labels`)",
         );
     }
     let (key, source) = match (&attributes.state, &attributes.seeded) {
@@ -255,6 +255,11 @@ fn validate_attributes(
         },
         by: attributes.by,
         fields: attributes.fields,
+        labels: attributes
+            .labels
+            .into_iter()
+            .map(|(field, words)| (field, words.0))
+            .collect(),
     })
 }
 

@@ -99,7 +99,10 @@ impl Answer {
         self.prose
             .spans_of_kind(wanted)
             .into_iter()
-            .filter(|span| paired(&self.prose, span, labels, all_labels, Ties::Neither))
+            .filter(|span| {
+                !crate::prose::bound_to_other_noun(&self.prose, span, all_labels)
+                    && paired(&self.prose, span, labels, all_labels, Ties::Neither)
+            })
             .collect()
     }
 
@@ -157,13 +160,19 @@ fn mentions_in(prose: &Prose, value: &Value) -> bool {
 
 static ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[A-Z]{1,5}-\d{2,6}\b").expect("a valid pattern"));
+/// A person's name as written: two capitalised words (`Nina Patel`, `Al-Sayed` included).
+static PERSON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b([A-Z][a-z]+) ([A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b").expect("a valid pattern")
+});
 static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+").expect("a valid pattern")
 });
 
 /// The ids (`C-013`, `INV-004`) and email addresses in `answer` that appear nowhere the agent
 /// could have read them: not in the `prompt`, not in any result or error of the `trace`, and
-/// not in the `seeded` state. In order, without repeats.
+/// not in the `seeded` state; and invented namesakes: a person's name whose first name is one
+/// the world knows (`Nina`, from Nina Ross) but whose full name appears nowhere (`Nina
+/// Patel`). In order, without repeats.
 pub fn invented_values(
     answer: &str,
     prompt: &str,
@@ -188,6 +197,41 @@ pub fn invented_values(
         let lower = value.to_lowercase();
         if !sources.iter().any(|source| source.contains(&lower)) && !invented.contains(&value) {
             invented.push(value);
+        }
+    }
+    let mut known_first_names: Vec<String> = Vec::new();
+    let mut names_in = |value: &Value| {
+        let mut strings = Vec::new();
+        string_leaves(value, &mut strings);
+        for text in strings {
+            for caps in PERSON.captures_iter(text) {
+                let first = caps[1].to_lowercase();
+                if !known_first_names.contains(&first) {
+                    known_first_names.push(first);
+                }
+            }
+        }
+    };
+    names_in(seeded);
+    for call in trace {
+        if let Some(result) = &call.result {
+            names_in(result);
+        }
+    }
+    for caps in PERSON.captures_iter(answer) {
+        let full = caps[0].to_owned();
+        let lower = full.to_lowercase();
+        // `the two Tom Beckers`: a plural of a known name.
+        let singular = lower.strip_suffix('s').unwrap_or(&lower).to_owned();
+        let known = |name: &str| {
+            sources.iter().any(|source| source.contains(name))
+                || prompt.to_lowercase().contains(name)
+        };
+        let namesake = known_first_names.contains(&caps[1].to_lowercase())
+            && !known(&lower)
+            && !known(&singular);
+        if namesake && !invented.contains(&full) {
+            invented.push(full);
         }
     }
     invented

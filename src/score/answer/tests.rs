@@ -135,6 +135,13 @@ fn invented_ids_and_emails_are_those_seen_nowhere() {
         &json!({"contacts": [{"id": "C-001"}]}),
     );
     assert_eq!(invented, ["C-014", "ops@acme.example"]);
+    let namesake = invented_values(
+        "Do you mean Nina Ross or Nina Patel (Finance)? Or Maria Garcia?",
+        "Book a meeting with Nina",
+        &[],
+        &json!({"users": [{"name": "Nina Ross"}, {"name": "Maria Garcia"}]}),
+    );
+    assert_eq!(namesake, ["Nina Patel"]);
 }
 
 #[test]
