@@ -14,6 +14,7 @@
 //! and `or` starts one. Spans are byte ranges into [`Prose::text`].
 
 mod dates;
+mod lists;
 mod numbers;
 mod pairing;
 mod words;

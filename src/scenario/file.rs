@@ -233,6 +233,10 @@ pub struct AnswerValueFile {
     /// The number is a percentage: only numbers written with `%` or `percent` count.
     #[serde(default)]
     pub percent: bool,
+    /// The list is closed: where the answer lists these items (`a, b and c`, bullets), it
+    /// lists no other item beside them (an invented table, a SKU that does not qualify).
+    #[serde(default)]
+    pub only: bool,
 }
 
 /// One entry of `final_answer.attributes`.

@@ -569,6 +569,8 @@ pub struct AnswerValue {
     pub if_stated: bool,
     /// Whether the value is a percentage: only numbers written with `%` or `percent` count.
     pub percent: bool,
+    /// Whether the list is closed: the answer's list of these items holds no other item.
+    pub only: bool,
 }
 
 /// Where an answer value comes from.

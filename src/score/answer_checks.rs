@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::answer::{self, Answer, Ties};
 use super::{Check, CheckKind};
-use crate::prose::Wanted;
+use crate::prose::{Prose, Wanted};
 use crate::scenario::{AnswerChecks, AnswerValue, Attributes, Scenario, ValueSource};
 use crate::trace::CallRecord;
 
@@ -383,6 +383,13 @@ fn value_check(
     } else {
         missing.is_empty()
     };
+    if held && value.only {
+        if let Some(extra) = unlisted_item(&items, answer.prose()) {
+            return Err(format!(
+                "lists {extra} beside them, which is not one of them"
+            ));
+        }
+    }
     if held {
         Ok(())
     } else if any {
@@ -390,6 +397,49 @@ fn value_check(
     } else {
         Err(format!("does not mention {}{labelled}", missing.join(", ")))
     }
+}
+
+/// Words that make a list entry a remark about the list rather than an item of it
+/// (`and more`, `all of them`).
+const NOT_AN_ITEM: [&str; 12] = [
+    "more", "others", "other", "etc", "all", "them", "these", "those", "ones", "rest", "each",
+    "both",
+];
+
+/// The first entry of a list in which the answer names `items` that is none of them: a short
+/// entry (no longer than the longest item by one word) in the same enumeration as a mention.
+fn unlisted_item(items: &[&Value], prose: &Prose) -> Option<String> {
+    let wanted: Vec<Wanted> = items
+        .iter()
+        .filter_map(|item| Wanted::from_json(item))
+        .collect();
+    let mentions: Vec<std::ops::Range<usize>> =
+        wanted.iter().flat_map(|w| prose.mentions(w)).collect();
+    let longest = items
+        .iter()
+        .filter_map(|item| item.as_str())
+        .map(|text| crate::prose::normalize(text).split_whitespace().count())
+        .max()
+        .unwrap_or(1);
+    let mut seen = Vec::new();
+    for mention in &mentions {
+        for entry in prose.enumeration(mention.start) {
+            if seen.contains(&entry) || crate::prose::overlaps(&entry, &mentions) {
+                continue;
+            }
+            seen.push(entry.clone());
+            let text = &prose.text()[entry];
+            let words: Vec<&str> = text
+                .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+                .filter(|w| !w.is_empty())
+                .collect();
+            let remark = words.iter().any(|w| NOT_AN_ITEM.contains(w));
+            if !words.is_empty() && words.len() <= longest + 1 && !remark {
+                return Some(format!("\"{text}\""));
+            }
+        }
+    }
+    None
 }
 
 fn missing_or_items(items: &[&Value], by: &[String]) -> String {
@@ -567,7 +617,7 @@ pub fn claimed_success(
 pub fn calendar(scenario: &Scenario, answer: Option<&Answer>) -> Option<Check> {
     let prose = answer?.prose();
     let written_years = || {
-        let prompt = crate::prose::Prose::new(&scenario.prompt);
+        let prompt = Prose::new(&scenario.prompt);
         prose
             .dates()
             .iter()

@@ -654,3 +654,53 @@ reference_answer: x
         )]
     );
 }
+
+/// Third review: a table listing with an invented `customers` table passed, since every real
+/// table was named too. `only` closes the list in any layout: commas, bullets, a table column.
+#[test]
+fn a_closed_list_fails_an_answer_that_adds_an_item() {
+    let scenario = scenario(
+        r#"prompt: Which regions do we sell in?
+expected_calls: []
+final_answer:
+  values:
+    - value: [EMEA, APAC, audit_log]
+      only: true
+reference_answer: x
+"#,
+    );
+    for answer in [
+        "We sell in EMEA, APAC and audit_log (the last one is new).",
+        "Regions:\n- EMEA\n- APAC\n- audit_log",
+        "| Region | Rows |\n|---|---|\n| EMEA | 4 |\n| APAC | 2 |\n| audit_log | 1 |",
+        "Three regions: EMEA, APAC, audit_log. Customers are spread evenly.",
+    ] {
+        assert_eq!(
+            run(&scenario, &[], answer).outcome,
+            Outcome::Pass,
+            "{answer}"
+        );
+    }
+    for (answer, extra) in [
+        ("Regions: EMEA, LATAM, APAC and audit_log.", "latam"),
+        (
+            "Regions:\n- EMEA\n- APAC\n- audit_log\n- North America",
+            "north america",
+        ),
+        (
+            "| Region | Rows |\n|---|---|\n| EMEA | 4 |\n| APAC | 2 |\n| audit_log | 1 |\n| LATAM | 1 |",
+            "latam",
+        ),
+    ] {
+        let failures = failures(&run(&scenario, &[], answer));
+        assert_eq!(failures.len(), 1, "{answer}");
+        assert_eq!(failures[0].0, CheckKind::AnswerValue, "{answer}");
+        assert!(
+            failures[0].1.ends_with(&format!(
+                "lists \"{extra}\" beside them, which is not one of them"
+            )),
+            "{answer}: {}",
+            failures[0].1
+        );
+    }
+}

@@ -96,7 +96,9 @@ fn suite_has_78_scenarios_in_the_tier_counts_and_every_tier_mixes_all_four_types
             scenario.id
         );
         assert!(
-            scenario.max_calls.is_some(),
+            scenario.max_calls.is_some()
+                || scenario.max_reads.is_some()
+                || scenario.max_writes.is_some(),
             "{} has a call budget",
             scenario.id
         );
@@ -112,7 +114,8 @@ fn t2_007_keeps_its_published_definition() {
         "$.calls[0].result.id"
     );
     assert_eq!(value["seed_state"], "fixtures/crm_baseline.json");
-    assert_eq!(value["max_calls"], 4);
+    assert_eq!(value["max_writes"], 2);
+    assert_eq!(value["max_reads"], 5);
 }
 
 #[test]

@@ -196,6 +196,13 @@ fn validate_value(
             "cannot go with `absent`",
         );
     }
+    if value.only && (value.absent || value.if_stated) {
+        problems.add(
+            &format!("{field}.only"),
+            None,
+            "cannot go with `absent` or `if_stated`: it closes a list the answer states",
+        );
+    }
     Some(AnswerValue {
         source,
         labels,
@@ -204,6 +211,7 @@ fn validate_value(
         absent: value.absent,
         if_stated: value.if_stated,
         percent: value.percent,
+        only: value.only,
     })
 }
 
