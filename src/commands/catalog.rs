@@ -199,7 +199,7 @@ pub(super) fn drift_command(args: &DriftArgs, out: &mut dyn Write) -> Result<Exi
                 let tools = scenario
                     .expected_calls
                     .iter()
-                    .map(|call| call.tool.clone())
+                    .flat_map(|call| call.tools().map(str::to_owned))
                     .chain(
                         scenario
                             .forbidden_calls

@@ -549,6 +549,23 @@ impl AnswerChecks {
             && !self.grounded
             && self.attributes.is_empty()
     }
+
+    /// Whether the checks require the answer to say something: a bare "Done." fails them.
+    /// Checks that only forbid (`must_not_claim`, `absent` or `if_stated` values, `grounded`,
+    /// `attributes`) accept an answer that says nothing.
+    pub fn demands_content(&self) -> bool {
+        !self.contains_results.is_empty()
+            || !self.contains_text.is_empty()
+            || self.asks_clarification
+            || self.acknowledges_failure
+            || self.refuses
+            || self
+                .values
+                .iter()
+                .any(|value| !value.absent && !value.if_stated)
+            || !self.claims.is_empty()
+            || (!self.any_of.is_empty() && self.any_of.iter().all(AnswerChecks::demands_content))
+    }
 }
 
 /// One entry of `final_answer.values`.

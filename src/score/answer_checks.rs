@@ -168,29 +168,27 @@ fn group_checks(checks: &AnswerChecks, prefix: &str, context: &Context<'_>) -> V
     }
     for (i, value) in checks.values.iter().enumerate() {
         let subject = format!("{prefix}.values[{i}] {}", value.source.describe());
-        match answer {
-            Some(_)
+        match answer.map(|answer| value_check(value, answer, all_labels, states)) {
+            Some(Err(why)) => push(
+                CheckKind::AnswerValue,
+                subject,
+                false,
+                format!("{quoted} {why}"),
+            ),
+            Some(Ok(()))
                 if !value.absent
                     && !value.if_stated
                     && value.source.is_world()
                     && !states.looked_up =>
             {
                 push(
-                CheckKind::AnswerValue,
-                subject,
-                false,
-                    "states a fact of the world, but no call of the run answered: it was never looked up".to_string(),
-                )
-            }
-            Some(answer) => match value_check(value, answer, all_labels, states) {
-                Ok(()) => push(CheckKind::AnswerValue, subject, true, String::new()),
-                Err(why) => push(
                     CheckKind::AnswerValue,
                     subject,
                     false,
-                    format!("{quoted} {why}"),
-                ),
-            },
+                    "states a fact of the world, but no call of the run answered: it was never looked up".to_string(),
+                )
+            }
+            Some(Ok(())) => push(CheckKind::AnswerValue, subject, true, String::new()),
             None => push(CheckKind::AnswerValue, subject, false, String::new()),
         }
     }

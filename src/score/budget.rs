@@ -82,9 +82,18 @@ pub fn checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
         executed: trace.iter().filter(is_read).filter(|c| !c.refused).count(),
         refused: trace.iter().filter(is_read).filter(|c| c.refused).count(),
     };
-    // A call to a tool the server does not offer fails its own check; it is no write.
-    let unknown = trace.iter().filter(|call| call.unknown_tool).count();
-    let writes = trace.len() - reads.emitted() - unknown;
+    // A call to a tool the server does not offer fails its own check; it is no write. A
+    // failed write retried at once (the next write is to the same tool) is one write: the
+    // retry is recovery, not a second change.
+    let write_calls: Vec<&CallRecord> = trace
+        .iter()
+        .filter(|call| !call.unknown_tool && !scenario.is_read_only(&call.tool))
+        .collect();
+    let retried = write_calls
+        .windows(2)
+        .filter(|pair| !pair[0].is_success() && pair[0].tool == pair[1].tool)
+        .count();
+    let writes = write_calls.len() - retried;
     if let Some(budget) = scenario.max_reads {
         let counts = reads;
         checks.push(Check {
@@ -99,7 +108,13 @@ pub fn checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
             kind: CheckKind::MaxWrites,
             subject: "max_writes".into(),
             passed: writes <= budget as usize,
-            detail: format!("{writes} calls to other tools, budget {budget}"),
+            detail: if retried == 0 {
+                format!("{writes} calls to other tools, budget {budget}")
+            } else {
+                format!(
+                    "{writes} calls to other tools (a failed write retried counts once), budget {budget}"
+                )
+            },
         });
     }
     if !scenario.max_per_tool.is_empty() {

@@ -59,6 +59,22 @@ pub struct Pairing {
     pub credit: f64,
 }
 
+/// Why the arguments of `call`, which are not an object, cannot be checked: they did not parse
+/// (the text as sent is quoted), or parsed to something other than an object.
+pub fn invalid_arguments(call: &CallRecord) -> String {
+    use crate::trace::InvalidCallKind;
+    match call.invalid {
+        Some(InvalidCallKind::UnparseableArguments | InvalidCallKind::Truncated) => {
+            format!("arguments are not valid JSON ({})", short(&call.arguments))
+        }
+        Some(InvalidCallKind::MissingFunction) => "the call has no function".to_string(),
+        Some(InvalidCallKind::ArgumentsNotObject) | None => format!(
+            "arguments are not a JSON object ({})",
+            short(&call.arguments)
+        ),
+    }
+}
+
 /// Checks `call` against `expected`; `record` is the run record for the pairing so far (read
 /// only for `args_from_prior`, so it may be `null` when `expected` has none).
 pub fn check_pair(
@@ -82,10 +98,7 @@ pub fn check_pair(
         + expected.args_from_prior.len()
         + expected.result_contains.len();
     let Some(arguments) = call.arguments.as_object() else {
-        let reason = format!(
-            "arguments are not a JSON object ({})",
-            short(&call.arguments)
-        );
+        let reason = invalid_arguments(call);
         if !expected.args_match.is_empty()
             || !expected.args_accept.is_empty()
             || !expected.args_contains.is_empty()

@@ -435,6 +435,49 @@ fn reads_have_their_own_budget_apart_from_writes() {
     );
 }
 
+/// A write that failed and was retried at once is one write; two writes that took effect are
+/// two, and a failed write never retried still counts (the attempt was made).
+#[test]
+fn a_failed_write_retried_at_once_counts_once() {
+    let scenario = scenario("prompt: p\nexpected_calls: []\nmax_writes: 1\n");
+    let send = |i, ok: bool| {
+        call(
+            i,
+            "comm_send_message",
+            json!({"channel": "#sales", "text": "x"}),
+            ok.then(|| json!({})),
+        )
+    };
+    let budget = |trace: &[CallRecord]| {
+        run(&scenario, trace, "Sent.")
+            .checks
+            .into_iter()
+            .find(|check| check.kind == CheckKind::MaxWrites)
+            .map(|check| (check.passed, check.detail))
+    };
+    assert_eq!(
+        budget(&[send(0, false), send(1, true)]),
+        Some((
+            true,
+            "1 calls to other tools (a failed write retried counts once), budget 1".to_string()
+        ))
+    );
+    assert_eq!(
+        budget(&[send(0, true), send(1, true)]),
+        Some((false, "2 calls to other tools, budget 1".to_string()))
+    );
+    let other = call(
+        1,
+        "crm_log_activity",
+        json!({"contact_id": "C-001", "type": "call", "subject": "x"}),
+        Some(json!({})),
+    );
+    assert_eq!(
+        budget(&[send(0, false), other]),
+        Some((false, "2 calls to other tools, budget 1".to_string()))
+    );
+}
+
 #[test]
 fn look_up_or_ask_accepts_either_group_of_answer_checks() {
     let scenario = scenario(

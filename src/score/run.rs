@@ -211,7 +211,14 @@ fn call_checks(
             crate::trace::run_record(&assigned[..i], trace)
         };
         let pair = matching::check_pair(expected, call, &record, options);
-        if !call.unknown_tool && call.invalid.is_none() {
+        if !call.unknown_tool && call.invalid.is_some() {
+            checks.push(Check {
+                kind: CheckKind::ArgsSchema,
+                subject: subject.clone(),
+                passed: false,
+                detail: matching::invalid_arguments(call),
+            });
+        } else if !call.unknown_tool {
             let problems: Vec<String> = call
                 .violations
                 .iter()

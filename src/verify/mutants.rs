@@ -186,7 +186,8 @@ pub fn derive(
         let description = format!("forbidden `{}` called", forbidden.tool);
         mutants.push(mutant(MutantKind::ForbiddenCall, description, extended));
     }
-    if !scenario.final_answer.is_empty() {
+    // An answer that says nothing is a broken one only where the answer must say something.
+    if scenario.final_answer.demands_content() {
         mutants.push(Mutant {
             kind: MutantKind::IgnoredResult,
             description: "final answer replaced by \"Done.\"".to_string(),

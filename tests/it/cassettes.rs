@@ -134,7 +134,7 @@ fn a_recorded_suite_replays_without_its_server_to_the_same_results() {
         server["tools_sha256"],
         live["pins"]["servers"]["memory"]["tools_sha256"]
     );
-    // The baseline probe, the agent's call and the final probe, in arrival order.
+    // The baseline probes, the agent's call and the final probes, in arrival order.
     let calls: Vec<(&str, u64)> = cassette[1..]
         .iter()
         .map(|line| {
@@ -148,12 +148,14 @@ fn a_recorded_suite_replays_without_its_server_to_the_same_results() {
         calls,
         [
             ("open_nodes", 1),
-            ("add_observations", 2),
-            ("open_nodes", 3)
+            ("read_graph", 2),
+            ("add_observations", 3),
+            ("open_nodes", 4),
+            ("read_graph", 5)
         ]
     );
     assert_eq!(
-        cassette[3]["answer"]["result"]["entities"][0]["observations"][2],
+        cassette[4]["answer"]["result"]["entities"][0]["observations"][2],
         "considered the first programmer"
     );
     assert!(cassette[2]["latency_us"].as_u64().expect("a latency") > 0);
@@ -251,8 +253,28 @@ fn redacted_values_stay_out_of_cassettes_and_still_replay() {
             "OS-001",
         ],
     );
+    // The scrubbed call still found its answer (no `not_recorded` error), but what was
+    // scrubbed is gone: the check that her node was read sees `[redacted]` and fails.
     assert_eq!(code, 0, "{output}");
-    assert_eq!(replayed["summary"]["overall"]["passed"], 1, "{output}");
+    let run = &replayed["scenarios"][0];
+    assert_eq!(run["outcome"], "fail", "{output}");
+    let failed: Vec<(&str, &str)> = run["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|check| check["passed"] == false)
+        .map(|check| {
+            (
+                check["kind"].as_str().expect("a kind"),
+                check["subject"].as_str().expect("a subject"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        [("result_contains", "expected_calls[0]")],
+        "{output}"
+    );
 }
 
 #[test]
@@ -271,7 +293,7 @@ fn cassette_verify_passes_on_the_same_server_and_diffs_a_changed_answer() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert_eq!(
         stdout,
-        "ok       OS-001.r0.jsonl (3 calls)\nok       OS-002.r0.jsonl (3 calls)\nall 2 cassettes answer as recorded (6 calls)\n"
+        "ok       OS-001.r0.jsonl (3 calls)\nok       OS-002.r0.jsonl (5 calls)\nall 2 cassettes answer as recorded (8 calls)\n"
     );
 
     // The server "changed": the recording now says Grace Hopper built something else.
@@ -289,7 +311,7 @@ fn cassette_verify_passes_on_the_same_server_and_diffs_a_changed_answer() {
         "{stdout}"
     );
     assert!(
-        stdout.ends_with("ok       OS-002.r0.jsonl (3 calls)\n1 of 2 cassettes changed\n"),
+        stdout.ends_with("ok       OS-002.r0.jsonl (5 calls)\n1 of 2 cassettes changed\n"),
         "{stdout}"
     );
     let (code, stdout, stderr) = run(&[

@@ -108,7 +108,7 @@ async fn gate_fails_with_exit_1_when_a_model_regresses_against_the_baseline() {
     );
     assert!(
         stdout.contains(
-            "expected_calls[0]: no usable call to `crm_search_contacts` (calls made: none)"
+            "expected_calls[0]: no usable call to `crm_search_contacts` or `data_query_sql` (calls made: none)"
         ),
         "{stdout}"
     );

@@ -290,12 +290,12 @@ async fn the_support_desk_suite_passes_the_reference_agent_and_kills_its_mutants
             .iter()
             .filter(|c| c.kind == CheckKind::FinalState)
             .count(),
-        2
+        5
     );
 
     let report = verify::analyse_suite_in_process(&suite, &runs, plan.backends.as_ref(), &tools)
         .expect("mocks start");
-    assert!(report.total() >= 100, "{} mutants", report.total());
+    assert!(report.total() >= 90, "{} mutants", report.total());
     assert!(
         report.kill_rate() >= verify::REQUIRED_KILL_RATE,
         "{}",

@@ -119,9 +119,9 @@ async fn a_model_that_invents_the_contact_id_fails_args_from_prior() {
         reply(tool_calls(&[(
             "c2",
             "crm_log_activity",
-            r#"{"contact_id": "C-001", "type": "call"}"#,
+            r#"{"contact_id": "C-001", "type": "call", "subject": "Renewal pricing"}"#,
         )])),
-        reply(answer("Done.")),
+        reply(answer("Created John Smith (C-013) and logged the call.")),
     ])
     .await;
     assert_eq!(run.outcome, Outcome::Fail);
@@ -167,7 +167,7 @@ async fn arguments_that_are_not_an_object_are_recorded_and_fail_the_checks() {
     assert_eq!(
         (first.kind, first.detail.as_str()),
         (
-            CheckKind::ArgsMatch,
+            CheckKind::ArgsSchema,
             "arguments are not a JSON object (\"\\\"John Smith\\\"\")"
         )
     );

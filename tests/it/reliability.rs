@@ -834,7 +834,7 @@ async fn malformed_provider_responses_become_errored_runs_with_the_reason() {
                 "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "crm_search_contacts", "arguments": "{oops"}}]}}]}"#,
             ),
             0,
-            "expected_calls[0]: arguments are not a JSON object (\"{oops\")",
+            "first divergence: call 1 `crm_search_contacts`: arguments are not valid JSON (\"{oops\")",
         ),
         (
             "tool call to a tool that does not exist",
