@@ -93,7 +93,7 @@ pub fn contains(items: &[Value], actual: &Value, at: &str) -> Result<(), String>
 }
 
 /// Whether `wanted` occurs at some depth of `haystack`: a scalar equal to it (as
-/// [`matches`] compares), or an object or array it [`matches`] partially.
+/// `matches` compares), or an object or array it `matches` partially.
 pub fn occurs_in(wanted: &Value, haystack: &Value) -> bool {
     if matches(wanted, haystack, "", false).is_ok() {
         return true;

@@ -25,7 +25,7 @@ impl Prose {
                 .get(self.sentence_of(at))
                 .cloned()
                 .unwrap_or(line.clone());
-            vec![line.start.max(sentence.start)..line.end.min(sentence.end)]
+            std::iter::once(line.start.max(sentence.start)..line.end.min(sentence.end)).collect()
         };
         lines
             .into_iter()

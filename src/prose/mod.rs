@@ -109,7 +109,8 @@ pub struct Word {
     pub span: Range<usize>,
     /// The sentence it is in (index into [`Prose::sentences`]).
     pub sentence: usize,
-    /// The clause it is in (index into [`Prose::clauses`]), counted across the whole text.
+    /// The clause it is in (an index into the text's clauses, in order), counted across the
+    /// whole text.
     pub clause: usize,
     /// The stretch a negation reaches across: a clause, except that `and`, `or` and a spaced
     /// `+` do not end it (`not shipped or delivered` negates both).

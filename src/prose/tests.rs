@@ -87,3 +87,37 @@ fn ids_of_one_prefix_are_one_kind() {
         .collect();
     assert_eq!(spans, ["r-002", "r-001"]);
 }
+
+#[test]
+fn an_enumeration_holds_the_items_of_its_list_in_any_layout() {
+    let items = |text: &str, at: &str| {
+        let prose = Prose::new(text);
+        let offset = prose.text().find(at).expect("present");
+        prose
+            .enumeration(offset)
+            .into_iter()
+            .map(|span| prose.text()[span].to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        items(
+            "Tables: orders, invoices (two empty) and audit_log.",
+            "orders"
+        ),
+        ["orders", "invoices", "audit log"]
+    );
+    assert_eq!(
+        items(
+            "Here:\n- CRM: contacts, deals\n- ERP: orders\nThat's all.",
+            "orders"
+        ),
+        ["contacts", "deals", "orders"]
+    );
+    assert_eq!(
+        items(
+            "| Table | Rows |\n|---|---|\n| orders | 4 |\n| deals | 2 |",
+            "deals"
+        ),
+        ["orders", "deals"]
+    );
+}

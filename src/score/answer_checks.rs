@@ -381,12 +381,13 @@ fn value_check(
     } else {
         missing.is_empty()
     };
-    if held && value.only {
-        if let Some(extra) = unlisted_item(&items, answer.prose()) {
-            return Err(format!(
-                "lists {extra} beside them, which is not one of them"
-            ));
-        }
+    if held
+        && value.only
+        && let Some(extra) = unlisted_item(&items, answer.prose())
+    {
+        return Err(format!(
+            "lists {extra} beside them, which is not one of them"
+        ));
     }
     if held {
         Ok(())

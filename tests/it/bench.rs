@@ -214,6 +214,19 @@ fn verify_command_exits_0_and_reports_the_kill_rate() {
         stdout.starts_with("78 of 78 scenarios pass with the reference agent\n"),
         "{stdout}"
     );
+    // Every written alternative passes and every counterexample fails, and none were dropped
+    // to get there: at least three per scenario of each, on average.
+    let written = stdout.lines().nth(1).expect("a second line");
+    let counts: Vec<usize> = written
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(
+        written.starts_with("written trajectories: ") && counts.len() == 4,
+        "{written}"
+    );
+    assert!(counts[0] >= 3 * 78 && counts[2] >= 3 * 78, "{written}");
+    assert_eq!((counts[1], counts[3]), (0, 0), "{written}");
     let summary = stdout.lines().find(|line| line.starts_with("killed "));
     assert!(
         summary.is_some_and(|line| line.ends_with("goal 95%)")),

@@ -1,6 +1,6 @@
 //! The final-state assertion language: CEL expressions over a backend's state, parsed and
-//! checked when a scenario loads ([`parse`]) and
-//! evaluated after a run ([`eval`]) as a pure function of the assertion and the two states.
+//! checked when a scenario loads (`parse`) and
+//! evaluated after a run (`eval`) as a pure function of the assertion and the two states.
 //!
 //! A scenario's `final_state_assertions` are strings such as `contacts.count == baseline + 1`.
 //! They are ordinary [CEL](https://github.com/google/cel-spec) (evaluated by the `cel` crate,

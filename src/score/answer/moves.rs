@@ -206,8 +206,8 @@ const OFFERS: &[&str] = &[
 ];
 
 /// Whether `prose` asks the user something: a sentence ending in `?` that is not only an
-/// offer of more help ([`OFFERS`]) and whose `?` is the agent's own (not inside `copied`
-/// text: a question may quote a result), or a [`REQUEST_PHRASES`] request outside it.
+/// offer of more help (`OFFERS`) and whose `?` is the agent's own (not inside `copied`
+/// text: a question may quote a result), or a `REQUEST_PHRASES` request outside it.
 pub fn asks_clarification(prose: &Prose, copied: &[Range<usize>]) -> bool {
     let text = prose.text();
     let question = prose.sentences().iter().any(|sentence| {
