@@ -271,18 +271,14 @@ pub fn nullable_type(schema: &Value) -> Option<String> {
 
 /// BFCL-strict numbers: every value that `schema` types as `integer` (not also `number`) but
 /// that is written as a float (`3.0`, `3e0`), at any depth through `properties` and `items`,
-/// as a type error.
+/// as a type error. A schema with `anyOf`/`oneOf` branches is integer-only when some branch
+/// takes an integer and none takes a number (`anyOf [integer, null]`); objects and arrays are
+/// followed into every branch that describes them.
 fn float_integers(schema: &Value, value: &Value, pointer: &str, out: &mut Vec<Violation>) {
-    let integer_only = match schema.get("type") {
-        Some(Value::String(kind)) => kind == "integer",
-        Some(Value::Array(kinds)) => {
-            kinds.iter().any(|k| k == "integer") && !kinds.iter().any(|k| k == "number")
-        }
-        _ => false,
-    };
+    let schemas = alternatives(schema);
     match value {
         Value::Number(number)
-            if integer_only && number.as_i64().is_none() && number.as_u64().is_none() =>
+            if integer_only(&schemas) && number.as_i64().is_none() && number.as_u64().is_none() =>
         {
             out.push(Violation {
                 class: ArgumentErrorClass::TypeError,
@@ -291,17 +287,21 @@ fn float_integers(schema: &Value, value: &Value, pointer: &str, out: &mut Vec<Vi
             });
         }
         Value::Object(map) => {
-            if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
-                for (key, inner) in map {
-                    if let Some(inner_schema) = properties.get(key) {
-                        let at = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
-                        float_integers(inner_schema, inner, &at, out);
-                    }
+            for (key, inner) in map {
+                let inner_schema = schemas.iter().find_map(|schema| {
+                    schema
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .and_then(|properties| properties.get(key))
+                });
+                if let Some(inner_schema) = inner_schema {
+                    let at = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+                    float_integers(inner_schema, inner, &at, out);
                 }
             }
         }
         Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
+            if let Some(item_schema) = schemas.iter().find_map(|schema| schema.get("items")) {
                 for (index, item) in items.iter().enumerate() {
                     float_integers(item_schema, item, &format!("{pointer}/{index}"), out);
                 }
@@ -309,6 +309,38 @@ fn float_integers(schema: &Value, value: &Value, pointer: &str, out: &mut Vec<Vi
         }
         _ => {}
     }
+}
+
+/// `schema` and, recursively, every branch of its `anyOf`/`oneOf`.
+fn alternatives(schema: &Value) -> Vec<&Value> {
+    let mut out = vec![schema];
+    for key in ["anyOf", "oneOf"] {
+        for branch in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            out.extend(alternatives(branch));
+        }
+    }
+    out
+}
+
+/// Whether the `schemas` (a schema and its branches) take integers but no other number.
+fn integer_only(schemas: &[&Value]) -> bool {
+    let types = |schema: &&Value| -> Vec<String> {
+        match schema.get("type") {
+            Some(Value::String(kind)) => vec![kind.clone()],
+            Some(Value::Array(kinds)) => kinds
+                .iter()
+                .filter_map(|kind| kind.as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let all: Vec<String> = schemas.iter().flat_map(types).collect();
+    all.iter().any(|kind| kind == "integer") && !all.iter().any(|kind| kind == "number")
 }
 
 /// The result of checking one call's arguments against its tool's input schema.
@@ -479,6 +511,34 @@ mod tests {
         let whole = json!({"query": "Jo", "limit": 3});
         let check = bfcl.check("crm_search_contacts", whole.as_object().expect("object"));
         assert_eq!(check.map(|c| c.refusal), Some(None));
+    }
+
+    /// Inside `anyOf`/`oneOf`, BFCL numbers still see an integer: a nullable integer, an
+    /// object branch with an integer field; a branch that takes any number lets a float by.
+    #[test]
+    fn bfcl_numbers_look_inside_any_of_and_one_of() {
+        let definitions = vec![
+            json!({"name": "t", "inputSchema": {"type": "object", "properties": {
+            "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "page": {"oneOf": [{"type": "null"}, {"type": "object", "properties": {"size": {"type": "integer"}}}]},
+            "ratio": {"anyOf": [{"type": "integer"}, {"type": "number"}]}}}}),
+        ];
+        let bfcl = ToolSet::from_definitions(definitions)
+            .expect("compiles")
+            .with_modes(NumberMode::Bfcl, DoubleEncoded::Strict);
+        let args = json!({"limit": 5.0, "page": {"size": 10.0}, "ratio": 2.0});
+        let check = bfcl
+            .check("t", args.as_object().expect("object"))
+            .expect("a tool");
+        let pointers: Vec<&str> = check
+            .violations
+            .iter()
+            .map(|v| v.pointer.as_str())
+            .collect();
+        assert_eq!(pointers, ["/limit", "/page/size"]);
+        let whole = json!({"limit": 5, "page": {"size": 10}, "ratio": 2.5});
+        let check = bfcl.check("t", whole.as_object().expect("object"));
+        assert_eq!(check.map(|c| c.violations), Some(vec![]));
     }
 
     /// A JSON string where the schema wants an object is decoded once in lenient

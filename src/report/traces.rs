@@ -95,6 +95,11 @@ pub fn text(summary: &TraceSummary) -> String {
             );
         }
     }
+    // Production traces often carry arguments without results, so `score` never groups
+    // repeats by what they returned, whatever `scoring.loops` says for `gate`.
+    out.push_str(
+        "no_loops is judged on arguments alone: the same call repeated counts whatever it returned (one repeat of a failed call is allowed)\n",
+    );
     out
 }
 

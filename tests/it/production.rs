@@ -93,6 +93,10 @@ fn otlp_traces_from_the_opentelemetry_sdk_score_invented_ids_and_false_success()
         stdout.starts_with("2 trajectories, 3 tool calls; 1 with a failed check;"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("no_loops is judged on arguments alone: the same call repeated counts whatever it returned"),
+        "{stdout}"
+    );
     assert_eq!(scores.len(), 2);
     assert_eq!(scores[0]["calls"], 2);
     assert_eq!(scores[0]["tool_time_us"], 80_000, "two 40 ms tool spans");
