@@ -88,36 +88,20 @@ impl ToolSet {
         self
     }
 
-    /// In [`DoubleEncoded::Lenient`] mode, decodes once every top-level argument of `tool`
-    /// whose schema type is `object` or `array` and whose value is a string holding JSON of
-    /// that type; whether any was decoded. Nothing changes in strict mode, for other types,
-    /// or for a string that does not parse to the wanted type.
+    /// In [`DoubleEncoded::Lenient`] mode, decodes once every argument of `tool`, at any depth
+    /// through `properties`, whose schema takes an `object` or `array` (as its `type`, in a
+    /// `type` list such as `["object", "null"]`, or in an `anyOf`/`oneOf` branch) but not a
+    /// string, and whose value is a string holding JSON of that type; whether any was decoded.
+    /// Nothing changes in strict mode, for other types, or for a string that does not parse
+    /// to a wanted type.
     pub fn decode_double_encoded(&self, tool: &str, arguments: &mut Map<String, Value>) -> bool {
         if self.double_encoded == DoubleEncoded::Strict {
             return false;
         }
-        let Some(properties) = self
-            .definition(tool)
-            .and_then(|d| d["inputSchema"]["properties"].as_object())
-        else {
+        let Some(schema) = self.definition(tool).map(|d| &d["inputSchema"]) else {
             return false;
         };
-        let mut decoded = false;
-        for (name, value) in arguments.iter_mut() {
-            let wanted = properties
-                .get(name)
-                .and_then(|schema| schema.get("type"))
-                .and_then(Value::as_str);
-            let Value::String(text) = value else { continue };
-            let parsed = match (wanted, serde_json::from_str::<Value>(text)) {
-                (Some("object"), Ok(parsed @ Value::Object(_)))
-                | (Some("array"), Ok(parsed @ Value::Array(_))) => parsed,
-                _ => continue,
-            };
-            *value = parsed;
-            decoded = true;
-        }
-        decoded
+        decode_properties(schema, arguments)
     }
 
     /// Where a successful result breaks `tool`'s `outputSchema`: the result as the server
@@ -269,6 +253,54 @@ pub fn nullable_type(schema: &Value) -> Option<String> {
     }
 }
 
+/// Decodes double-encoded values among `arguments` as the properties of `schema` (and of its
+/// `anyOf`/`oneOf` branches) describe them; whether any was decoded.
+fn decode_properties(schema: &Value, arguments: &mut Map<String, Value>) -> bool {
+    let schemas = alternatives(schema);
+    let mut decoded = false;
+    for (name, value) in arguments.iter_mut() {
+        let Some(inner) = schemas.iter().find_map(|schema| {
+            schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .and_then(|properties| properties.get(name))
+        }) else {
+            continue;
+        };
+        let kinds: Vec<String> = alternatives(inner)
+            .iter()
+            .flat_map(|s| types_of(s))
+            .collect();
+        let wants = |kind: &str| kinds.iter().any(|k| k == kind);
+        if let Value::String(text) = value
+            && !wants("string")
+        {
+            match serde_json::from_str::<Value>(text) {
+                Ok(parsed @ Value::Object(_)) if wants("object") => *value = parsed,
+                Ok(parsed @ Value::Array(_)) if wants("array") => *value = parsed,
+                _ => continue,
+            }
+            decoded = true;
+        }
+        if let Value::Object(map) = value {
+            decoded |= decode_properties(inner, map);
+        }
+    }
+    decoded
+}
+
+/// The types `schema` names in `type` (a string or a list).
+fn types_of(schema: &Value) -> Vec<String> {
+    match schema.get("type") {
+        Some(Value::String(kind)) => vec![kind.clone()],
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(|kind| kind.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// BFCL-strict numbers: every value that `schema` types as `integer` (not also `number`) but
 /// that is written as a float (`3.0`, `3e0`), at any depth through `properties` and `items`,
 /// as a type error. A schema with `anyOf`/`oneOf` branches is integer-only when some branch
@@ -329,17 +361,7 @@ fn alternatives(schema: &Value) -> Vec<&Value> {
 
 /// Whether the `schemas` (a schema and its branches) take integers but no other number.
 fn integer_only(schemas: &[&Value]) -> bool {
-    let types = |schema: &&Value| -> Vec<String> {
-        match schema.get("type") {
-            Some(Value::String(kind)) => vec![kind.clone()],
-            Some(Value::Array(kinds)) => kinds
-                .iter()
-                .filter_map(|kind| kind.as_str().map(str::to_owned))
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    let all: Vec<String> = schemas.iter().flat_map(types).collect();
+    let all: Vec<String> = schemas.iter().flat_map(|schema| types_of(schema)).collect();
     all.iter().any(|kind| kind == "integer") && !all.iter().any(|kind| kind == "number")
 }
 
@@ -570,6 +592,33 @@ mod tests {
         assert_eq!(
             lenient.check("update", &arguments).map(|c| c.refusal),
             Some(None)
+        );
+    }
+
+    /// Lenient decoding follows the schema where it is less plain: a `type` list, an `anyOf`
+    /// with null, a property nested in an object; a parameter that also takes a string keeps
+    /// its text.
+    #[test]
+    fn lenient_mode_decodes_nullable_and_nested_objects() {
+        let definitions = vec![json!({"name": "update", "inputSchema": {"type": "object",
+            "properties": {
+                "changes": {"type": ["object", "null"]},
+                "ids": {"anyOf": [{"type": "array"}, {"type": "null"}]},
+                "options": {"type": "object", "properties": {"filter": {"type": "object"}}},
+                "either": {"anyOf": [{"type": "object"}, {"type": "string"}]}}}})];
+        let lenient = ToolSet::from_definitions(definitions)
+            .expect("compiles")
+            .with_modes(NumberMode::JsonSchema, DoubleEncoded::Lenient);
+        let mut arguments = json!({"changes": "{\"title\": \"x\"}", "ids": "[1]",
+            "options": {"filter": "{\"status\": \"open\"}"}, "either": "{\"a\": 1}"})
+        .as_object()
+        .cloned()
+        .expect("object");
+        assert!(lenient.decode_double_encoded("update", &mut arguments));
+        assert_eq!(
+            Value::Object(arguments),
+            json!({"changes": {"title": "x"}, "ids": [1],
+                "options": {"filter": {"status": "open"}}, "either": "{\"a\": 1}"})
         );
     }
 
