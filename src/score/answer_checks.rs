@@ -400,9 +400,9 @@ fn value_check(
 
 /// Words that make a list entry a remark about the list rather than an item of it
 /// (`and more`, `all of them`).
-const NOT_AN_ITEM: [&str; 12] = [
+const NOT_AN_ITEM: [&str; 15] = [
     "more", "others", "other", "etc", "all", "them", "these", "those", "ones", "rest", "each",
-    "both",
+    "both", "so", "forth", "like",
 ];
 
 /// The first entry of a list in which the answer names `items` that is none of them: a short

@@ -717,6 +717,7 @@ reference_answer: x
         "Regions:\n- EMEA\n- APAC\n- audit_log",
         "| Region | Rows |\n|---|---|\n| EMEA | 4 |\n| APAC | 2 |\n| audit_log | 1 |",
         "Three regions: EMEA, APAC, audit_log. Customers are spread evenly.",
+        "EMEA, APAC, audit_log and so on.",
     ] {
         assert_eq!(
             run(&scenario, &[], answer).outcome,
