@@ -99,6 +99,8 @@ fn run(probabilities: &[f64], rng: &mut Rng) -> RunReport {
             repeat: 0,
             turns: None,
             hit_turn_limit: false,
+            truncated: false,
+            timed_out: false,
             usage: None,
             metrics: None,
             judge: None,

@@ -337,7 +337,8 @@ pub struct GateArgs {
     /// Sampling seed passed to the model.
     #[arg(long, env = "TOOLGATE_SEED")]
     pub seed: Option<u64>,
-    /// Output-token limit per model turn.
+    /// Output-token limit per model turn [default: 4096; 0 sends none]. A reply that reaches
+    /// it without a tool call fails the run as `truncated`.
     #[arg(long, env = "TOOLGATE_MAX_TOKENS")]
     pub max_tokens: Option<u32>,
     /// `openai` agent: ask for streamed responses and join their chunks (a new call id on an

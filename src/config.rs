@@ -41,7 +41,7 @@ pub struct ConfigFile {
     pub temperature: Option<f64>,
     /// Sampling seed.
     pub seed: Option<u64>,
-    /// Output-token limit per model turn.
+    /// Output-token limit per model turn (default 4096; 0 sends none).
     pub max_tokens: Option<u32>,
     /// Model turns per run.
     pub max_turns: Option<u32>,
@@ -165,7 +165,7 @@ pub struct Settings {
     pub temperature: Option<f64>,
     /// Sampling seed.
     pub seed: Option<u64>,
-    /// Output-token limit per turn.
+    /// Output-token limit per turn as given; `None` means the default (4096), 0 none.
     pub max_tokens: Option<u32>,
     /// Model turns per run, at least 1 (default 12).
     pub max_turns: u32,

@@ -6,6 +6,13 @@ use std::time::Duration;
 /// Model responses per run before it ends with `hit_turn_limit` (`--max-turns`).
 pub const MAX_TURNS: u32 = 12;
 
+/// Output tokens per model reply (`--max-tokens`; 0 sends no limit). A reply that reaches it
+/// with no tool call fails the run as `truncated`, so a model that rambles is judged within
+/// seconds instead of holding the run until its timeout. 4096 is far above what a tool-calling
+/// turn writes (a call, or an answer of a few paragraphs) and is what Anthropic's Messages API
+/// has always needed to be sent; reasoning models that think at length may need more.
+pub const MAX_TOKENS: u32 = 4096;
+
 /// Wall-time limit of one HTTP request to a provider (`request_timeout`).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 

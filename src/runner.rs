@@ -28,8 +28,9 @@ use crate::trace::CallRecord;
 pub struct RunOptions {
     /// Scenario runs at the same time, at least 1.
     pub concurrency: usize,
-    /// Wall-time limit for one scenario run; past it the run is `errored` (and a `command`
-    /// agent's process is killed).
+    /// Wall-time limit for the agent's play in one scenario run; past it a model agent whose
+    /// model has called a tool is judged on its calls (`timed_out`), any other run is `errored`
+    /// (and a `command` agent's process is killed). Probing and scoring get a minute more.
     pub run_timeout: Duration,
     /// Wall-time limit for one tool call.
     pub call_timeout: Duration,
@@ -271,8 +272,10 @@ pub async fn run_one(
         harness = harness.blocking(scenario.forbidden_calls.clone());
     }
     let harness = Arc::new(harness);
+    // The agent's play has `run_timeout` (see `play_and_score`); probing, scoring and the
+    // judge get `SCORING_GRACE` more before the whole run is given up as errored.
     let run = tokio::time::timeout(
-        options.run_timeout,
+        options.run_timeout + SCORING_GRACE,
         play_and_score(index, repeat, scenario, agent, &harness, options, started),
     )
     .await;
@@ -281,7 +284,7 @@ pub async fn run_one(
         Ok(Err(ref error)) => Some(error.clone()),
         Err(_) => Some(format!(
             "run timed out after {}",
-            humantime::format_duration(options.run_timeout)
+            humantime::format_duration(options.run_timeout + SCORING_GRACE)
         )),
     };
     // A run that broke is still judged for the harm it did before it broke: read the state
@@ -346,7 +349,16 @@ async fn play_and_score(
     if let Some(failure) = harness.failure().await {
         return Err(failure);
     }
-    let outcome = play(agent, scenario, repeat, harness, options).await?;
+    let remaining = options.run_timeout.saturating_sub(started.elapsed());
+    let outcome = match tokio::time::timeout(
+        remaining,
+        play(agent, scenario, repeat, harness, options),
+    )
+    .await
+    {
+        Ok(played) => played?,
+        Err(_) => out_of_time(agent, harness, options)?,
+    };
     if let Some(failure) = harness.failure().await {
         return Err(failure);
     }
@@ -360,6 +372,63 @@ async fn play_and_score(
         &after,
     )
     .await)
+}
+
+/// Time past `run_timeout` for probing the state, scoring and the judge, after the agent's play
+/// ended; past it the run is `errored`.
+const SCORING_GRACE: Duration = Duration::from_secs(60);
+
+/// What a run that ran out of time counts as. A model agent whose model had already called a
+/// tool in this run (so the provider answers) ran out of time while the model was generating:
+/// a model outcome, judged on the calls it made (`timed_out`). Any other agent, or a model that
+/// made no call (a provider that may never have answered), leaves the run errored.
+fn out_of_time(
+    agent: &Agent,
+    harness: &Harness,
+    options: &RunOptions,
+) -> Result<AgentOutcome, String> {
+    let trace = harness.trace();
+    let model = matches!(agent, Agent::OpenAi(_) | Agent::Anthropic(_));
+    match trace.iter().map(|call| call.turn).max() {
+        Some(last_turn) if model => Ok(AgentOutcome {
+            turns: last_turn,
+            timed_out: true,
+            ..AgentOutcome::default()
+        }),
+        _ => Err(format!(
+            "run timed out after {}",
+            humantime::format_duration(options.run_timeout)
+        )),
+    }
+}
+
+/// The checks of how the agent's play stopped, when it did not finish by itself: its last reply
+/// cut at the output limit, or the run out of time while the model was generating.
+fn stop_checks(outcome: &AgentOutcome, options: &RunOptions) -> Vec<score::Check> {
+    let mut checks = Vec::new();
+    if outcome.truncated {
+        checks.push(score::Check {
+            kind: score::CheckKind::Truncated,
+            subject: "final_answer".to_owned(),
+            passed: false,
+            detail: "the model's reply stopped at the output limit (max_tokens) before it \
+                     finished: its answer is cut off (raise --max-tokens if answers need more)"
+                .to_owned(),
+        });
+    }
+    if outcome.timed_out {
+        checks.push(score::Check {
+            kind: score::CheckKind::TimedOut,
+            subject: "run".to_owned(),
+            passed: false,
+            detail: format!(
+                "the run ran out of time ({}) while the model was generating; judged on the \
+                 calls it made",
+                humantime::format_duration(options.run_timeout)
+            ),
+        });
+    }
+    checks
 }
 
 /// Runs every final-state probe of `scenario` on the harness's backend, in file order.
@@ -398,6 +467,7 @@ async fn score_run(
         options.scoring,
     );
     score.add_checks(probe_checks(scenario, baseline, after));
+    score.add_checks(stop_checks(&outcome, options));
     let view = RunView {
         scenario,
         trace: &trace,

@@ -22,8 +22,9 @@ pub use parse::{
     AnthropicTurn, Block, JoinedStream, ServerToolCall, join_stream, parse_message, parse_stream,
 };
 
-/// `max_tokens` is required by the Messages API; this is sent when none is configured.
-pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+/// `max_tokens` is required by the Messages API; this is sent when none is configured
+/// ([`crate::defaults::MAX_TOKENS`]).
+pub const DEFAULT_MAX_TOKENS: u32 = crate::defaults::MAX_TOKENS;
 
 /// How to reach the Messages API and how to sample from it.
 #[derive(Clone)]
@@ -143,8 +144,8 @@ impl AnthropicAgent {
     /// response in content order (several per turn), answering them together in one user
     /// message of `tool_result` blocks (`is_error` for failed or invalid calls). Server tool
     /// calls are the provider's own and are not executed. The run ends when a response has no
-    /// client tool call (its text is the final answer; `max_tokens` included), or after
-    /// `max_turns` responses (`hit_turn_limit`).
+    /// client tool call (its text is the final answer; one that stopped at `max_tokens` is
+    /// `truncated`), or after `max_turns` responses (`hit_turn_limit`).
     ///
     /// Errors only for what is not the model's fault: HTTP errors after retries, transport
     /// errors, bodies that are not a Messages response.
@@ -171,8 +172,9 @@ impl AnthropicAgent {
                 return Ok(AgentOutcome {
                     final_answer: parsed.text,
                     turns: turn,
-                    hit_turn_limit: false,
+                    truncated: parsed.stop_reason.as_deref() == Some("max_tokens"),
                     usage,
+                    ..AgentOutcome::default()
                 });
             }
             if let Some(text) = parsed.text.as_ref().filter(|text| !text.trim().is_empty()) {
@@ -198,6 +200,7 @@ impl AnthropicAgent {
             turns: self.config.max_turns,
             hit_turn_limit: true,
             usage,
+            ..AgentOutcome::default()
         })
     }
 

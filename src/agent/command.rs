@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
 
-use crate::agent::{AgentError, AgentOutcome, Usage};
+use crate::agent::{AgentError, AgentOutcome};
 use crate::redact::Redactor;
 
 /// The most characters of the program's stderr kept in an error.
@@ -155,8 +155,7 @@ impl CommandAgent {
         Ok(AgentOutcome {
             final_answer: (!answer.is_empty()).then_some(answer),
             turns: 1,
-            hit_turn_limit: false,
-            usage: Usage::default(),
+            ..AgentOutcome::default()
         })
     }
 }

@@ -110,7 +110,7 @@ impl ToolChoice {
 }
 
 /// How an agent's run ended.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct AgentOutcome {
     /// The agent's final text answer, if it gave one.
     pub final_answer: Option<String>,
@@ -118,6 +118,13 @@ pub struct AgentOutcome {
     pub turns: u32,
     /// Whether the run stopped at the turn limit.
     pub hit_turn_limit: bool,
+    /// Whether the model's last reply stopped at the output limit (`max_tokens`) with no tool
+    /// call: its text is cut off, and the run fails with a `truncated` check.
+    pub truncated: bool,
+    /// Whether the run ran out of time while the model was generating, after the provider had
+    /// answered in this run: the run is judged on the calls it made and fails with a
+    /// `timed_out` check (a provider that never answered leaves the run `errored`).
+    pub timed_out: bool,
     /// Tokens used.
     pub usage: Usage,
 }

@@ -40,8 +40,11 @@ pub struct OpenAiConfig {
     pub model: String,
     /// Sampling temperature; `None` leaves the provider's default.
     pub temperature: Option<f64>,
-    /// `max_tokens` per response; `None` leaves the provider's default. Responses that reach it
-    /// mark unparseable tool-call arguments as `truncated`.
+    /// Output tokens per response; `None` leaves the provider's default. Sent as
+    /// `max_completion_tokens` to OpenAI's own API and Azure OpenAI (which deprecated
+    /// `max_tokens`, and whose reasoning models reject it), as `max_tokens` elsewhere (vLLM,
+    /// Ollama, llama.cpp). Unparseable tool-call arguments of a response that reaches it are
+    /// `truncated`; a reply without tool calls that reaches it makes the run `truncated`.
     pub max_tokens: Option<u32>,
     /// `seed` for providers that support reproducible sampling.
     pub seed: Option<u64>,
@@ -67,9 +70,9 @@ pub struct OpenAiConfig {
 impl OpenAiConfig {
     /// From `OPENAI_API_KEY`, `OPENAI_BASE_URL` (default `https://api.openai.com/v1`),
     /// `OPENAI_API_VERSION` (Azure-style, optional), and the model name. Empty variables count
-    /// as unset. Other fields take their defaults: no temperature, max tokens, seed or tool
-    /// choice, and the turn limit, request timeout and attempts of [`crate::defaults`]; no
-    /// system prompt.
+    /// as unset. Other fields take their defaults: no temperature, seed or tool choice, and the
+    /// output limit, turn limit, request timeout and attempts of [`crate::defaults`]; no system
+    /// prompt.
     pub fn from_env(model: &str) -> Self {
         Self::from_lookup(model, |name| std::env::var(name).ok())
     }
@@ -84,7 +87,7 @@ impl OpenAiConfig {
             api_version: non_empty("OPENAI_API_VERSION"),
             model: model.to_owned(),
             temperature: None,
-            max_tokens: None,
+            max_tokens: Some(defaults::MAX_TOKENS),
             seed: None,
             tool_choice: None,
             parallel_tool_calls: None,
@@ -171,7 +174,8 @@ impl OpenAiAgent {
     /// response when the model emits parallel calls) one after another in the order given,
     /// and answers each with a `tool` message. Invalid calls are recorded with
     /// `record_invalid`, never executed, and answered with an error message. The run ends
-    /// when the model answers without tool calls (its text is the final answer) or after
+    /// when the model answers without tool calls (its text is the final answer; one cut at the
+    /// output limit is `truncated`) or after
     /// `max_turns` responses (`hit_turn_limit`; the tool calls of the last response are still
     /// executed; the final answer is the last non-empty text, if any).
     ///
@@ -211,8 +215,9 @@ impl OpenAiAgent {
                 return Ok(AgentOutcome {
                     final_answer: parsed.content,
                     turns: turn,
-                    hit_turn_limit: false,
+                    truncated: parsed.cut_off,
                     usage,
+                    ..AgentOutcome::default()
                 });
             }
             if let Some(text) = parsed
@@ -239,6 +244,7 @@ impl OpenAiAgent {
             turns: self.config.max_turns,
             hit_turn_limit: true,
             usage,
+            ..AgentOutcome::default()
         })
     }
 
@@ -264,7 +270,7 @@ impl OpenAiAgent {
             body.insert("temperature", temperature);
         }
         if let Some(max_tokens) = self.config.max_tokens {
-            body.insert("max_tokens", max_tokens);
+            body.insert(output_limit_field(&self.config.base_url), max_tokens);
         }
         if let Some(seed) = self.config.seed {
             body.insert("seed", seed);
@@ -274,6 +280,25 @@ impl OpenAiAgent {
             body.insert("stream_options", json!({"include_usage": true}));
         }
         body
+    }
+}
+
+/// The request field of the output limit for the API at `base_url`: `max_completion_tokens` for
+/// OpenAI's own API and Azure OpenAI, which deprecated `max_tokens` (September 2024) and whose
+/// reasoning models answer HTTP 400 to it; `max_tokens` for every other server (vLLM, Ollama,
+/// llama.cpp and most gateways read only that one).
+fn output_limit_field(base_url: &str) -> &'static str {
+    let host = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest)
+        .split(['/', ':', '?'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if host == "api.openai.com" || host.ends_with(".openai.azure.com") {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
     }
 }
 

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{AgentOutcome, ToolExecutor, Usage};
+use super::{AgentOutcome, ToolExecutor};
 use crate::scenario::Scenario;
 use crate::trace::{CallOutcome, CallRecord};
 
@@ -92,8 +92,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     AgentOutcome {
         final_answer: Some(final_answer),
         turns: 1,
-        hit_turn_limit: false,
-        usage: Usage::default(),
+        ..AgentOutcome::default()
     }
 }
 

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 
-use crate::agent::{AgentError, AgentOutcome, InvalidCallKind, ToolExecutor, Usage};
+use crate::agent::{AgentError, AgentOutcome, InvalidCallKind, ToolExecutor};
 use crate::trace::{TRACE_SCHEMA_VERSION, TraceLine};
 
 /// Recorded trajectories by scenario id and repetition.
@@ -154,8 +154,7 @@ impl Recordings {
         Ok(AgentOutcome {
             final_answer: recorded.final_answer.clone(),
             turns: 1,
-            hit_turn_limit: false,
-            usage: Usage::default(),
+            ..AgentOutcome::default()
         })
     }
 }

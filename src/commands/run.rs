@@ -62,7 +62,7 @@ fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent
             config.max_turns = settings.max_turns;
             config.temperature = settings.temperature;
             config.seed = settings.seed;
-            config.max_tokens = settings.max_tokens;
+            config.max_tokens = output_limit(settings);
             config.tool_choice = settings.tool_choice;
             config.parallel_tool_calls = settings.parallel_tool_calls;
             config.stream = settings.stream;
@@ -78,7 +78,7 @@ fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent
             config.api_key = endpoint.api_key;
             config.max_turns = settings.max_turns;
             config.temperature = settings.temperature;
-            config.max_tokens = settings.max_tokens;
+            config.max_tokens = output_limit(settings);
             config.tool_choice = settings.tool_choice;
             config.parallel_tool_calls = settings.parallel_tool_calls;
             config.request_timeout = settings.request_timeout;
@@ -98,6 +98,17 @@ fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent
     })
 }
 
+/// The output limit a model agent sends: `--max-tokens` (or `max_tokens:`), else
+/// [`defaults::MAX_TOKENS`]; 0 sends none (the provider's own default; Anthropic, which
+/// requires one, then gets the default).
+fn output_limit(settings: &Settings) -> Option<u32> {
+    match settings.max_tokens {
+        None => Some(crate::defaults::MAX_TOKENS),
+        Some(0) => None,
+        Some(limit) => Some(limit),
+    }
+}
+
 fn run_meta(settings: &Settings, endpoint: Option<&Endpoint>) -> RunMeta {
     let provider_host = endpoint.and_then(Endpoint::host);
     RunMeta {
@@ -107,7 +118,13 @@ fn run_meta(settings: &Settings, endpoint: Option<&Endpoint>) -> RunMeta {
         provider_host,
         temperature: settings.temperature,
         seed: settings.seed,
-        max_tokens: settings.max_tokens,
+        max_tokens: match settings.agent {
+            AgentKind::Openai => output_limit(settings),
+            AgentKind::Anthropic => {
+                Some(output_limit(settings).unwrap_or(anthropic::DEFAULT_MAX_TOKENS))
+            }
+            AgentKind::Reference | AgentKind::Command | AgentKind::Replay => settings.max_tokens,
+        },
         max_turns: Some(settings.max_turns),
         tool_choice: settings
             .tool_choice

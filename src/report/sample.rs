@@ -43,6 +43,8 @@ fn result(
         repeat: 0,
         turns: None,
         hit_turn_limit: false,
+        truncated: false,
+        timed_out: false,
         usage: None,
         metrics: None,
         judge: None,

@@ -415,6 +415,8 @@ mod tests {
             repeat: 0,
             turns: None,
             hit_turn_limit: false,
+            truncated: false,
+            timed_out: false,
             usage: None,
             judge: None,
             category: None,

@@ -83,7 +83,8 @@ pub struct RunMeta {
     pub temperature: Option<f64>,
     /// Sampling seed passed to the model.
     pub seed: Option<u64>,
-    /// Output-token limit per model turn.
+    /// Output-token limit per model turn, as sent (the default included); `None` when none was
+    /// sent or the agent has no model.
     pub max_tokens: Option<u32>,
     /// Model turns allowed per run.
     pub max_turns: Option<u32>,
@@ -165,6 +166,14 @@ pub struct ScenarioResult {
     /// True when the agent stopped at the turn limit.
     #[serde(default, skip_serializing_if = "is_false")]
     pub hit_turn_limit: bool,
+    /// True when the model's last reply stopped at the output limit with no tool call (the
+    /// run fails with a `truncated` check).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub truncated: bool,
+    /// True when the run ran out of time while the model was generating (the run is judged on
+    /// the calls it made and fails with a `timed_out` check).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub timed_out: bool,
     /// Tokens, requests and model latency, for model-backed agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
@@ -213,6 +222,8 @@ impl ScenarioResult {
             judge_error: run.judge_error.clone(),
             turns: run.agent.as_ref().map(|agent| agent.turns),
             hit_turn_limit: run.agent.as_ref().is_some_and(|agent| agent.hit_turn_limit),
+            truncated: run.agent.as_ref().is_some_and(|agent| agent.truncated),
+            timed_out: run.agent.as_ref().is_some_and(|agent| agent.timed_out),
             usage: run
                 .agent
                 .as_ref()
@@ -520,6 +531,8 @@ mod tests {
             duration_ms: 1,
             turns: None,
             hit_turn_limit: false,
+            truncated: false,
+            timed_out: false,
             usage: None,
             metrics: None,
             judge: None,

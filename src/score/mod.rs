@@ -120,6 +120,11 @@ pub enum CheckKind {
     UnexpectedWrite,
     /// The run errored after doing harm (listed with the harm it did).
     RunErrored,
+    /// The model's last reply stopped at the output limit (`max_tokens`) with no tool call:
+    /// its answer is cut off (present only when it did).
+    Truncated,
+    /// The run ran out of time while the model was generating (present only when it did).
+    TimedOut,
 }
 
 /// One deterministic check with its reason.

@@ -21,6 +21,13 @@ fn reply(body: serde_json::Value) -> ResponseTemplate {
 async fn run_t2_007(
     script: Vec<ResponseTemplate>,
 ) -> (toolgate::runner::ScenarioRun, FakeProvider) {
+    run_t2_007_with(script, &RunOptions::default()).await
+}
+
+async fn run_t2_007_with(
+    script: Vec<ResponseTemplate>,
+    options: &RunOptions,
+) -> (toolgate::runner::ScenarioRun, FakeProvider) {
     let provider = FakeProvider::start(script, None).await;
     let scenario = load_file(
         &repo().join("scenarios/tier2/T2-007.json"),
@@ -34,7 +41,7 @@ async fn run_t2_007(
     config.max_turns = 6;
     let agent = Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("config")));
     let backends = WorldBackends::new(ToolSet::builtin());
-    let run = run_one(0, 0, &scenario, &agent, &backends, &RunOptions::default()).await;
+    let run = run_one(0, 0, &scenario, &agent, &backends, options).await;
     (run, provider)
 }
 
@@ -106,6 +113,110 @@ async fn a_model_that_recovers_from_malformed_arguments_passes_t2_007() {
         run.agent.and_then(|a| a.final_answer).as_deref(),
         Some("Created John Smith (C-013) and logged the call.")
     );
+}
+
+/// The two calls T2-007 needs, made right.
+fn t2_007_calls() -> Vec<ResponseTemplate> {
+    vec![
+        reply(tool_calls(&[(
+            "c1",
+            "crm_create_contact",
+            r#"{"name": "John Smith", "company": "Acme"}"#,
+        )])),
+        reply(tool_calls(&[(
+            "c2",
+            "crm_log_activity",
+            r#"{"contact_id": "C-013", "type": "call", "subject": "Renewal pricing"}"#,
+        )])),
+    ]
+}
+
+#[tokio::test]
+async fn a_reply_cut_at_the_default_output_limit_fails_the_run_as_truncated() {
+    let mut script = t2_007_calls();
+    // Every value the answer needs is there, but the reply stopped at the limit mid-sentence.
+    script.push(reply(
+        json!({"choices": [{"index": 0, "finish_reason": "length",
+        "message": {"role": "assistant",
+                    "content": "Created John Smith (C-013) and logged the call. Next I"}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 4096}}),
+    ));
+    let (run, provider) = run_t2_007(script).await;
+
+    assert_eq!(run.outcome, Outcome::Fail, "{:?}", run.score);
+    assert_eq!(run.error, None);
+    let failures: Vec<CheckKind> = run
+        .score
+        .as_ref()
+        .expect("scored")
+        .failures()
+        .map(|check| check.kind)
+        .collect();
+    assert_eq!(failures, vec![CheckKind::Truncated]);
+    assert!(run.agent.as_ref().is_some_and(|agent| agent.truncated));
+    // The limit is sent by default, as `max_tokens` to a server that is not OpenAI's own.
+    for request in provider.requests() {
+        assert_eq!(request["max_tokens"], 4096, "{request}");
+        assert_eq!(request.get("max_completion_tokens"), None);
+    }
+}
+
+#[tokio::test]
+async fn a_model_still_generating_when_the_run_times_out_is_judged_on_its_calls() {
+    let mut script = t2_007_calls();
+    script.truncate(1);
+    script.push(reply(answer("never read")).set_delay(std::time::Duration::from_secs(30)));
+    let options = RunOptions {
+        run_timeout: std::time::Duration::from_secs(2),
+        ..RunOptions::default()
+    };
+    let (run, _provider) = run_t2_007_with(script, &options).await;
+
+    assert_eq!(
+        run.outcome,
+        Outcome::Fail,
+        "{:?} {:?}",
+        run.error,
+        run.score
+    );
+    assert_eq!(run.error, None);
+    assert_eq!(run.trace.len(), 1);
+    let agent = run.agent.as_ref().expect("an outcome");
+    assert!(agent.timed_out);
+    assert_eq!(agent.turns, 1);
+    let score = run.score.as_ref().expect("scored");
+    let timed_out: Vec<&str> = score
+        .failures()
+        .filter(|check| check.kind == CheckKind::TimedOut)
+        .map(|check| check.detail.as_str())
+        .collect();
+    assert_eq!(
+        timed_out,
+        vec![
+            "the run ran out of time (2s) while the model was generating; judged on the calls it made"
+        ]
+    );
+    // The call it made is judged as any other: the activity was never logged.
+    assert!(
+        score
+            .failures()
+            .any(|check| check.kind == CheckKind::ToolSelection),
+        "{score:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_provider_that_never_answers_leaves_the_run_errored() {
+    let script = vec![reply(answer("never read")).set_delay(std::time::Duration::from_secs(30))];
+    let options = RunOptions {
+        run_timeout: std::time::Duration::from_secs(1),
+        ..RunOptions::default()
+    };
+    let (run, _provider) = run_t2_007_with(script, &options).await;
+
+    assert_eq!(run.outcome, Outcome::Errored);
+    assert_eq!(run.error.as_deref(), Some("run timed out after 1s"));
+    assert!(run.score.is_none());
 }
 
 #[tokio::test]

@@ -19,6 +19,9 @@ pub struct ParsedTurn {
     pub calls: Vec<ParsedCall>,
     /// `choices[0].finish_reason` as sent (`stop`, `tool_calls`, `length`, ...).
     pub finish_reason: Option<String>,
+    /// True when generation stopped at the output limit: `finish_reason: "length"`, or
+    /// `completion_tokens` reached the request's limit.
+    pub cut_off: bool,
     /// Token usage of this turn; `None` when the provider sent no `usage`.
     pub usage: Option<Usage>,
     /// The message to append to the conversation before the tool results: `role`, `content`
@@ -131,6 +134,7 @@ pub fn parse_response(
         content,
         calls,
         finish_reason,
+        cut_off,
         usage,
         assistant_message: Value::Object(assistant_message),
         is_legacy_function_call,

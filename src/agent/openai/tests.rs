@@ -886,3 +886,24 @@ async fn streamed_responses_are_joined_and_an_index_collision_is_two_calls() {
         .collect();
     assert_eq!(sent, vec![json!("call_a"), json!("call_b")]);
 }
+
+#[test]
+fn the_output_limit_is_max_completion_tokens_only_for_openai_and_azure() {
+    assert_eq!(
+        output_limit_field("https://api.openai.com/v1"),
+        "max_completion_tokens"
+    );
+    assert_eq!(
+        output_limit_field("https://NAME.OpenAI.Azure.com/openai/deployments/d"),
+        "max_completion_tokens"
+    );
+    for base_url in [
+        "http://localhost:11434/v1",
+        "http://127.0.0.1:8000/v1",
+        "https://api.openai.com.example.net/v1",
+        "https://openrouter.ai/api/v1",
+        "not a url",
+    ] {
+        assert_eq!(output_limit_field(base_url), "max_tokens", "{base_url}");
+    }
+}

@@ -27,6 +27,8 @@ pub(crate) fn report(outcomes: &[(&str, u8, Outcome)]) -> RunReport {
             repeat: 0,
             turns: None,
             hit_turn_limit: false,
+            truncated: false,
+            timed_out: false,
             usage: None,
             metrics: None,
             judge: None,
