@@ -345,6 +345,12 @@ pub struct GateArgs {
     /// occupied index starts a new call). Overrides `stream:` in toolgate.yaml.
     #[arg(long)]
     pub stream: bool,
+    /// `openai` agent: how the model is offered the tools. `native`: the provider's function
+    /// calling. `prompted`: the tools written into the system prompt (Hermes `<tools>`) and the
+    /// calls read from the reply's text (`<tool_call>` blocks, fenced or bare call JSON), for
+    /// local servers whose chat format loses native calls [default: native].
+    #[arg(long, value_enum, env = "TOOLGATE_TOOL_CALLING")]
+    pub tool_calling: Option<crate::agent::ToolCalling>,
     /// Whether the model must call tools: auto, required, none [default: the provider's].
     #[arg(long, value_enum, env = "TOOLGATE_TOOL_CHOICE")]
     pub tool_choice: Option<crate::agent::ToolChoice>,

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
-use crate::agent::{AgentKind, ToolChoice};
+use crate::agent::{AgentKind, ToolCalling, ToolChoice};
 use crate::cli::GateArgs;
 use crate::defaults;
 
@@ -76,6 +76,9 @@ pub struct ConfigFile {
     pub servers: Option<serde_json::Value>,
     /// `openai` agent: ask for streamed responses (default false).
     pub stream: Option<bool>,
+    /// `openai` agent: `native` function calling (default) or `prompted` (the tools in the
+    /// system prompt, the calls read from the reply's text).
+    pub tool_calling: Option<ToolCalling>,
     /// Run the suite on the user's declarative mock tools instead of the built-in world.
     pub mocks: Option<MocksConfig>,
     /// What recorded cassettes leave out, and what `toolgate cassette verify` ignores.
@@ -194,6 +197,8 @@ pub struct Settings {
     pub scoring: ScoringFile,
     /// `openai` agent: streamed responses (`--stream` or `stream: true`).
     pub stream: bool,
+    /// `openai` agent: how the model is offered the tools (`--tool-calling`, `tool_calling:`).
+    pub tool_calling: ToolCalling,
 }
 
 impl Settings {
@@ -287,7 +292,9 @@ impl Settings {
             max_attempts: file.max_attempts.unwrap_or(defaults::MAX_ATTEMPTS),
             scoring: file.scoring.unwrap_or_default(),
             stream: args.stream || file.stream.unwrap_or(false),
+            tool_calling: args.tool_calling.or(file.tool_calling).unwrap_or_default(),
         };
+
         // A bad value names where it came from: the file's key unless a flag overrode it.
         let origin = |key: &str, from_file: bool| {
             if from_file {
@@ -296,6 +303,13 @@ impl Settings {
                 format!("`--{}`", key.replace('_', "-"))
             }
         };
+        if settings.tool_calling == ToolCalling::Prompted && settings.agent != AgentKind::Openai {
+            bail!(
+                "{}: prompted tool calling is for the `openai` agent, not `{}`",
+                origin("tool_calling", args.tool_calling.is_none()),
+                settings.agent.as_str()
+            );
+        }
         for (is_zero, key, from_file) in [
             (
                 settings.max_turns == 0,
@@ -507,6 +521,36 @@ mod tests {
             assert!(message.contains(wanted), "{message}");
             assert!(message.contains("line 2"), "{message}");
         }
+    }
+
+    #[test]
+    fn prompted_tool_calling_is_for_the_openai_agent_only() {
+        let file_set = Settings::resolve(
+            &args(&[]),
+            &file("agent: openai\nmodel: m\ntool_calling: prompted\n"),
+            Path::new(PATH),
+        )
+        .expect("valid");
+        assert_eq!(file_set.tool_calling, ToolCalling::Prompted);
+        let default = Settings::resolve(&args(&[]), &ConfigFile::default(), Path::new(PATH))
+            .expect("valid");
+        assert_eq!(default.tool_calling, ToolCalling::Native);
+        let error = Settings::resolve(
+            &args(&["--agent", "anthropic", "--tool-calling", "prompted"]),
+            &ConfigFile::default(),
+            Path::new(PATH),
+        )
+        .expect_err("anthropic has no prompted mode");
+        assert_eq!(
+            error.to_string(),
+            "`--tool-calling`: prompted tool calling is for the `openai` agent, not `anthropic`"
+        );
+        let error = Settings::resolve(&args(&[]), &file("tool_calling: prompted\n"), Path::new(PATH))
+            .expect_err("the reference agent has no model");
+        assert_eq!(
+            error.to_string(),
+            "`ci/toolgate.yaml`: tool_calling: prompted tool calling is for the `openai` agent, not `reference`"
+        );
     }
 
     #[test]

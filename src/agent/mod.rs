@@ -109,6 +109,40 @@ impl ToolChoice {
     }
 }
 
+/// How the model is offered the tools and how its calls are read.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCalling {
+    /// The provider's function calling: `tools` in the request, `tool_calls` in the reply.
+    #[default]
+    Native,
+    /// The tools written into the system prompt (Hermes `<tools>` format) and the calls read
+    /// from the reply's text (`<tool_call>` blocks, fenced or bare call JSON), for servers
+    /// whose chat format loses native calls; see `agent::openai::prompted`.
+    Prompted,
+}
+
+impl ToolCalling {
+    /// The name used on the command line, in files and in results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCalling::Native => "native",
+            ToolCalling::Prompted => "prompted",
+        }
+    }
+}
+
 /// How an agent's run ended.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct AgentOutcome {

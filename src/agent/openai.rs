@@ -3,6 +3,7 @@
 //! Reading a response lives in `parse`.
 
 pub mod parse;
+pub mod prompted;
 pub mod stream;
 #[cfg(test)]
 mod tests;
@@ -14,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::RequestBody;
 use crate::agent::call::execute;
-use crate::agent::{AgentError, AgentOutcome, ToolChoice, ToolExecutor, Usage};
+use crate::agent::{AgentError, AgentOutcome, ToolCalling, ToolChoice, ToolExecutor, Usage};
 use crate::defaults;
 use crate::provider::http::JsonEndpoint;
 use crate::provider::{Api, Endpoint, EndpointSources};
@@ -65,6 +66,9 @@ pub struct OpenAiConfig {
     /// Ask for a streamed response (`"stream": true`, with usage in the last chunk) and join
     /// its chunks ([`stream::join_chunks`]) before reading it; default false.
     pub stream: bool,
+    /// Native function calling (default), or the tools in the system prompt and the calls read
+    /// from the reply's text ([`prompted`]).
+    pub tool_calling: ToolCalling,
 }
 
 impl OpenAiConfig {
@@ -96,6 +100,7 @@ impl OpenAiConfig {
             max_attempts: defaults::MAX_ATTEMPTS,
             system_prompt: None,
             stream: false,
+            tool_calling: ToolCalling::Native,
         }
     }
 }
@@ -117,6 +122,8 @@ impl fmt::Debug for OpenAiConfig {
             .field("request_timeout", &self.request_timeout)
             .field("max_attempts", &self.max_attempts)
             .field("system_prompt", &self.system_prompt)
+            .field("stream", &self.stream)
+            .field("tool_calling", &self.tool_calling)
             .finish()
     }
 }
@@ -186,10 +193,23 @@ impl OpenAiAgent {
         prompt: &str,
         tools: &E,
     ) -> Result<AgentOutcome, AgentError> {
-        let tool_definitions: Vec<Value> = tools.tools().iter().map(openai_tool).collect();
+        let prompted = self.config.tool_calling == ToolCalling::Prompted;
+        let tool_definitions: Vec<Value> = if prompted {
+            Vec::new()
+        } else {
+            tools.tools().iter().map(openai_tool).collect()
+        };
         let tool_definitions = super::serialized_tools(&tool_definitions);
         let mut messages = Vec::new();
-        if let Some(system_prompt) = &self.config.system_prompt {
+        let system_prompt = if prompted {
+            Some(prompted::system_prompt(
+                tools.tools(),
+                self.config.system_prompt.as_deref(),
+            ))
+        } else {
+            self.config.system_prompt.clone()
+        };
+        if let Some(system_prompt) = system_prompt {
             messages.push(json!({"role": "system", "content": system_prompt}));
         }
         messages.push(json!({"role": "user", "content": prompt}));
@@ -206,7 +226,19 @@ impl OpenAiAgent {
                 (Value::Array(chunks), true) => stream::join_chunks(chunks)?,
                 _ => reply.body,
             };
-            let parsed = parse_response(&whole, self.config.max_tokens)?;
+            let mut parsed = parse_response(&whole, self.config.max_tokens)?;
+            // In prompted mode the calls are in the text (unless the server read them out).
+            let from_text = prompted && parsed.calls.is_empty();
+            if from_text {
+                let reply = prompted::parse_reply(
+                    parsed.content.as_deref().unwrap_or_default(),
+                    parsed.cut_off,
+                );
+                if !reply.calls.is_empty() {
+                    parsed.calls = reply.calls;
+                    parsed.content = reply.text;
+                }
+            }
             if let Some(turn_usage) = &parsed.usage {
                 usage.prompt_tokens += turn_usage.prompt_tokens;
                 usage.completion_tokens += turn_usage.completion_tokens;
@@ -229,14 +261,21 @@ impl OpenAiAgent {
             }
             messages.push(parsed.assistant_message.clone());
             tools.begin_turn(turn);
+            let mut responses = Vec::new();
             for call in &parsed.calls {
                 let (_, content) = execute(call, tools).await;
-                messages.push(if parsed.is_legacy_function_call {
-                    json!({"role": "function", "name": call.name, "content": content})
+                if from_text {
+                    responses.push(content);
+                } else if parsed.is_legacy_function_call {
+                    messages.push(json!({"role": "function", "name": call.name, "content": content}));
                 } else {
-                    json!({"role": "tool", "tool_call_id": call.id.as_deref().unwrap_or(""),
-                           "content": content})
-                });
+                    messages.push(json!({"role": "tool",
+                                         "tool_call_id": call.id.as_deref().unwrap_or(""),
+                                         "content": content}));
+                }
+            }
+            if from_text {
+                messages.push(prompted::tool_responses(&responses));
             }
         }
         Ok(AgentOutcome {

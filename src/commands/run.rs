@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
 
-use crate::agent::{Agent, AgentKind, anthropic, command, openai, replay};
+use crate::agent::{Agent, AgentKind, ToolCalling, anthropic, command, openai, replay};
 use crate::cli::GateArgs;
 use crate::config::{ConfigFile, Settings};
 use crate::exit::Exit;
@@ -66,6 +66,7 @@ fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent
             config.tool_choice = settings.tool_choice;
             config.parallel_tool_calls = settings.parallel_tool_calls;
             config.stream = settings.stream;
+            config.tool_calling = settings.tool_calling;
             config.request_timeout = settings.request_timeout;
             config.max_attempts = settings.max_attempts;
             config.system_prompt = settings.system_prompt.clone();
@@ -129,6 +130,8 @@ fn run_meta(settings: &Settings, endpoint: Option<&Endpoint>) -> RunMeta {
         tool_choice: settings
             .tool_choice
             .map(|choice| choice.as_str().to_owned()),
+        tool_calling: (settings.agent == AgentKind::Openai)
+            .then(|| settings.tool_calling.as_str().to_owned()),
         system_prompt_sha256: settings.system_prompt.as_deref().map(crate::fs::sha256_hex),
         repeat: settings.repeat,
         concurrency: settings.concurrency,
@@ -541,6 +544,9 @@ fn subject(
         model: settings.model.clone(),
         provider,
         system_prompt: settings.system_prompt.clone(),
+        tool_calling: (settings.agent == AgentKind::Openai
+            && settings.tool_calling == ToolCalling::Prompted)
+            .then(|| ToolCalling::Prompted.as_str().to_owned()),
         judge_model: args.judge.judge_model.clone(),
     }
 }

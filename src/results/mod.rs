@@ -90,6 +90,10 @@ pub struct RunMeta {
     pub max_turns: Option<u32>,
     /// `tool_choice` passed to the model (`auto`, `required`, `none`).
     pub tool_choice: Option<String>,
+    /// How the `openai` agent offered the tools: `native` function calling or `prompted` (in
+    /// the system prompt, calls read from the text); absent for other agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calling: Option<String>,
     /// Lowercase hex SHA-256 of the system prompt's UTF-8 bytes; `None` when there is none.
     pub system_prompt_sha256: Option<String>,
     /// Runs per scenario (k of pass^k), at least 1.

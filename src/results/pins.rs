@@ -32,6 +32,11 @@ pub struct Pins {
     pub provider: String,
     /// SHA-256 of the system prompt text, when one was given.
     pub system_prompt_sha256: Option<String>,
+    /// `prompted` when the model was offered the tools in its system prompt instead of by
+    /// native function calling; absent for native calling (and agents without a model). Runs
+    /// of the two modes are not one subject: a baseline window keeps to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calling: Option<String>,
     /// The judge model, when a judge scored the run.
     pub judge_model: Option<String>,
     /// The harness (toolgate) version.
@@ -131,6 +136,8 @@ pub struct Subject {
     pub provider: String,
     /// The system prompt text, when one was given.
     pub system_prompt: Option<String>,
+    /// See [`Pins::tool_calling`].
+    pub tool_calling: Option<String>,
     /// The judge model, when a judge runs.
     pub judge_model: Option<String>,
 }
@@ -230,6 +237,7 @@ impl Pins {
                 .system_prompt
                 .as_ref()
                 .map(|text| sha256_hex(text.as_bytes())),
+            tool_calling: subject.tool_calling.clone(),
             judge_model: subject.judge_model.clone(),
             harness_version: HARNESS_VERSION.to_string(),
             scenario_set_sha256: set_hash(pinned.iter().map(|(id, pin)| (id, &pin.sha256))),
@@ -358,6 +366,14 @@ impl Pins {
         if self.system_prompt_sha256 != baseline.system_prompt_sha256 {
             changes.push("the system prompt changed".to_string());
         }
+        if self.tool_calling != baseline.tool_calling {
+            let mode = |mode: &Option<String>| mode.clone().unwrap_or_else(|| "native".to_owned());
+            changes.push(format!(
+                "tool calling `{}` -> `{}`",
+                mode(&baseline.tool_calling),
+                mode(&self.tool_calling)
+            ));
+        }
         changes
     }
 }
@@ -383,6 +399,7 @@ pub(crate) mod tests {
             model: Some("m".into()),
             provider: "openai-compatible localhost:8080".into(),
             system_prompt_sha256: None,
+            tool_calling: None,
             judge_model: None,
             harness_version: "0.1.0".into(),
             scenario_set_sha256: String::new(),
@@ -489,6 +506,14 @@ pub(crate) mod tests {
         let mut current = pins();
         current.model = Some("m2".into());
         assert_eq!(current.subject_changes(&pins()), vec!["model `m` -> `m2`"]);
+        let prompted = Pins {
+            tool_calling: Some("prompted".to_owned()),
+            ..pins()
+        };
+        assert_eq!(
+            prompted.subject_changes(&pins()),
+            vec!["tool calling `native` -> `prompted`"]
+        );
     }
 
     #[test]

@@ -70,6 +70,7 @@ impl Provider {
             max_attempts: 3,
             system_prompt: Some("You are a helpful agent.".to_owned()),
             stream: false,
+            tool_calling: ToolCalling::Native,
         }
     }
 
@@ -906,4 +907,71 @@ fn the_output_limit_is_max_completion_tokens_only_for_openai_and_azure() {
     ] {
         assert_eq!(output_limit_field(base_url), "max_tokens", "{base_url}");
     }
+}
+
+#[tokio::test]
+async fn prompted_mode_offers_the_tools_in_text_and_reads_the_calls_back_from_it() {
+    let provider = Provider::start(vec![
+        // Qwen2.5-Coder-0.5B's habit: bare call JSON, no tags.
+        answer(r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#),
+        answer(
+            "Checking both.\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": Oslo}}\n</tool_call>",
+        ),
+        answer("Paris is sunny."),
+    ])
+    .await;
+    let tools = FakeTools::weather();
+    let mut config = provider.config();
+    config.tool_calling = ToolCalling::Prompted;
+    let agent = provider.agent(config);
+
+    let outcome = agent
+        .run("What is the weather?", &tools)
+        .await
+        .expect("run succeeds");
+
+    assert_eq!(outcome.final_answer.as_deref(), Some("Paris is sunny."));
+    assert_eq!(outcome.turns, 3);
+    assert_eq!(
+        tools.calls(),
+        vec![
+            ("get_weather".to_owned(), json!({"city": "Paris"})),
+            ("get_time".to_owned(), json!({})),
+        ]
+    );
+    // The call whose JSON cannot be read is recorded as invalid under its name, not run.
+    assert_eq!(
+        tools.invalid(),
+        vec![(
+            "get_weather".to_owned(),
+            "{\"name\": \"get_weather\", \"arguments\": {\"city\": Oslo}}".to_owned(),
+            InvalidCallKind::UnparseableArguments
+        )]
+    );
+
+    let first = provider.body(0);
+    assert_eq!(first.get("tools"), None, "{first}");
+    assert_eq!(first.get("tool_choice"), None, "{first}");
+    let system = first["messages"][0]["content"].as_str().expect("a system prompt");
+    assert!(system.starts_with("You are a helpful agent.\n\n# Tools\n"), "{system}");
+    assert!(system.contains(r#"{"type":"function","function":{"name":"get_weather","description":"Weather for a city.""#), "{system}");
+
+    // Turn 2 echoes the reply as written and answers in a user turn of tool responses.
+    let second = provider.body(1);
+    let messages = second["messages"].as_array().expect("messages");
+    assert_eq!(
+        messages[2],
+        json!({"role": "assistant", "content": r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#})
+    );
+    assert_eq!(
+        messages[3],
+        json!({"role": "user", "content": "<tool_response>\nget_weather ok {\"city\":\"Paris\"}\n</tool_response>"})
+    );
+    let third = provider.body(2);
+    let last = third["messages"].as_array().and_then(|m| m.last()).cloned();
+    let last = last.expect("a message");
+    assert_eq!(last["role"], "user");
+    let text = last["content"].as_str().unwrap_or_default();
+    assert_eq!(text.matches("<tool_response>").count(), 2, "{text}");
+    assert!(text.contains("Error: the arguments of `get_weather` are not valid JSON"), "{text}");
 }
