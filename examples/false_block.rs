@@ -101,6 +101,7 @@ fn run(probabilities: &[f64], rng: &mut Rng) -> RunReport {
             hit_turn_limit: false,
             truncated: false,
             timed_out: false,
+            call_as_text: false,
             usage: None,
             metrics: None,
             judge: None,

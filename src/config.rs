@@ -532,8 +532,8 @@ mod tests {
         )
         .expect("valid");
         assert_eq!(file_set.tool_calling, ToolCalling::Prompted);
-        let default = Settings::resolve(&args(&[]), &ConfigFile::default(), Path::new(PATH))
-            .expect("valid");
+        let default =
+            Settings::resolve(&args(&[]), &ConfigFile::default(), Path::new(PATH)).expect("valid");
         assert_eq!(default.tool_calling, ToolCalling::Native);
         let error = Settings::resolve(
             &args(&["--agent", "anthropic", "--tool-calling", "prompted"]),
@@ -545,8 +545,12 @@ mod tests {
             error.to_string(),
             "`--tool-calling`: prompted tool calling is for the `openai` agent, not `anthropic`"
         );
-        let error = Settings::resolve(&args(&[]), &file("tool_calling: prompted\n"), Path::new(PATH))
-            .expect_err("the reference agent has no model");
+        let error = Settings::resolve(
+            &args(&[]),
+            &file("tool_calling: prompted\n"),
+            Path::new(PATH),
+        )
+        .expect_err("the reference agent has no model");
         assert_eq!(
             error.to_string(),
             "`ci/toolgate.yaml`: tool_calling: prompted tool calling is for the `openai` agent, not `reference`"

@@ -267,7 +267,8 @@ impl OpenAiAgent {
                 if from_text {
                     responses.push(content);
                 } else if parsed.is_legacy_function_call {
-                    messages.push(json!({"role": "function", "name": call.name, "content": content}));
+                    messages
+                        .push(json!({"role": "function", "name": call.name, "content": content}));
                 } else {
                     messages.push(json!({"role": "tool",
                                          "tool_call_id": call.id.as_deref().unwrap_or(""),

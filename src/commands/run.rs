@@ -132,6 +132,7 @@ fn run_meta(settings: &Settings, endpoint: Option<&Endpoint>) -> RunMeta {
             .map(|choice| choice.as_str().to_owned()),
         tool_calling: (settings.agent == AgentKind::Openai)
             .then(|| settings.tool_calling.as_str().to_owned()),
+        catalog_tokens: None,
         system_prompt_sha256: settings.system_prompt.as_deref().map(crate::fs::sha256_hex),
         repeat: settings.repeat,
         concurrency: settings.concurrency,
@@ -286,6 +287,9 @@ fn run_for_gate(
     );
     let mut meta = run_meta(settings, endpoint.as_ref());
     meta.scoring = scoring;
+    if matches!(settings.agent, AgentKind::Openai | AgentKind::Anthropic) {
+        meta.catalog_tokens = Some(catalog_tokens(&loaded.catalog));
+    }
     let run_id = meta.run_id.clone();
     // Each run is reduced to its result as it finishes, and its trace goes to disk at once:
     // memory holds one result per run, never the runs' traces. The trace is written beside
@@ -524,6 +528,20 @@ fn export_spans(
         }
     }
     Ok(())
+}
+
+/// Tokens (o200k) of the catalog's tool definitions as a model is sent them.
+fn catalog_tokens(catalog: &crate::catalog::Catalog) -> u64 {
+    let tools: Vec<crate::lint::ToolRef<'_>> = catalog
+        .definitions()
+        .iter()
+        .map(|definition| crate::lint::ToolRef {
+            server: "",
+            name: definition["name"].as_str().unwrap_or_default(),
+            definition,
+        })
+        .collect();
+    crate::lint::tokens::count(&tools).total as u64
 }
 
 /// The measured side of the run, for pins.

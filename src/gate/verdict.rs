@@ -7,6 +7,57 @@ use super::{Baseline, Comparison, Decision, Policy, QuarantineUse, Rate, Verdict
 use crate::results::RunReport;
 use crate::score::Outcome;
 
+/// What the error prefix of a run that overflowed the model's context window starts with
+/// (`ProviderError::ContextOverflow`).
+const CONTEXT_OVERFLOW: &str = "the conversation does not fit the model's context window";
+
+/// Serving problems that make a model look worse than it is, one line each, said before any
+/// blame: runs that overflowed the context window (with what the tools alone cost), and a
+/// majority of runs that ended on a tool call written as text (a chat-format problem).
+fn diagnoses(current: &RunReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    let total = current.scenarios.len();
+    let overflowed = current
+        .scenarios
+        .iter()
+        .filter(|result| {
+            result
+                .error
+                .as_deref()
+                .is_some_and(|error| error.starts_with(CONTEXT_OVERFLOW))
+        })
+        .count();
+    if overflowed > 0 {
+        let cost = current
+            .run
+            .as_ref()
+            .and_then(|run| run.catalog_tokens)
+            .map(|tokens| {
+                format!("; the tools offered cost about {tokens} tokens (o200k) before any message")
+            })
+            .unwrap_or_default();
+        lines.push(format!(
+            "{overflowed} of {total} runs overflowed the model's context window{cost}: give the \
+             model server a larger window (llama.cpp `-c`, llama-cpp-python `--n_ctx`, Ollama \
+             `num_ctx`) or run a suite with fewer tools (`toolgate lint` shows each tool's cost)"
+        ));
+    }
+    let as_text = current
+        .scenarios
+        .iter()
+        .filter(|result| result.call_as_text)
+        .count();
+    if as_text * 2 > total {
+        lines.push(format!(
+            "{as_text} of {total} runs ended on a tool call written as text (`functions.NAME:`, \
+             a `<tool_call>` block or call JSON): the server's chat format turned the model's \
+             calls into text, a serving problem rather than the model's choice; try \
+             `--tool-calling prompted` (docs/agents.md)"
+        ));
+    }
+    lines
+}
+
 /// Decides on `current` against `baseline` (`None`: no baseline).
 pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy) -> Verdict {
     let mut verdict = Verdict {
@@ -20,14 +71,17 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
         quarantine: quarantine_uses(current, policy),
     };
     let overall = current.summary.overall;
+    let diagnoses = diagnoses(current);
     if overall.total == 0 || overall.errored * 2 > overall.total {
         verdict.decision = Decision::NoVerdict;
         verdict.reasons.push(format!(
             "{} of {} runs errored: no verdict (fix the agent or provider and run again)",
             overall.errored, overall.total
         ));
+        verdict.reasons.extend(diagnoses);
         return verdict;
     }
+    verdict.notes.extend(diagnoses);
     if overall.errored > 0 {
         verdict.notes.push(format!(
             "{} of {} runs errored and are left out of the pass rate",

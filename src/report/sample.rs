@@ -45,6 +45,7 @@ fn result(
         hit_turn_limit: false,
         truncated: false,
         timed_out: false,
+        call_as_text: false,
         usage: None,
         metrics: None,
         judge: None,

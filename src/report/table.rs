@@ -298,6 +298,13 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         if let Some(error) = &result.error {
             let _ = writeln!(out, "    {}", safe(error));
         }
+        if result.call_as_text {
+            let _ = writeln!(
+                out,
+                "    note: the answer is a tool call written as text: the server's chat format \
+                 lost the call (a serving problem); try --tool-calling prompted"
+            );
+        }
         if let Some(judge) = result.judge.as_ref().filter(|judge| judge.flagged) {
             let _ = writeln!(
                 out,
@@ -417,6 +424,7 @@ mod tests {
             hit_turn_limit: false,
             truncated: false,
             timed_out: false,
+            call_as_text: false,
             usage: None,
             judge: None,
             category: None,
@@ -486,6 +494,29 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("    first divergence: final_answer.contains_text[0]: `compiler` is not in the final answer\n"), "{text}");
+    }
+
+    #[test]
+    fn a_failed_run_that_ended_on_a_call_written_as_text_says_so() {
+        let mut failed = result("T1-001", 1, Outcome::Fail, vec![]);
+        failed.call_as_text = true;
+        let passed = result("T1-002", 1, Outcome::Pass, vec![]);
+        let current = report(vec![failed, passed]);
+        let verdict = decide(&current, None, &Policy::default());
+        let text = render(&current, None, &verdict);
+        assert!(
+            text.contains(
+                "  FAILED T1-001 (tier 1, multi_step)\n    note: the answer is a tool call written \
+                 as text: the server's chat format lost the call (a serving problem); try \
+                 --tool-calling prompted\n"
+            ),
+            "{text}"
+        );
+        // One run of two is no majority: the verdict does not blame the server.
+        assert!(
+            !text.contains("runs ended on a tool call written as text"),
+            "{text}"
+        );
     }
 
     #[test]

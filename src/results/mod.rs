@@ -94,6 +94,10 @@ pub struct RunMeta {
     /// the system prompt, calls read from the text); absent for other agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calling: Option<String>,
+    /// Tokens (o200k) of the tool definitions offered to a model agent, as OpenAI function
+    /// tools: what every request costs before any message; absent for agents without a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalog_tokens: Option<u64>,
     /// Lowercase hex SHA-256 of the system prompt's UTF-8 bytes; `None` when there is none.
     pub system_prompt_sha256: Option<String>,
     /// Runs per scenario (k of pass^k), at least 1.
@@ -178,6 +182,11 @@ pub struct ScenarioResult {
     /// the calls it made and fails with a `timed_out` check).
     #[serde(default, skip_serializing_if = "is_false")]
     pub timed_out: bool,
+    /// True when the final answer is a tool call written as text (`functions.NAME:`, a
+    /// `<tool_call>` block, call JSON): the serving stack's chat format turned a call into
+    /// text, a serving problem rather than the model's choice.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub call_as_text: bool,
     /// Tokens, requests and model latency, for model-backed agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
@@ -228,6 +237,11 @@ impl ScenarioResult {
             hit_turn_limit: run.agent.as_ref().is_some_and(|agent| agent.hit_turn_limit),
             truncated: run.agent.as_ref().is_some_and(|agent| agent.truncated),
             timed_out: run.agent.as_ref().is_some_and(|agent| agent.timed_out),
+            call_as_text: run
+                .agent
+                .as_ref()
+                .and_then(|agent| agent.final_answer.as_deref())
+                .is_some_and(crate::agent::openai::prompted::looks_like_a_call),
             usage: run
                 .agent
                 .as_ref()
@@ -537,6 +551,7 @@ mod tests {
             hit_turn_limit: false,
             truncated: false,
             timed_out: false,
+            call_as_text: false,
             usage: None,
             metrics: None,
             judge: None,

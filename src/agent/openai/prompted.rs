@@ -92,6 +92,21 @@ pub fn parse_reply(reply: &str, cut_off: bool) -> PromptedReply {
     }
 }
 
+/// Whether a final answer is a tool call written as text: llama-cpp-python's
+/// `functions.NAME:` (its function-calling chat format generating the call as a message), a
+/// `<tool_call>` block, or call JSON (fenced or the whole answer). A serving problem, not the
+/// model's choice, when a native run ends on one.
+pub fn looks_like_a_call(answer: &str) -> bool {
+    let answer = answer.trim();
+    let functions_prefix = answer.strip_prefix("functions.").is_some_and(|rest| {
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .unwrap_or(rest.len());
+        name_end > 0 && (rest[name_end..].starts_with(':') || name_end == rest.len())
+    });
+    functions_prefix || !parse_reply(answer, false).calls.is_empty()
+}
+
 /// The `<tool_call>` blocks of `reply`, and the text around them.
 fn tagged(reply: &str, cut_off: bool) -> PromptedReply {
     let mut calls = Vec::new();
@@ -399,7 +414,10 @@ mod tests {
             }
         ));
         // Unclosed without the limit: unparseable, possibly truncated.
-        let unclosed = parse_reply("<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": ", false);
+        let unclosed = parse_reply(
+            "<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": ",
+            false,
+        );
         assert_eq!(unclosed.calls[0].notes, vec![CallNote::PossiblyTruncated]);
 
         // Two objects in one block, the second no call (SmolLM2-135M): both are read.
@@ -421,6 +439,28 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn an_answer_that_is_a_call_written_as_text_is_told_apart() {
+        for call in [
+            "functions.crm_get_contact:",
+            "functions.crm_get_contact: {\"contact_id\": \"C-001\"}",
+            "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>",
+            "{\"name\": \"crm_get_contact\", \"arguments\": {\"contact_id\": \"C-001\"}}",
+            "```json\n{\"name\": \"a\", \"parameters\": {}}\n```",
+        ] {
+            assert!(looks_like_a_call(call), "{call}");
+        }
+        for answer in [
+            "Ana's email is ana@acme.com.",
+            "functions.are useful: they do things",
+            "The functions.py file: done",
+            "{\"name\": \"Ana\"}",
+            "",
+        ] {
+            assert!(!looks_like_a_call(answer), "{answer}");
+        }
     }
 
     #[test]

@@ -952,8 +952,13 @@ async fn prompted_mode_offers_the_tools_in_text_and_reads_the_calls_back_from_it
     let first = provider.body(0);
     assert_eq!(first.get("tools"), None, "{first}");
     assert_eq!(first.get("tool_choice"), None, "{first}");
-    let system = first["messages"][0]["content"].as_str().expect("a system prompt");
-    assert!(system.starts_with("You are a helpful agent.\n\n# Tools\n"), "{system}");
+    let system = first["messages"][0]["content"]
+        .as_str()
+        .expect("a system prompt");
+    assert!(
+        system.starts_with("You are a helpful agent.\n\n# Tools\n"),
+        "{system}"
+    );
     assert!(system.contains(r#"{"type":"function","function":{"name":"get_weather","description":"Weather for a city.""#), "{system}");
 
     // Turn 2 echoes the reply as written and answers in a user turn of tool responses.
@@ -973,5 +978,8 @@ async fn prompted_mode_offers_the_tools_in_text_and_reads_the_calls_back_from_it
     assert_eq!(last["role"], "user");
     let text = last["content"].as_str().unwrap_or_default();
     assert_eq!(text.matches("<tool_response>").count(), 2, "{text}");
-    assert!(text.contains("Error: the arguments of `get_weather` are not valid JSON"), "{text}");
+    assert!(
+        text.contains("Error: the arguments of `get_weather` are not valid JSON"),
+        "{text}"
+    );
 }

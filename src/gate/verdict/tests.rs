@@ -29,6 +29,7 @@ pub(crate) fn report(outcomes: &[(&str, u8, Outcome)]) -> RunReport {
             hit_turn_limit: false,
             truncated: false,
             timed_out: false,
+            call_as_text: false,
             usage: None,
             metrics: None,
             judge: None,
@@ -403,6 +404,65 @@ fn mostly_errored_runs_give_no_verdict() {
     assert_eq!(
         verdict.reasons,
         vec!["2 of 3 runs errored: no verdict (fix the agent or provider and run again)"]
+    );
+}
+
+#[test]
+fn a_context_overflow_names_what_the_tools_cost_before_any_blame() {
+    let mut current = report(&[
+        ("A", 1, Outcome::Errored),
+        ("B", 1, Outcome::Errored),
+        ("C", 1, Outcome::Fail),
+    ]);
+    for result in &mut current.scenarios[..2] {
+        result.error = Some(
+            "the conversation does not fit the model's context window (HTTP 400): too long"
+                .to_owned(),
+        );
+    }
+    current.run = Some(crate::results::RunMeta {
+        catalog_tokens: Some(7712),
+        ..crate::results::RunMeta::default()
+    });
+    let verdict = decide(&current, None, &policy());
+    assert_eq!(verdict.decision, Decision::NoVerdict);
+    assert_eq!(
+        verdict.reasons,
+        vec![
+            "2 of 3 runs errored: no verdict (fix the agent or provider and run again)",
+            "2 of 3 runs overflowed the model's context window; the tools offered cost about \
+             7712 tokens (o200k) before any message: give the model server a larger window \
+             (llama.cpp `-c`, llama-cpp-python `--n_ctx`, Ollama `num_ctx`) or run a suite with \
+             fewer tools (`toolgate lint` shows each tool's cost)",
+        ]
+    );
+}
+
+#[test]
+fn most_runs_ending_on_a_call_written_as_text_point_at_the_chat_format() {
+    let mut current = report(&[
+        ("A", 1, Outcome::Fail),
+        ("B", 1, Outcome::Fail),
+        ("C", 1, Outcome::Pass),
+    ]);
+    current.scenarios[0].call_as_text = true;
+    let verdict = decide(&current, None, &policy());
+    assert!(
+        !verdict
+            .notes
+            .iter()
+            .any(|note| note.contains("written as text")),
+        "one of three is no majority: {:?}",
+        verdict.notes
+    );
+    current.scenarios[1].call_as_text = true;
+    let verdict = decide(&current, None, &policy());
+    assert_eq!(
+        verdict.notes[0],
+        "2 of 3 runs ended on a tool call written as text (`functions.NAME:`, a `<tool_call>` \
+         block or call JSON): the server's chat format turned the model's calls into text, a \
+         serving problem rather than the model's choice; try `--tool-calling prompted` \
+         (docs/agents.md)"
     );
 }
 
