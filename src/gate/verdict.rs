@@ -252,7 +252,8 @@ fn compare(
         ));
     }
 
-    // Scenarios judged now that the baseline has, with an unchanged file.
+    // Scenarios judged on both sides, with an unchanged file: one errored on either side says
+    // nothing about a change, and counting it on one side only would skew the rates.
     let mut passed = 0;
     let mut counts = Vec::new();
     let mut compared = BTreeSet::new();
@@ -260,7 +261,10 @@ fn compare(
         let Some(before) = baseline.scenario(&result.id) else {
             continue;
         };
-        if changed_files.contains(&result.id) || result.outcome == Outcome::Errored {
+        if changed_files.contains(&result.id)
+            || result.outcome == Outcome::Errored
+            || before.judged() == 0
+        {
             continue;
         }
         compared.insert(result.id.as_str());

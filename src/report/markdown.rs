@@ -531,7 +531,14 @@ fn neutralise_note(note: &str) -> String {
 /// [`text::trajectory_metrics`]).
 fn metrics(input: &Input<'_>) -> Option<String> {
     let now = Metrics::of(input.report);
-    let before = input.baseline.map(|b| b.metrics);
+    let (before, left_out) = match input
+        .baseline
+        .map(|b| text::comparable_metrics(input.report, b))
+    {
+        Some(Ok(metrics)) => (Some(*metrics), None),
+        Some(Err(why)) => (None, Some(why)),
+        None => (None, None),
+    };
     let mut out =
         "#### Metrics\n\n| metric | this run | baseline | Δ |\n|---|--:|--:|--:|\n".to_string();
     let mut any = false;
@@ -551,6 +558,9 @@ fn metrics(input: &Input<'_>) -> Option<String> {
         );
     }
     out.push('\n');
+    if let Some(why) = left_out {
+        let _ = writeln!(out, "{why}\n");
+    }
     let overall = &input.report.metrics.overall;
     if overall.runs > 0 {
         any = true;

@@ -60,6 +60,11 @@ fn metrics_lines(report: &RunReport, baseline: Option<&Baseline>) -> String {
         })
         .collect();
     let now = crate::gate::metrics::Metrics::of(report);
+    let (baseline, left_out) = match baseline.map(|b| text::comparable_metrics(report, b)) {
+        Some(Ok(metrics)) => (Some(metrics), None),
+        Some(Err(why)) => (None, Some(why)),
+        None => (None, None),
+    };
     let compared: Vec<String> = text::BASELINE_METRICS
         .iter()
         .map(|(name, pick, is_share)| {
@@ -67,7 +72,7 @@ fn metrics_lines(report: &RunReport, baseline: Option<&Baseline>) -> String {
             match baseline {
                 Some(baseline) => format!(
                     "{name} {value} ({})",
-                    text::metric_delta(pick(&now), pick(&baseline.metrics), *is_share)
+                    text::metric_delta(pick(&now), pick(baseline), *is_share)
                 ),
                 None => format!("{name} {value}"),
             }
@@ -83,6 +88,9 @@ fn metrics_lines(report: &RunReport, baseline: Option<&Baseline>) -> String {
         },
         compared.join(" | ")
     );
+    if let Some(why) = left_out {
+        text.push_str(&format!("{why}\n"));
+    }
     let confused: Vec<String> = metrics
         .confusion
         .iter()
@@ -517,6 +525,29 @@ mod tests {
             !text.contains("runs ended on a tool call written as text"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_run_of_part_of_the_baseline_shows_no_metric_deltas() {
+        let mut passed = result("T1-001", 1, Outcome::Pass, vec![]);
+        passed.metrics = Some(crate::report::sample::run_metrics(None));
+        let mut other = result("T2-007", 2, Outcome::Pass, vec![]);
+        other.metrics = passed.metrics.clone();
+        let mut whole = report(vec![passed.clone(), other]);
+        whole.metrics = crate::results::metrics_of(&whole.scenarios);
+        let baseline = Baseline::from_report(&whole);
+        let mut part = report(vec![passed]);
+        part.metrics = crate::results::metrics_of(&part.scenarios);
+        let text = metrics_lines(&part, Some(&baseline));
+        assert!(!text.contains("vs baseline"), "{text}");
+        assert!(
+            text.contains(
+                "metric deltas left out: this run covers 1 of the baseline's 2 scenarios, and a \
+                 baseline keeps whole-suite means only\n"
+            ),
+            "{text}"
+        );
+        assert!(metrics_lines(&whole, Some(&baseline)).contains("vs baseline"));
     }
 
     #[test]

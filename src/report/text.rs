@@ -33,6 +33,29 @@ pub fn metric_value(value: Option<f64>, is_share: bool) -> String {
     }
 }
 
+/// The baseline's mean metrics when they can be compared with `report`'s: a baseline keeps
+/// whole-suite means only, so a run that leaves out some of its scenarios (`--only`, a shard)
+/// gets `Err` with the line that says why no delta is shown.
+pub fn comparable_metrics<'a>(
+    report: &RunReport,
+    baseline: &'a crate::gate::Baseline,
+) -> Result<&'a Metrics, String> {
+    let covered = baseline
+        .scenarios
+        .iter()
+        .filter(|scenario| report.scenario(&scenario.id).is_some())
+        .count();
+    if covered == baseline.scenarios.len() {
+        Ok(&baseline.metrics)
+    } else {
+        Err(format!(
+            "metric deltas left out: this run covers {covered} of the baseline's {} scenarios, \
+             and a baseline keeps whole-suite means only",
+            baseline.scenarios.len()
+        ))
+    }
+}
+
 /// `now - before` as [`BASELINE_METRICS`] shows it: `+2.5 pts` for a share, `-0.25` for a
 /// mean, `-` when either is absent.
 pub fn metric_delta(now: Option<f64>, before: Option<f64>, is_share: bool) -> String {

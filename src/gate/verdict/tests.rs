@@ -408,6 +408,25 @@ fn mostly_errored_runs_give_no_verdict() {
 }
 
 #[test]
+fn a_scenario_errored_in_the_baseline_is_left_out_of_both_rates() {
+    let mut base = baseline(&[("A", 1, 1), ("B", 1, 1), ("C", 1, 0)], 1);
+    // C errored in its one baseline run: nothing to compare it with.
+    base.scenarios[2].failed = 0;
+    base.scenarios[2].errored = 1;
+    let current = report(&[
+        ("A", 1, Outcome::Pass),
+        ("B", 1, Outcome::Pass),
+        ("C", 1, Outcome::Fail),
+    ]);
+    let verdict = decide(&current, Some(&base), &policy());
+    let comparison = verdict.comparison.expect("compared");
+    assert_eq!(comparison.scenarios, 2);
+    assert_eq!(comparison.current.rate, 1.0);
+    assert_eq!(comparison.baseline.rate, 1.0);
+    assert_eq!(verdict.decision, Decision::Pass);
+}
+
+#[test]
 fn a_context_overflow_names_what_the_tools_cost_before_any_blame() {
     let mut current = report(&[
         ("A", 1, Outcome::Errored),
