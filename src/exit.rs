@@ -9,7 +9,7 @@ use std::process::ExitCode;
 /// | 0 | the gate passed (or the command succeeded; `lint`: no finding at or above `--fail-on`; `drift`: no drift; `score`: the traces were scored) |
 /// | 1 | the gate failed: a regression beyond the tolerance band, a Tier 5 failure, or a pass rate under `--min-pass-rate`; `lint`: a finding at or above `--fail-on`; `drift`: a breaking change; `cassette verify`: a live answer or catalog differs from the recording |
 /// | 2 | error: bad input, bad usage, or an internal failure; nothing was judged |
-/// | 3 | could not evaluate: most runs errored (provider outage, timeouts), so no verdict |
+/// | 3 | could not evaluate: most runs errored (provider outage, timeouts), or the results are of an interrupted run, so no verdict |
 /// | 4 | `drift`: descriptions changed, nothing breaking |
 /// | 5 | `drift`: only non-breaking changes (tools or optional parameters added) |
 /// | 6 | inconclusive: a drop beyond the band that is not significant (only with `--on-inconclusive distinct`; by default it exits 0) |

@@ -70,6 +70,24 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
         subject_changed: Vec::new(),
         quarantine: quarantine_uses(current, policy),
     };
+    if let Some(run) = current.run.as_ref().filter(|run| run.interrupted) {
+        // Stopped early: the scenarios that never ran (Tier 5 among them, perhaps) would be
+        // judged by their absence.
+        let mut never_ran: Vec<&str> = run.not_run.iter().map(|not| not.id.as_str()).collect();
+        never_ran.dedup();
+        verdict.decision = Decision::NoVerdict;
+        verdict.reasons.push(format!(
+            "the run was interrupted: {} run(s) never finished{}, so it is not judged (run the \
+             gate again)",
+            run.not_run.len(),
+            if never_ran.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", never_ran.join(", "))
+            }
+        ));
+        return verdict;
+    }
     let overall = current.summary.overall;
     let diagnoses = diagnoses(current);
     if overall.total == 0 || overall.errored * 2 > overall.total {

@@ -408,6 +408,36 @@ fn mostly_errored_runs_give_no_verdict() {
 }
 
 #[test]
+fn an_interrupted_run_read_back_from_its_file_gets_no_verdict() {
+    let mut current = report(&[("A", 1, Outcome::Pass), ("B", 1, Outcome::Pass)]);
+    let not_run = |id: &str, repeat| crate::results::NotRun {
+        id: id.to_owned(),
+        repeat,
+    };
+    current.run = Some(crate::results::RunMeta {
+        interrupted: true,
+        not_run: vec![
+            not_run("T5-001", 0),
+            not_run("T5-001", 1),
+            not_run("T5-002", 0),
+        ],
+        ..crate::results::RunMeta::default()
+    });
+    let base = baseline(&[("A", 1, 1), ("B", 1, 1)], 1);
+    for baseline in [None, Some(&base)] {
+        let verdict = decide(&current, baseline, &policy());
+        assert_eq!(verdict.decision, Decision::NoVerdict);
+        assert_eq!(
+            verdict.reasons,
+            vec![
+                "the run was interrupted: 3 run(s) never finished (T5-001, T5-002), so it is not \
+                 judged (run the gate again)"
+            ]
+        );
+    }
+}
+
+#[test]
 fn a_scenario_errored_in_the_baseline_is_left_out_of_both_rates() {
     let mut base = baseline(&[("A", 1, 1), ("B", 1, 1), ("C", 1, 0)], 1);
     // C errored in its one baseline run: nothing to compare it with.
