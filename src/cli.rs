@@ -351,6 +351,11 @@ pub struct GateArgs {
     /// local servers whose chat format loses native calls [default: native].
     #[arg(long, value_enum, env = "TOOLGATE_TOOL_CALLING")]
     pub tool_calling: Option<crate::agent::ToolCalling>,
+    /// Model agents: which tools each scenario offers. `all`: the whole catalog. `scenario`:
+    /// the tools of the groups (categories, or servers) the scenario names, and their
+    /// look-alikes, for models whose context window cannot hold the catalog [default: all].
+    #[arg(long, value_enum, env = "TOOLGATE_TOOL_OFFER")]
+    pub tool_offer: Option<crate::runner::ToolOffer>,
     /// Whether the model must call tools: auto, required, none [default: the provider's].
     #[arg(long, value_enum, env = "TOOLGATE_TOOL_CHOICE")]
     pub tool_choice: Option<crate::agent::ToolChoice>,

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use crate::agent::{AgentKind, ToolCalling, ToolChoice};
 use crate::cli::GateArgs;
 use crate::defaults;
+use crate::runner::ToolOffer;
 
 /// The config file's name under the suite root, read when `--config` is not given.
 pub const FILE_NAME: &str = "toolgate.yaml";
@@ -79,6 +80,9 @@ pub struct ConfigFile {
     /// `openai` agent: `native` function calling (default) or `prompted` (the tools in the
     /// system prompt, the calls read from the reply's text).
     pub tool_calling: Option<ToolCalling>,
+    /// Model agents: offer `all` tools (default) or only the `scenario`'s groups and
+    /// look-alikes in each scenario.
+    pub tool_offer: Option<ToolOffer>,
     /// Run the suite on the user's declarative mock tools instead of the built-in world.
     pub mocks: Option<MocksConfig>,
     /// What recorded cassettes leave out, and what `toolgate cassette verify` ignores.
@@ -199,6 +203,8 @@ pub struct Settings {
     pub stream: bool,
     /// `openai` agent: how the model is offered the tools (`--tool-calling`, `tool_calling:`).
     pub tool_calling: ToolCalling,
+    /// Model agents: which tools each scenario offers (`--tool-offer`, `tool_offer:`).
+    pub tool_offer: ToolOffer,
 }
 
 impl Settings {
@@ -293,6 +299,7 @@ impl Settings {
             scoring: file.scoring.unwrap_or_default(),
             stream: args.stream || file.stream.unwrap_or(false),
             tool_calling: args.tool_calling.or(file.tool_calling).unwrap_or_default(),
+            tool_offer: args.tool_offer.or(file.tool_offer).unwrap_or_default(),
         };
 
         // A bad value names where it came from: the file's key unless a flag overrode it.
@@ -303,6 +310,16 @@ impl Settings {
                 format!("`--{}`", key.replace('_', "-"))
             }
         };
+        if settings.tool_offer == ToolOffer::Scenario
+            && !matches!(settings.agent, AgentKind::Openai | AgentKind::Anthropic)
+        {
+            bail!(
+                "{}: offering each scenario its own tools is for the model agents (`openai`, \
+                 `anthropic`), not `{}`",
+                origin("tool_offer", args.tool_offer.is_none()),
+                settings.agent.as_str()
+            );
+        }
         if settings.tool_calling == ToolCalling::Prompted && settings.agent != AgentKind::Openai {
             bail!(
                 "{}: prompted tool calling is for the `openai` agent, not `{}`",
@@ -544,6 +561,17 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "`--tool-calling`: prompted tool calling is for the `openai` agent, not `anthropic`"
+        );
+        let error = Settings::resolve(
+            &args(&["--tool-offer", "scenario"]),
+            &file("agent: command\ncommand: ./agent\n"),
+            Path::new(PATH),
+        )
+        .expect_err("a command agent lists its tools itself");
+        assert_eq!(
+            error.to_string(),
+            "`--tool-offer`: offering each scenario its own tools is for the model agents \
+             (`openai`, `anthropic`), not `command`"
         );
         let error = Settings::resolve(
             &args(&[]),

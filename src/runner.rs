@@ -40,6 +40,43 @@ pub struct RunOptions {
     pub repeat: u32,
     /// The optional judge; it can only turn a pass into `degraded`.
     pub judge: Option<Arc<Judge>>,
+    /// Per scenario id, the only tools a model agent (`openai`, `anthropic`) is offered
+    /// (`--tool-offer scenario`, see [`Scenario::offered_tools`]); `None` offers every tool.
+    /// The server still serves them all: a call to a tool not offered runs as any other.
+    pub offered: Option<Arc<std::collections::HashMap<String, Vec<String>>>>,
+}
+
+/// Which tools a model agent is offered in each scenario (`--tool-offer`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOffer {
+    /// The whole catalog, in every scenario.
+    #[default]
+    All,
+    /// The tools of the groups the scenario names, and their look-alikes
+    /// ([`Scenario::offered_tools`]): for models whose context window cannot hold the catalog.
+    Scenario,
+}
+
+impl ToolOffer {
+    /// The name used on the command line, in files and in results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolOffer::All => "all",
+            ToolOffer::Scenario => "scenario",
+        }
+    }
 }
 
 impl Default for RunOptions {
@@ -51,6 +88,7 @@ impl Default for RunOptions {
             scoring: ScoringOptions::default(),
             repeat: 1,
             judge: None,
+            offered: None,
         }
     }
 }
@@ -541,8 +579,22 @@ async fn play(
     let client = McpClient::connect_in_process(harness.clone())
         .await
         .map_err(|error| format!("failed to connect to the harness: {error:#}"))?;
+    let offered = options
+        .offered
+        .as_ref()
+        .filter(|_| matches!(agent, Agent::OpenAi(_) | Agent::Anthropic(_)))
+        .and_then(|offered| offered.get(&scenario.id));
     let definitions = match client.list_tools().await {
-        Ok(definitions) => definitions,
+        Ok(mut definitions) => {
+            if let Some(offered) = offered {
+                definitions.retain(|definition| {
+                    definition["name"]
+                        .as_str()
+                        .is_some_and(|name| offered.iter().any(|tool| tool == name))
+                });
+            }
+            definitions
+        }
         Err(error) => {
             let _ = client.close().await;
             return Err(format!("failed to list tools: {error:#}"));

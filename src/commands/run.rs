@@ -133,6 +133,8 @@ fn run_meta(settings: &Settings, endpoint: Option<&Endpoint>) -> RunMeta {
         tool_calling: (settings.agent == AgentKind::Openai)
             .then(|| settings.tool_calling.as_str().to_owned()),
         catalog_tokens: None,
+        tool_offer: matches!(settings.agent, AgentKind::Openai | AgentKind::Anthropic)
+            .then(|| settings.tool_offer.as_str().to_owned()),
         system_prompt_sha256: settings.system_prompt.as_deref().map(crate::fs::sha256_hex),
         repeat: settings.repeat,
         concurrency: settings.concurrency,
@@ -240,6 +242,9 @@ fn run_for_gate(
         &loaded.catalog,
     )?;
     pins.shard = args.ci.shard;
+    if settings.tool_offer == runner::ToolOffer::Scenario {
+        pins.tool_offer = Some(runner::ToolOffer::Scenario.as_str().to_owned());
+    }
     pins.servers = loaded.servers;
     if let Some(path) = &loaded.mocks {
         // The rules are behaviour the scenarios are measured on: pinned like a fixture, so a
@@ -260,12 +265,21 @@ fn run_for_gate(
         loops: settings.scoring.loops.unwrap_or_default(),
     };
     let judge = build_judge(args)?.map(Arc::new);
+    let offered = (settings.tool_offer == runner::ToolOffer::Scenario).then(|| {
+        Arc::new(
+            selected
+                .iter()
+                .map(|scenario| (scenario.id.clone(), scenario.offered_tools(&loaded.catalog)))
+                .collect(),
+        )
+    });
     let options = RunOptions {
         concurrency: settings.concurrency,
         run_timeout: settings.timeout,
         repeat: settings.repeat,
         scoring,
         judge: judge.clone(),
+        offered,
         ..RunOptions::default()
     };
     let plan = runner::RunPlan {

@@ -39,7 +39,7 @@ fn diagnoses(current: &RunReport) -> Vec<String> {
         lines.push(format!(
             "{overflowed} of {total} runs overflowed the model's context window{cost}: give the \
              model server a larger window (llama.cpp `-c`, llama-cpp-python `--n_ctx`, Ollama \
-             `num_ctx`) or run a suite with fewer tools (`toolgate lint` shows each tool's cost)"
+             `num_ctx`) or offer each scenario only its own tools (`--tool-offer scenario`)"
         ));
     }
     let as_text = current

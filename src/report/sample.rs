@@ -68,6 +68,7 @@ pub(crate) fn pins(harness: &str, t2_hash: char) -> Pins {
         provider: "openai-compatible localhost:11434".into(),
         system_prompt_sha256: Some("5".repeat(64)),
         tool_calling: None,
+        tool_offer: None,
         judge_model: None,
         harness_version: harness.into(),
         scenario_set_sha256: String::new(),

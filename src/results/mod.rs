@@ -94,10 +94,15 @@ pub struct RunMeta {
     /// the system prompt, calls read from the text); absent for other agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calling: Option<String>,
-    /// Tokens (o200k) of the tool definitions offered to a model agent, as OpenAI function
-    /// tools: what every request costs before any message; absent for agents without a model.
+    /// Tokens (o200k) of the whole catalog's tool definitions as OpenAI function tools: what
+    /// every request costs before any message when every tool is offered; absent for agents
+    /// without a model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub catalog_tokens: Option<u64>,
+    /// Which tools a model agent was offered in each scenario: `all`, or `scenario` (the
+    /// groups the scenario names and their look-alikes); absent for agents without a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_offer: Option<String>,
     /// Lowercase hex SHA-256 of the system prompt's UTF-8 bytes; `None` when there is none.
     pub system_prompt_sha256: Option<String>,
     /// Runs per scenario (k of pass^k), at least 1.

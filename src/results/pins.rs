@@ -54,6 +54,11 @@ pub struct Pins {
     /// The shard of the suite this run covered; `None` for a whole run (or a merge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// `scenario` when each scenario offered a model only its own groups' tools and their
+    /// look-alikes (`--tool-offer scenario`); absent when every tool was offered. A smaller
+    /// offer is an easier test: runs of the two are measured with different rulers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_offer: Option<String>,
     /// Per server of a suite of the user's own servers (`servers:` name): its command, version
     /// and listed tools. Empty (and left out of the file) for the built-in world.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -246,6 +251,7 @@ impl Pins {
             scenarios: pinned,
             fixtures,
             shard: None,
+            tool_offer: None,
             servers: BTreeMap::new(),
         })
     }
@@ -289,6 +295,14 @@ impl Pins {
             changes.push("the tool catalog changed".to_string());
         }
         changes.extend(self.server_changes(baseline));
+        if self.tool_offer != baseline.tool_offer {
+            let offer = |offer: &Option<String>| offer.clone().unwrap_or_else(|| "all".to_owned());
+            changes.push(format!(
+                "tool offer `{}` -> `{}`",
+                offer(&baseline.tool_offer),
+                offer(&self.tool_offer)
+            ));
+        }
         if self.judge_model != baseline.judge_model {
             changes.push(format!(
                 "judge model `{}` -> `{}`",
@@ -400,6 +414,7 @@ pub(crate) mod tests {
             provider: "openai-compatible localhost:8080".into(),
             system_prompt_sha256: None,
             tool_calling: None,
+            tool_offer: None,
             judge_model: None,
             harness_version: "0.1.0".into(),
             scenario_set_sha256: String::new(),
@@ -514,6 +529,15 @@ pub(crate) mod tests {
             prompted.subject_changes(&pins()),
             vec!["tool calling `native` -> `prompted`"]
         );
+        let smaller = Pins {
+            tool_offer: Some("scenario".to_owned()),
+            ..pins()
+        };
+        assert_eq!(
+            smaller.ruler_changes(&pins()),
+            vec!["tool offer `all` -> `scenario`"]
+        );
+        assert_eq!(smaller.subject_changes(&pins()), Vec::<String>::new());
     }
 
     #[test]

@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use serde_json_path::JsonPath;
 
 use self::assertion::Assertion;
+use crate::catalog::{self, Catalog};
 
 pub use fixture::load_fixture;
 pub use load::{load_dir, load_faults, load_file};
@@ -442,6 +443,57 @@ impl Scenario {
     /// Whether `tool` is read-only in the catalog the scenario was loaded with.
     pub fn is_read_only(&self, tool: &str) -> bool {
         self.read_only.contains(tool)
+    }
+
+    /// The tools this scenario names: its expected calls' tools (every equivalent one), its
+    /// forbidden calls', its per-tool budgets' and its faults' tools, sorted.
+    pub fn named_tools(&self) -> std::collections::BTreeSet<&str> {
+        let expected = self
+            .expected_calls
+            .iter()
+            .flat_map(|call| std::iter::once(&call.tool).chain(&call.also));
+        expected
+            .chain(self.forbidden_calls.iter().map(|call| &call.tool))
+            .chain(self.max_per_tool.keys())
+            .chain(self.faults.iter().map(|fault| &fault.tool))
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The tools a model is offered in this scenario under `--tool-offer scenario`: every
+    /// catalog tool of the groups (categories, or servers for the user's own tools) of the
+    /// tools the scenario names ([`Scenario::named_tools`]), and each named tool's look-alike
+    /// ([`Catalog::look_alike`]), which is what tests the choice between them. A scenario that
+    /// names no tool (an answer without calls) is offered the whole catalog. In catalog order.
+    pub fn offered_tools(&self, catalog: &Catalog) -> Vec<String> {
+        let named = self.named_tools();
+        if named.is_empty() {
+            return catalog
+                .tools()
+                .iter()
+                .map(|tool| tool.name.clone())
+                .collect();
+        }
+        let groups: std::collections::BTreeSet<&str> = named
+            .iter()
+            .filter_map(|name| catalog.tool(name))
+            .map(catalog::ToolDef::group)
+            .collect();
+        let look_alikes: std::collections::BTreeSet<&str> = named
+            .iter()
+            .filter_map(|name| catalog.look_alike(name))
+            .map(|tool| tool.name.as_str())
+            .collect();
+        catalog
+            .tools()
+            .iter()
+            .filter(|tool| {
+                groups.contains(tool.group())
+                    || named.contains(tool.name.as_str())
+                    || look_alikes.contains(tool.name.as_str())
+            })
+            .map(|tool| tool.name.clone())
+            .collect()
     }
 }
 

@@ -308,3 +308,55 @@ async fn duplicate_call_ids_reach_the_trace_as_a_note() {
     assert_eq!(notes, vec![vec![], vec![CallNote::DuplicateId]]);
     assert_eq!(run.trace[1].turn, run.trace[0].turn);
 }
+
+#[tokio::test]
+async fn offering_each_scenario_its_own_tools_sends_the_model_only_those() {
+    let scenario = load_file(
+        &repo().join("scenarios/tier1/T1-001.json"),
+        &repo(),
+        Catalog::builtin(),
+    )
+    .expect("T1-001 loads");
+    let offered = scenario.offered_tools(Catalog::builtin());
+    // T1-001 names crm_search_contacts and data_query_sql: their categories whole, and the
+    // declared look-alike of the search, admin_search_users; nothing of erp, comm or utility.
+    let group = |prefix: &str| {
+        Catalog::builtin()
+            .tools()
+            .iter()
+            .filter(|tool| tool.name.starts_with(prefix))
+            .count()
+    };
+    assert_eq!(
+        offered.len(),
+        group("crm_") + group("data_") + 1,
+        "{offered:?}"
+    );
+    assert!(offered.iter().any(|tool| tool == "admin_search_users"));
+    assert!(!offered.iter().any(|tool| tool.starts_with("erp_")));
+
+    let provider =
+        FakeProvider::start(vec![reply(answer("Maria Garcia and Wei Chen."))], None).await;
+    let mut config = OpenAiConfig::from_env("fake-model");
+    config.base_url = provider.base_url();
+    let agent = Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("config")));
+    let backends = WorldBackends::new(ToolSet::builtin());
+    let options = RunOptions {
+        offered: Some(std::sync::Arc::new(
+            [(scenario.id.clone(), offered.clone())]
+                .into_iter()
+                .collect(),
+        )),
+        ..RunOptions::default()
+    };
+    run_one(0, 0, &scenario, &agent, &backends, &options).await;
+
+    let requests = provider.requests();
+    let sent: Vec<&str> = requests[0]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["function"]["name"].as_str())
+        .collect();
+    assert_eq!(sent, offered);
+}

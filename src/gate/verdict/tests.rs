@@ -481,8 +481,8 @@ fn a_context_overflow_names_what_the_tools_cost_before_any_blame() {
             "2 of 3 runs errored: no verdict (fix the agent or provider and run again)",
             "2 of 3 runs overflowed the model's context window; the tools offered cost about \
              7712 tokens (o200k) before any message: give the model server a larger window \
-             (llama.cpp `-c`, llama-cpp-python `--n_ctx`, Ollama `num_ctx`) or run a suite with \
-             fewer tools (`toolgate lint` shows each tool's cost)",
+             (llama.cpp `-c`, llama-cpp-python `--n_ctx`, Ollama `num_ctx`) or offer each \
+             scenario only its own tools (`--tool-offer scenario`)",
         ]
     );
 }
