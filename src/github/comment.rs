@@ -15,6 +15,22 @@ use super::{Connection, status_of};
 /// Comments fetched per page (GitHub's maximum).
 const PER_PAGE: usize = 100;
 
+/// The most pages of comments read: 10,000 comments, far beyond a real pull request. An API
+/// that ignores `page` (some caching proxies) would otherwise be read forever.
+const MAX_PAGES: usize = 100;
+
+/// Attempts of the whole find-then-write step when GitHub answers 5xx or the connection fails.
+/// Each attempt lists the comments again first, so a comment that a failed POST did create is
+/// found and updated, never posted twice.
+const ATTEMPTS: u32 = 3;
+
+/// Wait before the second attempt; doubled before each later one.
+const FIRST_BACKOFF: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The most the comment step may take, all attempts included: the verdict is already printed,
+/// and a CI job must end with it, not be cancelled while a comment is retried.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// What happened to the comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Posted {
@@ -72,6 +88,11 @@ pub enum CommentError {
 
 /// Creates or updates the sticky comment on pull request `pr`: the newest comment of `author`
 /// whose body contains `marker` is updated to `body`, unless it already reads `body`.
+///
+/// A 5xx answer or a failed connection is tried again, up to [`ATTEMPTS`] times with a
+/// doubling wait from [`FIRST_BACKOFF`], each time from the listing (so never two comments);
+/// 401/403/404 is [`CommentError::Forbidden`] at once. The whole step ends within
+/// [`DEADLINE`].
 pub async fn upsert(
     connection: &Connection,
     pr: u64,
@@ -79,12 +100,78 @@ pub async fn upsert(
     author: &Author,
     body: &str,
 ) -> Result<Posted, CommentError> {
-    let client = connection.client()?;
+    let attempts = async {
+        let mut wait = FIRST_BACKOFF;
+        for attempt in 1..=ATTEMPTS {
+            match attempt_upsert(connection, pr, marker, author, body).await {
+                Err(Failure::Transient(_)) if attempt < ATTEMPTS => {
+                    tokio::time::sleep(wait).await;
+                    wait *= 2;
+                }
+                Err(Failure::Transient(error) | Failure::Final(error)) => return Err(error),
+                Ok(posted) => return Ok(posted),
+            }
+        }
+        unreachable!("the last attempt returns")
+    };
+    tokio::time::timeout(DEADLINE, attempts)
+        .await
+        .unwrap_or_else(|_| {
+            Err(CommentError::Other(anyhow!(
+                "the comment on pull request #{pr} was not written within {} s",
+                DEADLINE.as_secs()
+            )))
+        })
+}
+
+/// Why one attempt failed: `Transient` (5xx, 429, transport) may succeed when tried again.
+enum Failure {
+    Transient(CommentError),
+    Final(CommentError),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Failure {
+        Failure::Final(CommentError::Other(error))
+    }
+}
+
+/// Whether a GitHub error may go away when the request is sent again.
+fn transient(error: &octocrab::Error) -> bool {
+    match status_of(error) {
+        Some(status) => status >= 500 || status == 429,
+        None => matches!(
+            error,
+            octocrab::Error::Hyper { .. } | octocrab::Error::Service { .. }
+        ),
+    }
+}
+
+/// One find-then-write attempt of [`upsert`].
+async fn attempt_upsert(
+    connection: &Connection,
+    pr: u64,
+    marker: &str,
+    author: &Author,
+    body: &str,
+) -> Result<Posted, Failure> {
+    let client = connection.client_without_retries()?;
     let (owner, name) = connection.owner_and_name()?;
     let forbidden = |error: &octocrab::Error| {
         status_of(error)
             .filter(|s| matches!(s, 401 | 403 | 404))
-            .map(|status| CommentError::Forbidden { pr, status })
+            .map(|status| Failure::Final(CommentError::Forbidden { pr, status }))
+    };
+    let failed = |error: octocrab::Error, doing: String| {
+        forbidden(&error).unwrap_or_else(|| {
+            let retry = transient(&error);
+            let error = CommentError::Other(anyhow!(error).context(doing));
+            if retry {
+                Failure::Transient(error)
+            } else {
+                Failure::Final(error)
+            }
+        })
     };
     let author = match author {
         Author::Login(login) => Owner::Login(login.clone()),
@@ -95,26 +182,50 @@ pub async fn upsert(
             },
             Err(error) if matches!(status_of(&error), Some(401 | 403 | 404)) => Owner::AnyBot,
             Err(error) => {
-                return Err(anyhow!(error)
-                    .context("failed to find whose token this is (`GET /user`)")
-                    .into());
+                return Err(failed(
+                    error,
+                    "failed to find whose token this is (`GET /user`)".to_owned(),
+                ));
             }
         },
     };
     let mut found: Option<(u64, bool)> = None;
-    for page in 1.. {
+    let mut first_ids: Option<Vec<Value>> = None;
+    for page in 1..=MAX_PAGES + 1 {
+        if page > MAX_PAGES {
+            return Err(Failure::Final(CommentError::Other(anyhow!(
+                "pull request #{pr} has more than {} comments pages of {PER_PAGE}; the sticky \
+                 comment was not looked for further",
+                MAX_PAGES
+            ))));
+        }
         let route =
             format!("/repos/{owner}/{name}/issues/{pr}/comments?per_page={PER_PAGE}&page={page}");
         let comments: Vec<Value> = match client.get(&route, None::<&()>).await {
             Ok(comments) => comments,
             Err(error) => {
-                return Err(forbidden(&error).unwrap_or_else(|| {
-                    anyhow!(error)
-                        .context(format!("failed to list the comments of pull request #{pr}"))
-                        .into()
-                }));
+                return Err(failed(
+                    error,
+                    format!("failed to list the comments of pull request #{pr}"),
+                ));
             }
         };
+        // A full page that repeats the first one: the API ignores `page`.
+        let ids: Vec<Value> = comments
+            .iter()
+            .map(|comment| comment["id"].clone())
+            .collect();
+        match &first_ids {
+            Some(first) if page > 1 && *first == ids => {
+                return Err(Failure::Final(CommentError::Other(anyhow!(
+                    "the API answered page {page} of the comments of pull request #{pr} with \
+                     page 1 again: it ignores `page` (a caching proxy?), so the sticky comment \
+                     cannot be looked for"
+                ))));
+            }
+            None => first_ids = Some(ids),
+            Some(_) => {}
+        }
         for comment in &comments {
             let marked = comment["body"].as_str().is_some_and(|b| b.contains(marker));
             if marked
@@ -152,12 +263,10 @@ pub async fn upsert(
         }
     };
     let reply = result.map_err(|error| {
-        forbidden(&error).unwrap_or_else(|| {
-            CommentError::Other(
-                anyhow!(error)
-                    .context(format!("failed to write the comment on pull request #{pr}")),
-            )
-        })
+        failed(
+            error,
+            format!("failed to write the comment on pull request #{pr}"),
+        )
     })?;
     let id = reply["id"]
         .as_u64()

@@ -57,10 +57,22 @@ impl Connection {
         }
     }
 
-    /// An API client; must run inside a tokio runtime.
+    /// An API client; must run inside a tokio runtime. It resends a request answered 5xx (up
+    /// to 3 times, octocrab's default): right for reads.
     fn client(&self) -> Result<Octocrab> {
+        self.build_client(true)
+    }
+
+    /// An API client that never resends a request, for writes: octocrab resends 5xx answers at
+    /// once, without a wait, and a resent POST can post a comment twice. `comment::upsert`
+    /// retries its whole find-then-write step instead.
+    fn client_without_retries(&self) -> Result<Octocrab> {
+        self.build_client(false)
+    }
+
+    fn build_client(&self, retries: bool) -> Result<Octocrab> {
         crate::tls::install_crypto_provider();
-        Octocrab::builder()
+        let builder = Octocrab::builder()
             .base_uri(self.api_url.as_str())
             .with_context(|| format!("`{}` is not a URL for the GitHub API", self.api_url))?
             .personal_token(self.token.clone())
@@ -70,9 +82,13 @@ impl Connection {
                 "application/vnd.github+json".to_owned(),
             )
             .set_connect_timeout(Some(Duration::from_secs(10)))
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .build()
-            .context("failed to build the GitHub client")
+            .set_read_timeout(Some(Duration::from_secs(60)));
+        let builder = if retries {
+            builder
+        } else {
+            builder.add_retry_config(octocrab::service::middleware::retry::RetryConfig::None)
+        };
+        builder.build().context("failed to build the GitHub client")
     }
 }
 

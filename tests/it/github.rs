@@ -227,6 +227,90 @@ fn forbidden() -> ResponseTemplate {
 }
 
 #[tokio::test]
+async fn an_api_that_ignores_page_is_read_twice_not_forever() {
+    let server = MockServer::start().await;
+    let full: Vec<Value> = (1..=100).map(|id| comment(id, "someone", "LGTM")).collect();
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/agent/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(full))
+        .mount(&server)
+        .await;
+    let error = upsert(&connection(&server), 7, MARKER, &actions_bot(), "x")
+        .await
+        .expect_err("the listing never ends");
+    assert!(error.to_string().contains("it ignores `page`"), "{error}");
+    let requests = server.received_requests().await.unwrap_or_default();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert!(
+        requests
+            .iter()
+            .all(|request| request.method.as_str() == "GET")
+    );
+}
+
+#[tokio::test]
+async fn a_post_answered_502_is_tried_again_after_listing_again_never_twice_at_once() {
+    let server = MockServer::start().await;
+    comments_page("1", Vec::new()).mount(&server).await;
+    Mock::given(method("POST"))
+        .and(path("/repos/acme/agent/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(502))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/repos/acme/agent/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(comment(
+            43,
+            "github-actions[bot]",
+            "x",
+        )))
+        .mount(&server)
+        .await;
+    let posted = upsert(&connection(&server), 7, MARKER, &actions_bot(), "x")
+        .await
+        .expect("posted on the second attempt");
+    assert_eq!(posted, Posted::Created(43));
+    let methods: Vec<String> = server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|request| request.method.to_string())
+        .collect();
+    // List, POST (502), then list again before the second POST: one POST per attempt.
+    assert_eq!(methods, vec!["GET", "POST", "GET", "POST"]);
+}
+
+#[tokio::test]
+async fn a_comment_a_failed_post_did_create_is_found_not_posted_again() {
+    let server = MockServer::start().await;
+    let body = format!("{MARKER}\nreport");
+    // The POST is answered 502, yet GitHub wrote the comment: the next listing has it.
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/agent/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(Vec::<Value>::new()))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    comments_page("1", vec![comment(44, "github-actions[bot]", &body)])
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/repos/acme/agent/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(502))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let posted = upsert(&connection(&server), 7, MARKER, &actions_bot(), &body)
+        .await
+        .expect("found on the second attempt");
+    assert_eq!(posted, Posted::Unchanged(44));
+}
+
+#[tokio::test]
 async fn a_read_only_token_gets_a_typed_forbidden_error() {
     let server = MockServer::start().await;
     comments_page("1", Vec::new()).mount(&server).await;
