@@ -231,6 +231,24 @@ fn scenario_cases() -> Vec<Case> {
             &format!("{f}type: unknown variant `single`"),
         ),
         case(
+            "overlong id",
+            S,
+            good_with("\"T1-100\"", &format!("\"{}\"", "A".repeat(129))),
+            VALIDATE,
+            2,
+            &format!("{f}id: is 129 characters long; at most 128 are allowed"),
+        ),
+        case(
+            "id with a space",
+            S,
+            good_with("\"T1-100\"", "\"T1 100\""),
+            VALIDATE,
+            2,
+            &format!(
+                "{f}id: ' ' is not allowed in an id: use ASCII letters, digits, `-`, `_` and `.`"
+            ),
+        ),
+        case(
             "empty prompt",
             S,
             good_with("\"Find Ada.\"", "\"\""),

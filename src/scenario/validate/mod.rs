@@ -61,6 +61,28 @@ fn line_of(text: &str, needle: &str) -> Option<usize> {
         .map(|index| index + 1)
 }
 
+/// The most characters of a scenario id. Ids name runs on command lines (`--only`, a
+/// `command` agent's arguments), in file names, reports and comments: 128 is far beyond any
+/// real one (`T1-001`, `billing-refund-007`).
+pub(crate) const MAX_ID_CHARS: usize = 128;
+
+/// What is wrong with a non-empty scenario id, if anything: longer than [`MAX_ID_CHARS`], or a
+/// character other than an ASCII letter, digit, `-`, `_` or `.` (a space, a control character,
+/// a quote or a path separator would break a command line, a file name or a report).
+pub(crate) fn id_problem(id: &str) -> Option<String> {
+    let chars = id.chars().count();
+    if chars > MAX_ID_CHARS {
+        return Some(format!(
+            "is {chars} characters long; at most {MAX_ID_CHARS} are allowed"
+        ));
+    }
+    id.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .map(|c| {
+            format!("{c:?} is not allowed in an id: use ASCII letters, digits, `-`, `_` and `.`")
+        })
+}
+
 pub(super) fn validate(
     raw: ScenarioFile,
     path: &Path,
@@ -71,6 +93,8 @@ pub(super) fn validate(
 ) -> Option<Scenario> {
     if raw.id.trim().is_empty() {
         problems.add("id", None, "must not be empty");
+    } else if let Some(problem) = id_problem(&raw.id) {
+        problems.add("id", None, problem);
     }
     let tier = match u8::try_from(raw.tier.0) {
         Ok(tier @ 1..=5) => tier,
