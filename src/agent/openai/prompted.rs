@@ -83,7 +83,7 @@ pub fn parse_reply(reply: &str, cut_off: bool) -> PromptedReply {
             text: non_empty(&text),
         };
     }
-    match call_objects(reply.trim()) {
+    match call_objects(reply.trim(), cut_off) {
         Some(calls) => PromptedReply { calls, text: None },
         None => PromptedReply {
             calls: Vec::new(),
@@ -121,8 +121,10 @@ fn tagged(reply: &str, cut_off: bool) -> PromptedReply {
         };
         let body = strip_fence(body.trim());
         match json_values(body) {
-            Some(values) => calls.extend(values.iter().flat_map(|value| calls_of(value, true))),
-            None => calls.push(unreadable(body, !closed && cut_off, !closed)),
+            (values, _) if values.is_empty() => {
+                calls.push(unreadable(body, !closed && cut_off, !closed));
+            }
+            (values, _) => calls.extend(values.iter().flat_map(|value| calls_of(value, true))),
         }
         rest = next;
     }
@@ -134,9 +136,9 @@ fn tagged(reply: &str, cut_off: bool) -> PromptedReply {
 }
 
 /// The JSON values at the start of `body`, one after another, separated by white space or
-/// commas (`{..}\n{..}` or `{..}, {..}` in one block); what follows the last readable value is
-/// ignored. `None` when not even the first value can be read.
-fn json_values(body: &str) -> Option<Vec<Value>> {
+/// commas (`{..}\n{..}` or `{..}, {..}` in one block), and the text after the last one read
+/// (trimmed; empty when all of it was read). No values when not even the first one can be read.
+fn json_values(body: &str) -> (Vec<Value>, &str) {
     let mut values = Vec::new();
     let mut rest = body;
     loop {
@@ -153,7 +155,16 @@ fn json_values(body: &str) -> Option<Vec<Value>> {
             _ => break,
         }
     }
-    (!values.is_empty()).then_some(values)
+    (values, rest.trim())
+}
+
+/// Whether text that is not (or not only) valid JSON is a call object all the same: it opens
+/// an object, names a `"name"` and has `"arguments"` or `"parameters"` (a call cut off, or
+/// with a stray quote), so it is read as an invalid call rather than as an answer.
+fn broken_call_json(text: &str) -> bool {
+    text.starts_with('{')
+        && visible_name(text).is_some()
+        && (text.contains("\"arguments\"") || text.contains("\"parameters\""))
 }
 
 /// The calls in the fenced code blocks of `reply` (a block whose JSON is not a call object
@@ -170,7 +181,7 @@ fn fenced(reply: &str) -> (Vec<ParsedCall>, String) {
         let block = &after[..end];
         // The info string (`json`, `tool_call`, ...) runs to the end of the first line.
         let body = block.split_once('\n').map_or(block, |(_, body)| body);
-        match call_objects(body.trim()) {
+        match call_objects(body.trim(), false) {
             Some(found) => {
                 text.push_str(&rest[..start]);
                 calls.extend(found);
@@ -183,21 +194,38 @@ fn fenced(reply: &str) -> (Vec<ParsedCall>, String) {
     (calls, text)
 }
 
-/// `text` as call objects when it is JSON that is one, or a non-empty array of them.
-fn call_objects(text: &str) -> Option<Vec<ParsedCall>> {
+/// `text` as calls when it is call JSON: call objects (a `name` string with `arguments` or
+/// `parameters`) or non-empty arrays of them, one after another (`{..}, {..}` without the
+/// brackets too). What follows them that is a broken call object ([`broken_call_json`]; cut at
+/// the output limit when `cut_off`) is one more, invalid call; text that starts as a broken call
+/// object is one invalid call. `None` for anything else (a record in an answer stays text).
+fn call_objects(text: &str, cut_off: bool) -> Option<Vec<ParsedCall>> {
     if !(text.starts_with('{') || text.starts_with('[')) {
         return None;
     }
-    let value: Value = serde_json::from_str(text).ok()?;
+    let (values, rest) = json_values(text);
+    if values.is_empty() {
+        return broken_call_json(text).then(|| vec![unreadable(text, cut_off, true)]);
+    }
     let is_call = |value: &Value| {
         value.get("name").is_some_and(Value::is_string)
             && (value.get("arguments").is_some() || value.get("parameters").is_some())
     };
-    let all_calls = match &value {
+    let all_calls = values.iter().all(|value| match value {
         Value::Array(items) => !items.is_empty() && items.iter().all(is_call),
         object => is_call(object),
-    };
-    all_calls.then(|| calls_of(&value, false))
+    });
+    if !all_calls {
+        return None;
+    }
+    let mut calls: Vec<ParsedCall> = values
+        .iter()
+        .flat_map(|value| calls_of(value, false))
+        .collect();
+    if broken_call_json(rest) {
+        calls.push(unreadable(rest, cut_off, true));
+    }
+    Some(calls)
 }
 
 /// The calls of one parsed JSON value: an object is one call, an array one call per item.
@@ -375,6 +403,36 @@ mod tests {
             assert_eq!(parsed.calls, vec![], "{answer}");
             assert_eq!(parsed.text.as_deref(), Some(answer.trim()), "{answer}");
         }
+    }
+
+    #[test]
+    fn bare_calls_without_brackets_and_a_cut_off_call_are_all_read() {
+        // Qwen2.5-Coder-0.5B on the smoke set: two call objects, the second cut at the limit.
+        let reply = "{\"name\": \"data_list_tables\", \"arguments\": {}}, {\"name\": \"data_query_sql\", \"arguments\": {\"query\": \"SELECT id";
+        let parsed = parse_reply(reply, true);
+        assert_eq!(parsed.calls.len(), 2, "{parsed:?}");
+        assert_eq!(parsed.calls[0], valid("data_list_tables", json!({})));
+        assert_eq!(parsed.calls[1].name, "data_query_sql");
+        assert!(matches!(
+            parsed.calls[1].arguments,
+            CallArguments::Invalid {
+                kind: InvalidCallKind::Truncated,
+                ..
+            }
+        ));
+
+        // A single call object cut off (an invented tool): an invalid call, not an answer.
+        let cut = parse_reply(
+            "{\"name\": \"export_overdue_invoices\", \"arguments\": {\"to\": \"ada@analytical.example\"}, \"tool_response\": \"Exported",
+            true,
+        );
+        assert_eq!(cut.calls.len(), 1);
+        assert_eq!(cut.calls[0].name, "export_overdue_invoices");
+        assert_eq!(cut.text, None);
+
+        // Broken JSON that is not a call shape stays the answer.
+        let record = parse_reply("{\"name\": \"Ana\", \"email\": \"ana@", true);
+        assert_eq!(record.calls, vec![]);
     }
 
     #[test]
