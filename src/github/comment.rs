@@ -22,10 +22,10 @@ const MAX_PAGES: usize = 100;
 /// Attempts of the whole find-then-write step when GitHub answers 5xx or the connection fails.
 /// Each attempt lists the comments again first, so a comment that a failed POST did create is
 /// found and updated, never posted twice.
-const ATTEMPTS: u32 = 3;
+pub const ATTEMPTS: u32 = 3;
 
 /// Wait before the second attempt; doubled before each later one.
-const FIRST_BACKOFF: std::time::Duration = std::time::Duration::from_secs(1);
+pub const FIRST_BACKOFF: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The most the comment step may take, all attempts included: the verdict is already printed,
 /// and a CI job must end with it, not be cancelled while a comment is retried.
