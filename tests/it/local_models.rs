@@ -315,25 +315,33 @@ fn a_real_small_model_makes_scored_calls_when_prompted_and_none_natively() {
     assert_eq!(results["run"]["tool_calling"], "prompted");
     assert_eq!(results["pins"]["tool_calling"], "prompted");
     let known = catalog_tools();
+    let is_known = |tool: &str| known.iter().any(|name| name == tool);
     let tools: Vec<&str> = trace
         .iter()
         .filter_map(|line| line["tool"].as_str())
         .collect();
     assert!(
-        !tools.is_empty(),
-        "the model made no call: {results}\n{}",
+        tools.iter().any(|tool| is_known(tool)),
+        "the model made no call to a catalog tool: {tools:?}\n{results}\n{}",
         server.log()
-    );
-    assert!(
-        tools
-            .iter()
-            .all(|tool| known.iter().any(|name| name == tool)),
-        "{tools:?}"
     );
     assert!(
         trace.iter().any(|line| line["outcome"] == "success"),
         "no call ran: {trace:?}"
     );
+    // A tool the model invented (it does: `crm_delete_contacts`) is scored as such.
+    for run in runs {
+        let invented = trace.iter().any(|line| {
+            line["scenario"] == run["id"]
+                && line["tool"].as_str().is_some_and(|tool| !is_known(tool))
+        });
+        let flagged = run["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|check| check["kind"] == "unknown_tool" && check["passed"] == false);
+        assert_eq!(invented, flagged, "{run}");
+    }
     // Scored like any other call: an expected call's checks looked at it.
     assert!(
         runs.iter()

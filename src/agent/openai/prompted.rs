@@ -66,12 +66,13 @@ pub struct PromptedReply {
 /// Reads the calls of a prompted `reply`. `cut_off` says generation stopped at the output limit,
 /// which makes an unclosed last `<tool_call>` `truncated` rather than unparseable.
 ///
-/// In order of preference: `<tool_call>` blocks (a JSON object, or an array of them, inside
-/// each; a block without its closing tag runs to the end of the reply); else fenced code blocks
-/// whose JSON is a call object (a `name` string with `arguments` or `parameters`) or an array of
-/// them; else a reply that is nothing but such JSON. A tagged block whose JSON cannot be read is
-/// an invalid call (its name, when one can be seen, is kept); untagged JSON that is not a call
-/// object is left as text.
+/// In order of preference: `<tool_call>` blocks (a JSON object, an array of them, or several
+/// in a row inside each; a block without its closing tag runs to the end of the reply); else
+/// fenced code blocks whose JSON is call objects (a `name` string with `arguments` or
+/// `parameters`); else a reply that is nothing but such JSON, several objects in a row
+/// included. A tagged block whose JSON cannot be read, and untagged text that is a broken call
+/// object (cut off, say), is an invalid call (its name, when one can be seen, is kept);
+/// untagged JSON that is not a call object is left as text.
 pub fn parse_reply(reply: &str, cut_off: bool) -> PromptedReply {
     if reply.contains(CALL_OPEN) {
         return tagged(reply, cut_off);
