@@ -190,15 +190,9 @@ async fn attempt_upsert(
         },
     };
     let mut found: Option<(u64, bool)> = None;
-    let mut first_ids: Option<Vec<Value>> = None;
-    for page in 1..=MAX_PAGES + 1 {
-        if page > MAX_PAGES {
-            return Err(Failure::Final(CommentError::Other(anyhow!(
-                "pull request #{pr} has more than {} comments pages of {PER_PAGE}; the sticky \
-                 comment was not looked for further",
-                MAX_PAGES
-            ))));
-        }
+    let mut first_page: Vec<Value> = Vec::new();
+    let mut listed = false;
+    for page in 1..=MAX_PAGES {
         let route =
             format!("/repos/{owner}/{name}/issues/{pr}/comments?per_page={PER_PAGE}&page={page}");
         let comments: Vec<Value> = match client.get(&route, None::<&()>).await {
@@ -215,16 +209,14 @@ async fn attempt_upsert(
             .iter()
             .map(|comment| comment["id"].clone())
             .collect();
-        match &first_ids {
-            Some(first) if page > 1 && *first == ids => {
-                return Err(Failure::Final(CommentError::Other(anyhow!(
-                    "the API answered page {page} of the comments of pull request #{pr} with \
-                     page 1 again: it ignores `page` (a caching proxy?), so the sticky comment \
-                     cannot be looked for"
-                ))));
-            }
-            None => first_ids = Some(ids),
-            Some(_) => {}
+        if page == 1 {
+            first_page = ids;
+        } else if ids == first_page {
+            return Err(Failure::Final(CommentError::Other(anyhow!(
+                "the API answered page {page} of the comments of pull request #{pr} with \
+                 page 1 again: it ignores `page` (a caching proxy?), so the sticky comment \
+                 cannot be looked for"
+            ))));
         }
         for comment in &comments {
             let marked = comment["body"].as_str().is_some_and(|b| b.contains(marker));
@@ -236,8 +228,16 @@ async fn attempt_upsert(
             }
         }
         if comments.len() < PER_PAGE {
+            listed = true;
             break;
         }
+    }
+    if !listed {
+        return Err(Failure::Final(CommentError::Other(anyhow!(
+            "pull request #{pr} has more than {} comments; the sticky comment was not looked \
+             for further",
+            MAX_PAGES * PER_PAGE
+        ))));
     }
     if let Some((id, true)) = found {
         return Ok(Posted::Unchanged(id));

@@ -236,10 +236,22 @@ fn a_conversation_beyond_the_context_window_errors_naming_it() {
     let server = LlamaServer::start(&python, 256);
     let out = tempfile::tempdir().expect("a temporary folder");
 
-    let (code, results, _) = server.gate(out.path(), &["--only", "T2-007"]);
+    let (code, results, _, stdout) =
+        server.gate_model("tiny", "60s", out.path(), &["--only", "T2-007"]);
 
     let run = &results["scenarios"][0];
     assert_eq!(run["outcome"], "errored", "{run}");
+    // The verdict names the overflow and what the tools cost, not the model.
+    let tokens = results["run"]["catalog_tokens"]
+        .as_u64()
+        .expect("catalog tokens");
+    assert!(
+        stdout.contains(&format!(
+            "1 of 1 runs overflowed the model's context window; the tools offered cost about \
+             {tokens} tokens (o200k) before any message"
+        )),
+        "{stdout}"
+    );
     let error = run["error"].as_str().unwrap_or_default();
     assert!(
         error.starts_with(

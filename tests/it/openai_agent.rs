@@ -18,6 +18,15 @@ fn reply(body: serde_json::Value) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_json(body)
 }
 
+/// The `openai` agent on `provider`, six turns at most.
+fn fake_agent(provider: &FakeProvider) -> Agent {
+    let mut config = OpenAiConfig::from_env("fake-model");
+    config.base_url = provider.base_url();
+    config.api_key = Some("sk-test".into());
+    config.max_turns = 6;
+    Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("config")))
+}
+
 async fn run_t2_007(
     script: Vec<ResponseTemplate>,
 ) -> (toolgate::runner::ScenarioRun, FakeProvider) {
@@ -35,11 +44,7 @@ async fn run_t2_007_with(
         Catalog::builtin(),
     )
     .expect("T2-007 loads");
-    let mut config = OpenAiConfig::from_env("fake-model");
-    config.base_url = provider.base_url();
-    config.api_key = Some("sk-test".into());
-    config.max_turns = 6;
-    let agent = Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("config")));
+    let agent = fake_agent(&provider);
     let backends = WorldBackends::new(ToolSet::builtin());
     let run = run_one(0, 0, &scenario, &agent, &backends, options).await;
     (run, provider)
@@ -337,9 +342,7 @@ async fn offering_each_scenario_its_own_tools_sends_the_model_only_those() {
 
     let provider =
         FakeProvider::start(vec![reply(answer("Maria Garcia and Wei Chen."))], None).await;
-    let mut config = OpenAiConfig::from_env("fake-model");
-    config.base_url = provider.base_url();
-    let agent = Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("config")));
+    let agent = fake_agent(&provider);
     let backends = WorldBackends::new(ToolSet::builtin());
     let options = RunOptions {
         offered: Some(std::sync::Arc::new(
