@@ -614,6 +614,10 @@ pub struct ProxyArgs {
     /// prints the URL) until interrupted, instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
+    /// Let `--listen` take an address other hosts can reach (`0.0.0.0`, `[::]`, an interface
+    /// address). Nothing authenticates the callers: anyone who reaches it can call the tools.
+    #[arg(long, requires = "listen")]
+    pub allow_remote: bool,
     /// The stdio MCP server command, after `--` (e.g. `-- npx -y @modelcontextprotocol/server-memory`).
     #[arg(last = true, value_name = "COMMAND", required = true)]
     pub command: Vec<String>,
@@ -632,6 +636,10 @@ pub struct MockServeArgs {
     /// prints the URL) until interrupted, instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
+    /// Let `--listen` take an address other hosts can reach (`0.0.0.0`, `[::]`, an interface
+    /// address). Nothing authenticates the callers: anyone who reaches it can call the tools.
+    #[arg(long, requires = "listen")]
+    pub allow_remote: bool,
     /// Write every call here (JSON Lines, one call record per line) as it happens.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,

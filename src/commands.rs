@@ -36,13 +36,13 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
         Command::Record(args) => gating::record_command(&args, out),
         Command::Merge(args) => gating::merge_command(&args, out),
         Command::Mock(args) => match &args.command {
-            MockCommand::Serve(args) => serve::mock_serve_command(args, out),
+            MockCommand::Serve(args) => serve::mock_serve_command(args, out, err),
             MockCommand::FromCassette(args) => cassette::from_cassette_command(args, out, err),
         },
         Command::Cassette(args) => match &args.command {
             CassetteCommand::Verify(args) => cassette::verify_command(args, out),
         },
-        Command::Proxy(args) => proxy::proxy_command(&args, out),
+        Command::Proxy(args) => proxy::proxy_command(&args, out, err),
         Command::Score(args) => score::score_command(&args, out),
         Command::Init(args) => init::init_command(&args, out),
         Command::Schema(args) => schema::schema_command(&args, out),

@@ -17,7 +17,11 @@ use crate::harness::{self, Harness, ServerBackends};
 use crate::suite::{ServerSpec, ToolFilter, Transport};
 use crate::trace::TraceLine;
 
-pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exit> {
+pub(super) fn proxy_command(
+    args: &ProxyArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Exit> {
     let (program, rest) = args
         .command
         .split_first()
@@ -49,6 +53,13 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
         crate::harness::tap::relay(command, program, observer)?;
         super::serve::trace_written(trace)?;
         return Ok(Exit::Pass);
+    }
+    if let Some(address) = &args.listen {
+        let listen = harness::http::Listen {
+            allow_remote: args.allow_remote,
+            ..harness::http::Listen::default()
+        };
+        harness::http::check_address(address, &listen)?;
     }
     // One thread on stdio, as `serve`: every message hop between threads costs a wake-up.
     let rt = match args.listen {
@@ -101,7 +112,8 @@ pub(super) fn proxy_command(args: &ProxyArgs, out: &mut dyn Write) -> Result<Exi
                 }
             }
             Some(address) => {
-                let server = harness::http::serve_at(harness.clone(), address).await?;
+                let server =
+                    super::serve::listen(harness.clone(), address, args.allow_remote, err).await?;
                 writeln!(out, "proxying `{}` at {}", args.name, server.url())?;
                 out.flush()?;
                 stopped().await;

@@ -88,6 +88,29 @@ fn streaming_trace(
     Ok((Arc::new(harness), trace))
 }
 
+/// Serves `harness` on `address` for `--listen`, warning on `err` when other hosts can reach it.
+pub(super) async fn listen(
+    harness: Arc<Harness>,
+    address: &str,
+    allow_remote: bool,
+    err: &mut dyn Write,
+) -> Result<harness::http::LoopbackServer> {
+    let options = harness::http::Listen {
+        allow_remote,
+        ..harness::http::Listen::default()
+    };
+    let server = harness::http::serve_at(harness, address, &options).await?;
+    if server.remote() {
+        writeln!(
+            err,
+            "warning: {} is reachable from other hosts, and nothing authenticates its callers: \
+             anyone who reaches it can call every tool",
+            server.url()
+        )?;
+    }
+    Ok(server)
+}
+
 /// The first error writing a streamed trace, as the command's error.
 pub(super) fn trace_written(trace: Option<Arc<proxy::TraceFile>>) -> Result<()> {
     match trace.and_then(|file| file.failure()) {
@@ -96,7 +119,11 @@ pub(super) fn trace_written(trace: Option<Arc<proxy::TraceFile>>) -> Result<()> 
     }
 }
 
-pub(super) fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> Result<Exit> {
+pub(super) fn mock_serve_command(
+    args: &MockServeArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Exit> {
     let catalog = Arc::new(mock::load(&args.catalog)?);
     let seeded = match &args.seed {
         Some(path) => scenario::load_fixture(path)?,
@@ -120,7 +147,7 @@ pub(super) fn mock_serve_command(args: &MockServeArgs, out: &mut dyn Write) -> R
             .context("failed to start the async runtime")?
             .block_on(harness::server::serve_stdio(harness.clone()))?,
         Some(address) => runtime()?.block_on(async {
-            let server = harness::http::serve_at(harness.clone(), address).await?;
+            let server = listen(harness.clone(), address, args.allow_remote, err).await?;
             writeln!(
                 out,
                 "serving `{}` at {}",

@@ -14,6 +14,7 @@ mod gate;
 mod github;
 mod judge;
 mod lint;
+mod listeners;
 mod local_models;
 mod mocks;
 mod openai_agent;
