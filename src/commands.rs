@@ -82,11 +82,22 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("failed to start the async runtime")
 }
 
-/// Resolves on Ctrl-C; never, when the handler cannot be installed (the process then stops
-/// only when killed).
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM, which `timeout`, `docker stop`, CI cancellations
+/// and MCP clients send first; a signal whose handler cannot be installed is never seen (the
+/// process then stops on it as it would without toolgate's help).
 async fn interrupted() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
+    use tokio::signal::unix::{SignalKind, signal};
+    async fn on(kind: SignalKind) {
+        match signal(kind) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    }
+    tokio::select! {
+        () = on(SignalKind::interrupt()) => {}
+        () = on(SignalKind::terminate()) => {}
     }
 }
 

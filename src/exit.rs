@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// | 4 | `drift`: descriptions changed, nothing breaking |
 /// | 5 | `drift`: only non-breaking changes (tools or optional parameters added) |
 /// | 6 | inconclusive: a drop beyond the band that is not significant (only with `--on-inconclusive distinct`; by default it exits 0) |
-/// | 130 | interrupted (Ctrl-C): the results of the runs that finished were written, no verdict |
+/// | 130 | interrupted (Ctrl-C or SIGTERM): the results of the runs that finished were written, no verdict |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// Code 0.

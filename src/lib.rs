@@ -52,6 +52,7 @@ pub mod json;
 pub mod judge;
 pub mod lint;
 pub mod mock;
+pub mod process;
 pub mod prose;
 pub mod provider;
 pub mod redact;

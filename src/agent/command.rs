@@ -86,8 +86,8 @@ impl CommandAgent {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
             .kill_on_drop(true);
+        crate::process::contain(command.as_std_mut());
         if let Some(model) = &self.model {
             command.env("TOOLGATE_MODEL", model);
         }

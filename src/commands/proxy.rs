@@ -108,7 +108,7 @@ pub(super) fn proxy_command(
             None => {
                 tokio::select! {
                     served = harness::server::serve_stdio(harness.clone()) => served,
-                    () = stopped() => Ok(()),
+                    () = super::interrupted() => Ok(()),
                 }
             }
             Some(address) => {
@@ -116,7 +116,7 @@ pub(super) fn proxy_command(
                     super::serve::listen(harness.clone(), address, args.allow_remote, err).await?;
                 writeln!(out, "proxying `{}` at {}", args.name, server.url())?;
                 out.flush()?;
-                stopped().await;
+                super::interrupted().await;
                 Ok(())
             }
         }
@@ -125,22 +125,6 @@ pub(super) fn proxy_command(
     served?;
     super::serve::trace_written(trace)?;
     Ok(Exit::Pass)
-}
-
-/// Resolves on Ctrl-C or SIGTERM (how MCP clients stop a server that ignores a closed stdin).
-async fn stopped() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        () = super::interrupted() => {}
-        () = terminate => {}
-    }
 }
 
 /// A trace file written one line per call, as calls are recorded (`proxy`, `serve`).

@@ -201,6 +201,7 @@ impl McpClient {
         if let Some(cwd) = cwd {
             command.current_dir(cwd);
         }
+        crate::process::die_with_parent(command.as_std_mut());
         let tap = ListingTap::default();
         let (transport, stderr) = ChildTransport::spawn(command, tap.clone())
             .with_context(|| format!("failed to start MCP server `{program}`"))?;
@@ -237,7 +238,7 @@ impl McpClient {
         mut command: tokio::process::Command,
         label: &str,
     ) -> anyhow::Result<(Self, Option<i32>)> {
-        command.process_group(0);
+        crate::process::contain(command.as_std_mut());
         let tap = ListingTap::default();
         let (transport, stderr) = ChildTransport::spawn(command, tap.clone())
             .with_context(|| format!("failed to start MCP server `{label}`"))?;

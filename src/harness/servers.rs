@@ -284,18 +284,18 @@ impl ServerBackend {
         let running = &self.servers[index];
         match reset {
             Reset::Command(command) => {
-                let output = tokio::process::Command::new(&command[0])
+                let mut reset = tokio::process::Command::new(&command[0]);
+                reset
                     .args(&command[1..])
                     .current_dir(root)
-                    .stdin(std::process::Stdio::null())
-                    .output()
-                    .await
-                    .map_err(|error| {
-                        running.fail(&format!(
-                            "failed to run its reset command `{}`: {error}",
-                            command[0]
-                        ))
-                    })?;
+                    .stdin(std::process::Stdio::null());
+                crate::process::die_with_parent(reset.as_std_mut());
+                let output = reset.output().await.map_err(|error| {
+                    running.fail(&format!(
+                        "failed to run its reset command `{}`: {error}",
+                        command[0]
+                    ))
+                })?;
                 if !output.status.success() {
                     let stderr = String::from_utf8_lossy(&output.stderr);
                     return Err(running.fail(&format!(

@@ -40,11 +40,8 @@ enum Seen {
 ///
 /// Errors: the child cannot be started.
 pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()> {
-    use std::os::unix::process::CommandExt as _;
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .process_group(0);
+    command.stdin(Stdio::piped()).stdout(Stdio::piped());
+    crate::process::contain(&mut command);
     let mut child = command
         .spawn()
         .with_context(|| format!("failed to start MCP server `{label}`"))?;

@@ -114,7 +114,7 @@ pub struct RunMeta {
     /// The scoring rules in force.
     #[serde(default)]
     pub scoring: ScoringOptions,
-    /// True when the run was stopped early (Ctrl-C): `not_run` lists what never finished.
+    /// True when the run was stopped early (Ctrl-C or SIGTERM): `not_run` lists what never finished.
     #[serde(default)]
     pub interrupted: bool,
     /// Scenario runs that never finished because the run was interrupted.

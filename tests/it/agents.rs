@@ -424,3 +424,90 @@ fn a_tier_5_harm_before_the_agent_crashes_fails_the_gate() {
         "{stdout}"
     );
 }
+
+/// Whether process `pid` is gone (or a zombie nobody reaped yet: it runs no more code).
+fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+/// Polls `ready` every 50 ms for up to a minute.
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Starts `gate` on T1-001 with a `command` agent running `script` (in `dir`), and waits until
+/// the script has written `agent.pid`.
+fn gate_with_agent(dir: &Path, script: &str) -> std::process::Child {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["gate", "--agent", "command", "--only", "T1-001"])
+        .arg("--command")
+        .arg(format!("cd '{}' || exit 1; {script}", dir.display()))
+        .arg("--out")
+        .arg(dir.join("out"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("gate starts");
+    wait_until("the agent writes its pid", || {
+        std::fs::read_to_string(dir.join("agent.pid")).is_ok_and(|pid| pid.ends_with('\n'))
+    });
+    child
+}
+
+fn pid_in(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name))
+        .expect("written")
+        .trim()
+        .to_owned()
+}
+
+/// Issue case: SIGTERM (what `timeout`, `docker stop` and CI cancellations send) killed
+/// `gate` at once and left its `command` agent running under init. Now it stops like Ctrl-C:
+/// the agent's whole process group is killed, the finished runs are written, no verdict.
+#[test]
+fn sigterm_during_gate_stops_the_agent_and_its_children_and_gives_no_verdict() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut gate = gate_with_agent(
+        dir.path(),
+        "sleep 300 & echo $! > child.pid; echo $$ > agent.pid; wait",
+    );
+    let agent = pid_in(dir.path(), "agent.pid");
+    let child = pid_in(dir.path(), "child.pid");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(gate.id()).expect("a pid")),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("signalled");
+    let status = gate.wait().expect("gate ends");
+    assert_eq!(status.code(), Some(130), "{status}");
+    wait_until("the agent and its child are gone", || {
+        gone(&agent) && gone(&child)
+    });
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out/results.json")).expect("written"),
+    )
+    .expect("JSON");
+    assert_eq!(results["run"]["interrupted"], json!(true));
+    assert_eq!(results["run"]["not_run"][0]["id"], json!("T1-001"));
+}
+
+/// SIGKILL leaves toolgate no time at all; the kernel's parent-death signal stops the agent.
+#[test]
+fn sigkill_during_gate_leaves_no_agent_running() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut gate = gate_with_agent(dir.path(), "echo $$ > agent.pid; exec sleep 300");
+    let agent = pid_in(dir.path(), "agent.pid");
+    gate.kill().expect("SIGKILL");
+    let _ = gate.wait();
+    wait_until("the agent is gone", || gone(&agent));
+}

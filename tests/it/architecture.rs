@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use crate::support::repo;
 
 /// Modules every layer may use: plain helpers with no dependency of their own.
-const NEUTRAL: [&str; 10] = [
+const NEUTRAL: [&str; 11] = [
     "json", "values", "calendar", "arith", "prose", "fs", "defaults", "exit", "tls", "redact",
+    "process",
 ];
 
 /// What each top-level module may use besides [`NEUTRAL`]; a module not listed here (the
@@ -218,6 +219,26 @@ fn each_third_party_crate_stays_in_its_corner() {
         }
     }
     assert_eq!(strays, Vec::<String>::new());
+}
+
+/// `unsafe_code` is denied crate-wide; the one exception is the `pre_exec` that sets the
+/// parent-death signal of child processes.
+#[test]
+fn unsafe_code_is_allowed_in_one_place_only() {
+    let mut allowed = Vec::new();
+    for path in {
+        let mut files = Vec::new();
+        sources(&repo().join("src"), &mut files);
+        files
+    } {
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let count = text.matches("allow(unsafe_code)").count();
+        if count > 0 {
+            let relative = path.strip_prefix(repo().join("src")).expect("under src");
+            allowed.push(format!("{} x{count}", relative.display()));
+        }
+    }
+    assert_eq!(allowed, vec!["process.rs x1".to_owned()]);
 }
 
 #[test]

@@ -1,0 +1,43 @@
+//! Child processes that do not outlive toolgate: agents run as commands, MCP servers, reset
+//! commands.
+
+use std::os::unix::process::CommandExt as _;
+
+/// Prepares `command` so that its process cannot outlive toolgate: it gets a process group of
+/// its own (group id = its pid), so that it and everything it starts can be killed together
+/// (`killpg`), and, on Linux, the kernel sends it SIGKILL when toolgate dies
+/// (`PR_SET_PDEATHSIG`), which covers a SIGKILL to toolgate that leaves no time to clean up.
+///
+/// The parent-death signal reaches the child itself, not the processes it starts; those are
+/// reached by killing the group, which toolgate does on every way out it can handle (a normal
+/// end, an error, Ctrl-C and SIGTERM).
+pub fn contain(command: &mut std::process::Command) {
+    command.process_group(0);
+    die_with_parent(command);
+}
+
+/// Asks the kernel to SIGKILL `command`'s process when toolgate dies (Linux; elsewhere
+/// nothing), without moving it out of toolgate's process group, for a child that should still
+/// see a terminal's Ctrl-C.
+#[allow(unsafe_code)]
+pub fn die_with_parent(command: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    {
+        let parent = nix::unistd::Pid::this();
+        // SAFETY: the closure runs in the forked child before `exec`; it makes two system
+        // calls (prctl, getppid) and may `_exit`, all async-signal-safe, and allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                    .map_err(std::io::Error::from)?;
+                // toolgate died between the fork and the prctl: the signal will never come.
+                if nix::unistd::getppid() != parent {
+                    nix::libc::_exit(137);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
