@@ -55,7 +55,19 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
         TraceFormat::Langfuse => Format::Langfuse,
     };
     let source = args.traces.display().to_string();
-    let trajectories = Trajectories::new(BufReader::new(file), &source, format);
+    // On a terminal, how much of the file is read: a large file takes minutes.
+    let size = file.metadata().map(|meta| meta.len()).unwrap_or(0);
+    let progress = indicatif::ProgressBar::with_draw_target(
+        Some(size),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    progress.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {bytes}/{total_bytes} read  {elapsed}  {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let trajectories = Trajectories::new(BufReader::new(progress.wrap_read(file)), &source, format);
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("failed to create `{}`", args.out.display()))?;
     let scores_path = args.out.join("scores.jsonl");
@@ -64,9 +76,14 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
             .with_context(|| format!("failed to create `{}`", scores_path.display()))?,
     );
     let mut summary = TraceSummary::default();
+    let mut scored = 0u64;
     let mut record = |trajectory: &mut Trajectory| -> Result<()> {
         let score = score_one(trajectory, tools.as_ref());
         summary.add(&score);
+        scored += 1;
+        if scored % 1024 == 0 {
+            progress.set_message(format!("{scored} trajectories scored"));
+        }
         let line = serde_json::to_string(&score).expect("a score is JSON");
         writeln!(scores, "{line}")
             .with_context(|| format!("failed to write `{}`", scores_path.display()))
@@ -83,6 +100,7 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
             }
         }
     }
+    progress.finish_and_clear();
     scores
         .flush()
         .with_context(|| format!("failed to write `{}`", scores_path.display()))?;

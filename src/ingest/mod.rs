@@ -2,10 +2,11 @@
 //! need no scenario.
 //!
 //! A trace file is read as a stream of lines ([`Trajectories`]); memory holds one line and the
-//! trajectory being assembled, never the whole file. Each format has its own file:
+//! trajectories being assembled, never the whole file. Each format has its own file:
 //!
-//! - `toolgate`: toolgate's own `trace.jsonl` ([`crate::trace::TraceLine`]); consecutive lines
-//!   of one run (`run_id`, `scenario`, `repeat`) make one trajectory.
+//! - `toolgate`: toolgate's own `trace.jsonl` ([`crate::trace::TraceLine`]); the lines of one
+//!   run (`run_id`, `scenario`, `repeat`) make one trajectory, wherever they stand in the file
+//!   (at most 256 runs open at once); lines without a run id group consecutively.
 //! - `openai`: JSON Lines of chat conversations (`{"id"?, "messages": [...]}` or a bare array of
 //!   messages): assistant `tool_calls` paired with `tool` messages by `tool_call_id`.
 //! - `otel`: OTLP JSON, one `ExportTraceServiceRequest` per line (what the OpenTelemetry file
@@ -106,7 +107,7 @@ pub struct Trajectories<R> {
     line: usize,
     buffer: String,
     ready: VecDeque<Trajectory>,
-    pending: Option<toolgate::Run>,
+    open: toolgate::OpenRuns,
     pending_trace: Option<Trajectory>,
     done: bool,
     /// The longest line read, in bytes ([`MAX_LINE_BYTES`] unless changed).
@@ -123,7 +124,7 @@ impl<R: BufRead> Trajectories<R> {
             line: 0,
             buffer: String::new(),
             ready: VecDeque::new(),
-            pending: None,
+            open: toolgate::OpenRuns::default(),
             pending_trace: None,
             done: false,
             max_line: MAX_LINE_BYTES,
@@ -182,9 +183,7 @@ impl<R: BufRead> Trajectories<R> {
             Format::Toolgate => {
                 let line = toolgate::parse(value)
                     .with_context(|| format!("failed to import {}", where_()))?;
-                if let Some(finished) = toolgate::push(&mut self.pending, line) {
-                    self.ready.push_back(finished);
-                }
+                self.open.push(line, &mut self.ready);
             }
         }
         Ok(())
@@ -211,9 +210,7 @@ impl<R: BufRead> Iterator for Trajectories<R> {
                 }
                 Ok(false) => {
                     self.done = true;
-                    if let Some(run) = self.pending.take() {
-                        self.ready.push_back(run.finish());
-                    }
+                    self.open.finish_all(&mut self.ready);
                     self.ready.extend(self.pending_trace.take());
                 }
                 Err(error) => {

@@ -35,6 +35,64 @@ fn toolgate_lines_of_one_run_make_one_trajectory_and_a_new_run_starts_another() 
     assert!(!runs[1].has.results && !runs[1].has.outcomes && !runs[1].has.durations);
 }
 
+/// Issue case: two proxy sessions appending to one file interleave their lines; each line
+/// became a trajectory of its own, so a session's three identical calls (a loop) were never
+/// seen together.
+#[test]
+fn interleaved_sessions_are_grouped_by_run_id() {
+    let line = |run: &str, id: u32| {
+        json!({"run_id": run, "scenario": "memory", "tool": "read_graph",
+               "arguments": {"id": id}, "outcome": "success", "result": {}})
+        .to_string()
+    };
+    let text = [
+        line("a", 1),
+        line("b", 9),
+        line("a", 1),
+        line("b", 8),
+        line("a", 1),
+    ]
+    .join("\n");
+    let runs = import(&text, Format::Toolgate).expect("the import succeeds");
+    let shape: Vec<(&str, Vec<&Value>)> = runs
+        .iter()
+        .map(|run| {
+            let ids = run.calls.iter().map(|call| &call.arguments["id"]).collect();
+            (run.trace_id.as_str(), ids)
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("b/memory#0", vec![&json!(9), &json!(8)]),
+            ("a/memory#0", vec![&json!(1), &json!(1), &json!(1)]),
+        ]
+    );
+}
+
+#[test]
+fn at_most_256_runs_stay_open_and_the_least_recent_is_finished_first() {
+    let line = |run: usize| {
+        json!({"run_id": format!("r{run}"), "scenario": "s", "tool": "t", "arguments": {}})
+            .to_string()
+    };
+    // r0 is extended again after r1: r1 is then the least recent and is finished for r256.
+    let mut lines = vec![line(0), line(1), line(0)];
+    lines.extend((2..=256).map(line));
+    // r1 came back after it was finished: a new trajectory with the same id.
+    lines.push(line(1));
+    let runs = import(&lines.join("\n"), Format::Toolgate).expect("the import succeeds");
+    assert_eq!(runs.len(), 258);
+    assert_eq!(runs[0].trace_id, "r1/s#0");
+    assert_eq!(runs[0].calls.len(), 1);
+    let r0 = runs
+        .iter()
+        .find(|run| run.trace_id == "r0/s#0")
+        .expect("r0");
+    assert_eq!(r0.calls.len(), 2);
+    assert_eq!(runs.last().map(|run| run.trace_id.as_str()), Some("r1/s#0"));
+}
+
 #[test]
 fn openai_conversations_pair_tool_messages_by_id_and_keep_prompt_and_answer() {
     let line = json!({"id": "conv-7", "messages": [

@@ -1,4 +1,6 @@
-//! toolgate's own `trace.jsonl`: consecutive lines of one run make one trajectory.
+//! toolgate's own `trace.jsonl`: the lines of one run make one trajectory.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use anyhow::{Result, bail};
 use serde_json::Value;
@@ -6,16 +8,86 @@ use serde_json::Value;
 use super::{Present, Trajectory, call};
 use crate::trace::{CallOutcome, TRACE_SCHEMA_VERSION, TraceLine};
 
-/// The run being assembled: its key and trajectory so far.
-pub(super) struct Run {
-    key: (Option<String>, String, u32),
-    trajectory: Trajectory,
+/// A run's identity in a trace: run id, scenario, repetition.
+type Key = (Option<String>, String, u32);
+
+/// How many runs with a run id may be open at once; when one more starts, the run extended
+/// least recently is finished. Sessions of one proxy writing to one file interleave their
+/// lines; a few hundred live sessions at once is far beyond what one proxy serves.
+pub(super) const MAX_OPEN_RUNS: usize = 256;
+
+/// The runs being assembled.
+///
+/// Lines with a run id join their run wherever they stand in the file (sessions appending to
+/// one file interleave), held in a map of at most [`MAX_OPEN_RUNS`] runs: a run's lines that
+/// come after it was closed for room start a new trajectory. Lines without a run id
+/// (hand-written recordings) group consecutively: a line of another run finishes the open one.
+#[derive(Default)]
+pub(super) struct OpenRuns {
+    runs: HashMap<Key, (u64, Trajectory)>,
+    /// The open runs by when they were last extended (a counter of lines), oldest first.
+    recency: BTreeMap<u64, Key>,
+    lines: u64,
+    anonymous: Option<(Key, Trajectory)>,
 }
 
-impl Run {
-    pub(super) fn finish(self) -> Trajectory {
-        self.trajectory
+impl OpenRuns {
+    /// Adds `line` to its run; runs finished to make room (or by a line without a run id)
+    /// go to `finished`.
+    pub(super) fn push(&mut self, line: TraceLine, finished: &mut VecDeque<Trajectory>) {
+        let key = (line.run_id.clone(), line.scenario.clone(), line.repeat);
+        if key.0.is_none() {
+            if self
+                .anonymous
+                .as_ref()
+                .is_some_and(|(open, _)| *open != key)
+            {
+                finished.extend(self.anonymous.take().map(|(_, run)| run));
+            }
+            let (_, run) = self
+                .anonymous
+                .get_or_insert_with(|| (key.clone(), started(&key)));
+            add(run, line);
+            return;
+        }
+        self.lines += 1;
+        if let Some((touched, run)) = self.runs.get_mut(&key) {
+            self.recency.remove(touched);
+            *touched = self.lines;
+            self.recency.insert(self.lines, key);
+            add(run, line);
+            return;
+        }
+        if self.runs.len() >= MAX_OPEN_RUNS
+            && let Some((_, oldest)) = self.recency.pop_first()
+            && let Some((_, run)) = self.runs.remove(&oldest)
+        {
+            finished.push_back(run);
+        }
+        let mut run = started(&key);
+        add(&mut run, line);
+        self.recency.insert(self.lines, key.clone());
+        self.runs.insert(key, (self.lines, run));
     }
+
+    /// Finishes every open run, the least recently extended first.
+    pub(super) fn finish_all(&mut self, finished: &mut VecDeque<Trajectory>) {
+        while let Some((_, key)) = self.recency.pop_first() {
+            finished.extend(self.runs.remove(&key).map(|(_, run)| run));
+        }
+        finished.extend(self.anonymous.take().map(|(_, run)| run));
+    }
+}
+
+/// An empty trajectory for the run `key`: `RUN_ID/SCENARIO#REPEAT`, or `SCENARIO#REPEAT`.
+fn started(key: &Key) -> Trajectory {
+    Trajectory::empty(
+        match &key.0 {
+            Some(run_id) => format!("{run_id}/{}#{}", key.1, key.2),
+            None => format!("{}#{}", key.1, key.2),
+        },
+        Present::ALL,
+    )
 }
 
 pub(super) fn parse(value: Value) -> Result<TraceLine> {
@@ -32,24 +104,8 @@ pub(super) fn parse(value: Value) -> Result<TraceLine> {
     Ok(line)
 }
 
-/// Adds `line` to the pending run; returns the previous run when `line` starts a new one.
-pub(super) fn push(pending: &mut Option<Run>, line: TraceLine) -> Option<Trajectory> {
-    let key = (line.run_id.clone(), line.scenario.clone(), line.repeat);
-    let finished = match pending {
-        Some(run) if run.key == key => None,
-        _ => pending.take().map(Run::finish),
-    };
-    let run = pending.get_or_insert_with(|| Run {
-        trajectory: Trajectory::empty(
-            match &key.0 {
-                Some(run_id) => format!("{run_id}/{}#{}", key.1, key.2),
-                None => format!("{}#{}", key.1, key.2),
-            },
-            Present::ALL,
-        ),
-        key,
-    });
-    let trajectory = &mut run.trajectory;
+/// Adds `line`'s call or final answer to `trajectory`.
+fn add(trajectory: &mut Trajectory, line: TraceLine) {
     if let Some(answer) = line.final_answer {
         trajectory.final_answer = Some(answer);
     }
@@ -84,5 +140,4 @@ pub(super) fn push(pending: &mut Option<Run>, line: TraceLine) -> Option<Traject
         }
         trajectory.calls.push(record);
     }
-    finished
 }

@@ -279,6 +279,89 @@ fn a_toolgate_trace_keeps_the_catalog_checks_recorded_for_its_calls_when_no_cata
     assert_eq!(summary["checks"]["arguments_valid"]["inconclusive"], 3);
 }
 
+/// Issue case: two proxy sessions appending to one trace file; session `a` repeats one call
+/// three times between `b`'s lines. Scored session by session, the loop is found.
+#[test]
+fn a_loop_in_one_of_two_interleaved_proxy_sessions_is_found() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let traces = dir.path().join("trace.jsonl");
+    let call = |run: &str, query: &str| {
+        serde_json::json!({"run_id": run, "scenario": "memory", "tool": "search_nodes",
+            "arguments": {"query": query}, "outcome": "success", "result": {"nodes": []}})
+    };
+    let lines = [
+        call("a", "Ada"),
+        call("b", "Bob"),
+        call("a", "Ada"),
+        call("b", "Cy"),
+        call("a", "Ada"),
+    ];
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(&traces, text).expect("writes");
+    let (_, summary, scores) = score(&traces, "toolgate", &dir.path().join("out"), &[]);
+    let loops: Vec<(String, String)> = scores
+        .iter()
+        .map(|score| {
+            let check = score["checks"]
+                .as_array()
+                .expect("checks")
+                .iter()
+                .find(|c| c["kind"] == "no_loops")
+                .expect("no_loops");
+            (
+                score["trace_id"].as_str().expect("id").to_owned(),
+                check["verdict"].as_str().expect("verdict").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        loops,
+        [
+            ("b/memory#0".to_owned(), "pass".to_owned()),
+            ("a/memory#0".to_owned(), "fail".to_owned())
+        ]
+    );
+    assert_eq!(summary["trajectories"], 2);
+}
+
+/// `score` over a large file said nothing until it was done. On a terminal (here a
+/// pseudo-terminal from util-linux `script`) it now shows how much of the file is read; in a
+/// pipe or a CI log it prints nothing extra.
+#[test]
+fn score_shows_its_progress_on_a_terminal_and_nothing_in_a_pipe() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let traces = dir.path().join("trace.jsonl");
+    let line = serde_json::json!({"run_id": "r", "scenario": "s", "tool": "t",
+        "arguments": {"q": "x".repeat(200)}, "outcome": "success", "result": {}});
+    let text: String = (0..2000).map(|_| format!("{line}\n")).collect();
+    std::fs::write(&traces, text).expect("writes");
+    let command = format!(
+        "'{}' score --format toolgate --traces '{}' --out '{}'",
+        env!("CARGO_BIN_EXE_toolgate"),
+        traces.display(),
+        dir.path().join("tty").display()
+    );
+    let on_terminal = std::process::Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .output()
+        .expect("util-linux `script` runs");
+    assert!(on_terminal.status.success(), "{on_terminal:?}");
+    let shown = String::from_utf8_lossy(&on_terminal.stdout);
+    assert!(shown.contains(" KiB read "), "{shown}");
+    let (code, stdout, stderr) = run(&[
+        "score",
+        "--format",
+        "toolgate",
+        "--traces",
+        traces.to_str().expect("utf-8"),
+        "--out",
+        dir.path().join("pipe").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(stderr, "");
+    assert!(!stdout.contains(" read "), "{stdout}");
+}
+
 #[test]
 fn a_sample_is_reproducible_from_its_seed_and_a_bad_line_names_the_file_and_line() {
     let dir = tempfile::tempdir().expect("a temporary folder");
