@@ -81,7 +81,7 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
         let score = score_one(trajectory, tools.as_ref());
         summary.add(&score);
         scored += 1;
-        if scored % 1024 == 0 {
+        if scored.is_multiple_of(1024) {
             progress.set_message(format!("{scored} trajectories scored"));
         }
         let line = serde_json::to_string(&score).expect("a score is JSON");
