@@ -526,7 +526,20 @@ fn export_spans(
             .unwrap_or_default();
         let request: serde_json::Value =
             serde_json::from_str(&text).expect("the export request is JSON");
-        let sent = runtime()?.block_on(crate::provider::otlp::export(url, headers, &request));
+        let timeout = crate::provider::otlp::timeout_from(
+            std::env::var("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
+                .ok()
+                .as_deref(),
+            std::env::var("OTEL_EXPORTER_OTLP_TIMEOUT").ok().as_deref(),
+        );
+        let environment = crate::redact::Redactor::from_env();
+        let sent = runtime()?.block_on(crate::provider::otlp::export(
+            url,
+            headers,
+            &request,
+            timeout,
+            &environment,
+        ));
         match sent {
             Ok(()) => writeln!(
                 out,
@@ -537,7 +550,7 @@ fn export_spans(
             Err(error) => writeln!(
                 out,
                 "warning: failed to send spans to `{}`: {error}",
-                crate::redact::Redactor::default().redact(url)
+                environment.redact(url)
             )?,
         }
     }

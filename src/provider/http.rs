@@ -172,6 +172,12 @@ impl JsonEndpoint {
         })
     }
 
+    /// Also scrubs every secret of `secrets` from error messages.
+    pub(crate) fn redacting(mut self, secrets: &Redactor) -> Self {
+        self.redactor.extend(secrets);
+        self
+    }
+
     /// POSTs `body`, retrying 5xx and transport errors (timeouts, resets) up to
     /// `max_attempts` attempts, and 429s for up to [`RATE_LIMIT_PATIENCE`] of waiting; waits
     /// `Retry-After` when the provider sends one, else the backoff. A 429 also slows every

@@ -1,17 +1,35 @@
 //! Sending spans to an OTLP/HTTP collector (`POST {endpoint}/v1/traces`, JSON encoding), for
 //! `gate --otel-endpoint`. Headers come from `OTEL_EXPORTER_OTLP_HEADERS` (`key=value` pairs,
 //! comma-separated, values percent-decoded), as the OpenTelemetry SDKs read it; their values
-//! are secrets, never shown.
+//! are secrets, never shown, and so are the environment's secrets (`*_TOKEN`, `*_KEY`, ...),
+//! should a collector echo them.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::ProviderError;
 use super::http::JsonEndpoint;
+use crate::redact::Redactor;
 
-/// How long one export may take.
-const EXPORT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one export may take, retries included, unless `OTEL_EXPORTER_OTLP_TIMEOUT` says
+/// otherwise: 10 s, the OpenTelemetry SDKs' default for that variable.
+pub const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Attempts within the export's time: a 5xx or a broken connection is retried.
+const MAX_ATTEMPTS: u32 = 3;
+
+/// The export's time limit from `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT` or
+/// `OTEL_EXPORTER_OTLP_TIMEOUT` (whole milliseconds, as the OpenTelemetry specification
+/// defines them; the traces variable wins), else [`EXPORT_TIMEOUT`]. A value that is not a
+/// positive integer is ignored.
+pub fn timeout_from(traces: Option<&str>, general: Option<&str>) -> Duration {
+    [traces, general]
+        .into_iter()
+        .flatten()
+        .find_map(|text| text.trim().parse::<u64>().ok().filter(|&ms| ms > 0))
+        .map_or(EXPORT_TIMEOUT, Duration::from_millis)
+}
 
 /// The traces URL of an OTLP/HTTP `endpoint`: `endpoint` itself when it already ends in
 /// `/v1/traces`, else `{endpoint}/v1/traces` (as `OTEL_EXPORTER_OTLP_ENDPOINT` is read).
@@ -56,23 +74,37 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Posts one `ExportTraceServiceRequest` (OTLP JSON) to `endpoint`, with bounded retries.
+/// Posts one `ExportTraceServiceRequest` (OTLP JSON) to `endpoint` within `timeout`, retries
+/// included (up to 3 attempts).
 ///
-/// Errors: a bad URL, or the collector failing after the retries (its status and message,
-/// credentials scrubbed).
+/// Errors: a bad URL, the collector refusing the spans, or no success within `timeout`; the
+/// message says how long the export took, and every header value and every secret of
+/// `environment` (see [`Redactor::from_env`]) is scrubbed from it.
 pub async fn export(
     endpoint: &str,
     headers: Vec<(String, String)>,
     request: &Value,
+    timeout: Duration,
+    environment: &Redactor,
 ) -> Result<(), ProviderError> {
     let url = traces_url(endpoint);
-    let secrets: Vec<String> = headers.iter().map(|(_, value)| value.clone()).collect();
-    let secret = secrets
-        .iter()
-        .max_by_key(|value| value.len())
-        .map(String::as_str);
-    let client = JsonEndpoint::new("OTLP", endpoint, &url, headers, secret, EXPORT_TIMEOUT, 3)?;
-    client.post(request).await.map(|_| ())
+    let mut secrets = Redactor::new(headers.iter().map(|(_, value)| value.as_str()));
+    secrets.extend(environment);
+    let client = JsonEndpoint::new("OTLP", endpoint, &url, headers, None, timeout, MAX_ATTEMPTS)?
+        .redacting(&secrets);
+    let started = Instant::now();
+    match tokio::time::timeout(timeout, client.post(request)).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(error)) => Err(ProviderError::Transport(format!(
+            "{error} (gave up after {:.1} s)",
+            started.elapsed().as_secs_f64()
+        ))),
+        Err(_) => Err(ProviderError::Transport(client.redact(&format!(
+            "`{url}` did not accept the spans within {:.1} s, retries included \
+             (OTEL_EXPORTER_OTLP_TIMEOUT sets the limit, in milliseconds)",
+            timeout.as_secs_f64()
+        )))),
+    }
 }
 
 #[cfg(test)]
@@ -89,6 +121,20 @@ mod tests {
             traces_url("http://c:4318/v1/traces/"),
             "http://c:4318/v1/traces"
         );
+    }
+
+    #[test]
+    fn the_timeout_comes_from_the_traces_variable_then_the_general_one_in_milliseconds() {
+        assert_eq!(timeout_from(None, None), Duration::from_secs(10));
+        assert_eq!(
+            timeout_from(None, Some("2500")),
+            Duration::from_millis(2500)
+        );
+        assert_eq!(
+            timeout_from(Some("700"), Some("2500")),
+            Duration::from_millis(700)
+        );
+        assert_eq!(timeout_from(Some("soon"), Some("0")), EXPORT_TIMEOUT);
     }
 
     #[test]

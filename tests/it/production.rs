@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use wiremock::ResponseTemplate;
+use std::time::Duration;
+
+use wiremock::{MockServer, ResponseTemplate};
 
 use crate::own_servers::run;
 use crate::support::{FakeProvider, answer, repo, tool_calls};
@@ -571,4 +573,93 @@ async fn gate_sends_its_spans_to_an_otlp_collector_with_the_configured_headers()
         .collect();
     assert_eq!(names[0], "invoke_agent reference");
     assert!(!stdout.contains("dG9vbGdhdGU6c2VjcmV0") && !stderr.contains("dG9vbGdhdGU6c2VjcmV0"));
+}
+
+/// Runs `gate --only T1-001` exporting spans to `collector` with these extra variables.
+async fn gate_exporting_to(collector: &MockServer, env: &[(&str, &str)]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = dir.path().join("out");
+    let endpoint = collector.uri();
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    tokio::task::spawn_blocking(move || {
+        let mut command = crate::support::toolgate();
+        command
+            .args(["gate", "--only", "T1-001", "--out"])
+            .arg(&out)
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+            .envs(env);
+        crate::support::output(command)
+    })
+    .await
+    .expect("joins")
+}
+
+/// Issue case: a collector that echoes the request's headers in its error; the warning hid
+/// only the longest header value, and printed a shorter one and a `*_TOKEN` variable of the
+/// environment in clear.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_otlp_error_echoing_headers_and_environment_tokens_shows_none_of_them() {
+    use wiremock::Mock;
+    use wiremock::matchers::method;
+
+    let collector = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(400).set_body_string(
+            "bad request; you sent authorization=Basic aGVhZGVyLWxvbmctc2VjcmV0LTAx, \
+             x-api-key=short-key-77, and we saw env-token-3141592",
+        ))
+        .mount(&collector)
+        .await;
+    let (code, stdout, stderr) = gate_exporting_to(
+        &collector,
+        &[
+            (
+                "OTEL_EXPORTER_OTLP_HEADERS",
+                "Authorization=Basic%20aGVhZGVyLWxvbmctc2VjcmV0LTAx,x-api-key=short-key-77",
+            ),
+            ("MY_COLLECTOR_TOKEN", "env-token-3141592"),
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "a failed export is no verdict: {stdout}{stderr}");
+    let warning = stdout
+        .lines()
+        .find(|line| line.starts_with("warning: failed to send spans"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    for secret in [
+        "aGVhZGVyLWxvbmctc2VjcmV0LTAx",
+        "short-key-77",
+        "env-token-3141592",
+    ] {
+        assert!(
+            !stdout.contains(secret) && !stderr.contains(secret),
+            "{secret}: {warning}"
+        );
+    }
+    assert_eq!(warning.matches("[redacted]").count(), 3, "{warning}");
+}
+
+/// Issue case: a collector that never answers cost 92 s (3 attempts of 30 s) while the
+/// warning spoke of 30 s. The limit is now for the whole export, retries included, from
+/// `OTEL_EXPORTER_OTLP_TIMEOUT` (milliseconds, as the SDKs read it), and the warning says so.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hung_collector_gets_one_time_limit_for_the_whole_export() {
+    use wiremock::Mock;
+    use wiremock::matchers::method;
+
+    let collector = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(30)))
+        .mount(&collector)
+        .await;
+    let (code, stdout, stderr) =
+        gate_exporting_to(&collector, &[("OTEL_EXPORTER_OTLP_TIMEOUT", "400")]).await;
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("did not accept the spans within 0.4 s, retries included"),
+        "{stdout}"
+    );
 }
