@@ -13,6 +13,19 @@ use anyhow::{Context as _, Result, bail};
 /// FIFO or device: reading one could block or never end), that is larger than `limit` (checked
 /// before reading and again while reading, for a file that grows), or that is not UTF-8.
 pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String> {
+    let bytes = read_bytes(path, what, limit)?;
+    String::from_utf8(bytes).map_err(|error| {
+        anyhow::anyhow!(
+            "failed to read {what} `{}`: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            error.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// Reads the regular file at `path`, at most `limit` bytes. Errors as [`read_text`], but any
+/// bytes are accepted.
+pub fn read_bytes(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
     let context = || format!("failed to read {what} `{}`", path.display());
     let metadata = std::fs::metadata(path).with_context(context)?;
     if !metadata.is_file() {
@@ -41,13 +54,7 @@ pub fn read_text(path: &Path, what: &str, limit: u64) -> Result<String> {
     if bytes.len() as u64 > limit {
         return Err(too_large());
     }
-    String::from_utf8(bytes).map_err(|error| {
-        anyhow::anyhow!(
-            "{}: not UTF-8 text (invalid byte at offset {})",
-            context(),
-            error.utf8_error().valid_up_to()
-        )
-    })
+    Ok(bytes)
 }
 
 /// `limit` as a short size: `4 MiB`, `512 KiB`, `100 bytes`.

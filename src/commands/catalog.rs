@@ -101,8 +101,11 @@ pub(super) fn lint_command(
         LintFormat::Sarif => {
             let origin = match &report.origin {
                 Some(path) => {
-                    let text = std::fs::read_to_string(path)
-                        .with_context(|| format!("failed to read `{}`", path.display()))?;
+                    let text = crate::fs::read_text(
+                        path,
+                        "lint input",
+                        crate::defaults::MAX_DATA_FILE_BYTES,
+                    )?;
                     Some((path.as_path(), text))
                 }
                 None => None,

@@ -218,7 +218,11 @@ fn resolve_baseline(args: &GateArgs, out: &mut dyn Write) -> Result<(Option<Base
         })?;
         // GitHub's error bodies can echo the request, token included.
         let fetched = runtime()?
-            .block_on(github::artifact::fetch_newest(&connection, name))
+            .block_on(github::artifact::fetch_newest(
+                &connection,
+                name,
+                github::artifact::DEADLINE,
+            ))
             .map_err(|error| {
                 anyhow::anyhow!(Redactor::new([&connection.token]).redact(&format!("{error:#}")))
             })?;

@@ -249,8 +249,8 @@ fn run_for_gate(
     if let Some(path) = &loaded.mocks {
         // The rules are behaviour the scenarios are measured on: pinned like a fixture, so a
         // changed rule moves the ruler as a changed fixture does.
-        let bytes = std::fs::read(path)
-            .with_context(|| format!("failed to read mock catalog `{}`", path.display()))?;
+        let bytes =
+            crate::fs::read_bytes(path, "mock catalog", crate::defaults::MAX_DATA_FILE_BYTES)?;
         let name = path.strip_prefix(&args.suite.root).unwrap_or(path);
         pins.fixtures.insert(
             format!("mocks:{}", name.display()),

@@ -12,6 +12,10 @@ use super::Connection;
 /// Artifacts inspected (newest first) before giving up.
 const PER_PAGE: usize = 100;
 
+/// The most fetching a baseline artifact may take, every request and the download included.
+/// Each read has its own 60 s limit, but an API that drips a byte at a time never trips it.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(180);
+
 /// The artifact that was used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fetched {
@@ -28,9 +32,25 @@ pub struct Fetched {
 /// Fetches the newest artifact called `name` from a successful run on the default branch,
 /// and returns its JSON file (`baseline.json` if present, else the only `.json` file).
 ///
-/// Errors: no such artifact, API failures, or a zip without a single JSON file; each names
-/// the artifact.
-pub async fn fetch_newest(connection: &Connection, name: &str) -> Result<Fetched> {
+/// Errors: no such artifact, API failures, a zip without a single JSON file, or no answer
+/// within `deadline` (all requests together; [`DEADLINE`] in `gate`); each names the artifact.
+pub async fn fetch_newest(
+    connection: &Connection,
+    name: &str,
+    deadline: std::time::Duration,
+) -> Result<Fetched> {
+    match tokio::time::timeout(deadline, fetch(connection, name)).await {
+        Ok(fetched) => fetched,
+        Err(_) => bail!(
+            "failed to fetch baseline artifact `{name}` of `{}`: GitHub did not finish \
+             answering within {} s",
+            connection.repository,
+            deadline.as_secs_f64()
+        ),
+    }
+}
+
+async fn fetch(connection: &Connection, name: &str) -> Result<Fetched> {
     let client = connection.client()?;
     let (owner, repo) = connection.owner_and_name()?;
     let context = || format!("failed to fetch baseline artifact `{name}` of `{owner}/{repo}`");

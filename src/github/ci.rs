@@ -83,7 +83,12 @@ impl Runner {
 
     /// The event's JSON payload (`$GITHUB_EVENT_PATH`); `None` when absent or unreadable.
     fn event_payload(&self) -> Option<serde_json::Value> {
-        let text = std::fs::read_to_string(self.event.as_ref()?).ok()?;
+        let text = crate::fs::read_text(
+            self.event.as_ref()?,
+            "event payload",
+            crate::defaults::MAX_DATA_FILE_BYTES,
+        )
+        .ok()?;
         serde_json::from_str(&text).ok()
     }
 }

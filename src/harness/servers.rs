@@ -556,16 +556,24 @@ impl SeedDir {
     }
 }
 
+/// Copies the seed `from` (a file, or a directory of files and directories) to `to`. Errors on
+/// anything else under it (a FIFO, socket or device: copying one could block or never end).
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    if from.is_dir() {
+    let kind = std::fs::metadata(from)?;
+    if kind.is_dir() {
         std::fs::create_dir_all(to)?;
         for entry in std::fs::read_dir(from)? {
             let entry = entry?;
             copy_tree(&entry.path(), &to.join(entry.file_name()))?;
         }
         Ok(())
-    } else {
+    } else if kind.is_file() {
         std::fs::copy(from, to).map(|_| ())
+    } else {
+        Err(std::io::Error::other(format!(
+            "`{}` is not a regular file (a FIFO, socket or device)",
+            from.display()
+        )))
     }
 }
 
@@ -574,6 +582,27 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_seed_holding_a_fifo_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let seed = dir.path().join("seed");
+        std::fs::create_dir_all(&seed).expect("mkdir");
+        std::fs::write(seed.join("a.txt"), "a").expect("write");
+        let made = std::process::Command::new("mkfifo")
+            .arg(seed.join("pipe"))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        let error = copy_tree(&seed, &dir.path().join("copy")).expect_err("a FIFO");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "`{}` is not a regular file (a FIFO, socket or device)",
+                seed.join("pipe").display()
+            )
+        );
+    }
 
     fn reply(is_error: bool, structured: Option<Value>, text: &str) -> ToolReply {
         ToolReply {

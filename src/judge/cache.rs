@@ -21,7 +21,12 @@ pub(crate) fn key(provider: Api, model: &str, material: &Value) -> String {
 
 /// The entry stored under `key`, if there is a readable one.
 pub(crate) fn load<T: DeserializeOwned>(dir: &Path, key: &str) -> Option<T> {
-    let text = std::fs::read_to_string(dir.join(format!("{key}.json"))).ok()?;
+    let text = crate::fs::read_text(
+        &dir.join(format!("{key}.json")),
+        "judge cache entry",
+        crate::defaults::MAX_SMALL_FILE_BYTES,
+    )
+    .ok()?;
     serde_json::from_str(&text).ok()
 }
 

@@ -24,8 +24,7 @@ use crate::harness::ToolSet;
 /// Errors: an unreadable file, a parse error (with field and line), or every validation
 /// problem found, each naming the file and field.
 pub fn load(path: &Path) -> Result<MockCatalog> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read mock catalog `{}`", path.display()))?;
+    let text = crate::fs::read_text(path, "mock catalog", crate::defaults::MAX_DATA_FILE_BYTES)?;
     parse(&text, path)
 }
 
@@ -334,8 +333,7 @@ fn reply(step: ResponseFile, has_rows: bool) -> Result<Reply, String> {
 ///
 /// Errors: an unreadable or invalid file.
 pub fn import_tools(path: &Path) -> Result<Vec<Value>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("failed to read tools file `{}`", path.display()))?;
+    let text = crate::fs::read_text(path, "tools file", crate::defaults::MAX_DATA_FILE_BYTES)?;
     let value: Value = serde_json::from_str(&text)
         .with_context(|| format!("tools file `{}` is not valid JSON", path.display()))?;
     let is_lock = value.get("schema_version").is_some()

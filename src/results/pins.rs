@@ -13,7 +13,8 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
-use crate::fs::sha256_hex;
+use crate::defaults::{MAX_DATA_FILE_BYTES, MAX_RUN_FILE_BYTES, MAX_SMALL_FILE_BYTES};
+use crate::fs::{read_bytes, sha256_hex};
 use crate::lint::LoadedCatalog;
 use crate::lint::drift::{self, Lock, LockedTool};
 use crate::scenario::Scenario;
@@ -169,8 +170,7 @@ fn relative_name(path: &Path, root: &Path) -> String {
 /// of every file under it.
 fn hash_tree(path: &Path) -> Result<String> {
     if !path.is_dir() {
-        let bytes = std::fs::read(path)
-            .with_context(|| format!("failed to read seed `{}`", path.display()))?;
+        let bytes = read_bytes(path, "seed", MAX_RUN_FILE_BYTES)?;
         return Ok(sha256_hex(&bytes));
     }
     let mut files = BTreeMap::new();
@@ -185,8 +185,7 @@ fn hash_tree(path: &Path) -> Result<String> {
             if child.is_dir() {
                 pending.push(child);
             } else {
-                let bytes = std::fs::read(&child)
-                    .with_context(|| format!("failed to read seed `{}`", child.display()))?;
+                let bytes = read_bytes(&child, "seed", MAX_RUN_FILE_BYTES)?;
                 files.insert(relative_name(&child, path), sha256_hex(&bytes));
             }
         }
@@ -207,9 +206,7 @@ impl Pins {
         let mut pinned = BTreeMap::new();
         let mut fixtures = BTreeMap::new();
         for scenario in scenarios {
-            let bytes = std::fs::read(&scenario.path).with_context(|| {
-                format!("failed to read scenario `{}`", scenario.path.display())
-            })?;
+            let bytes = read_bytes(&scenario.path, "scenario", MAX_SMALL_FILE_BYTES)?;
             let path = relative_name(&scenario.path, root);
             pinned.insert(
                 scenario.id.clone(),
@@ -221,9 +218,7 @@ impl Pins {
             if let Some(seed_state) = &scenario.seed_state
                 && !fixtures.contains_key(&scenario.seed_state_name)
             {
-                let bytes = std::fs::read(seed_state).with_context(|| {
-                    format!("failed to read fixture `{}`", seed_state.display())
-                })?;
+                let bytes = read_bytes(seed_state, "fixture", MAX_DATA_FILE_BYTES)?;
                 fixtures.insert(scenario.seed_state_name.clone(), sha256_hex(&bytes));
             }
             if let Some(seed_path) = &scenario.seed_path {

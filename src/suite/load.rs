@@ -46,9 +46,7 @@ pub fn from_value(
 /// Reads the `mcpServers` of an MCP client config file (`.mcp.json`). Errors as
 /// [`from_value`], naming this file and `mcpServers.NAME.field`.
 pub fn load_mcp_json(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<ServerSpec>> {
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        anyhow::anyhow!("failed to read MCP config `{}`: {error}", path.display())
-    })?;
+    let text = crate::fs::read_text(path, "MCP config", crate::defaults::MAX_SMALL_FILE_BYTES)?;
     let deserializer = &mut serde_json::Deserializer::from_str(&text);
     let config: McpJson = serde_path_to_error::deserialize(deserializer).map_err(|error| {
         let field = error.path().to_string();

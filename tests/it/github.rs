@@ -509,12 +509,63 @@ async fn fake_artifacts(baseline_text: &str) -> MockServer {
 #[tokio::test]
 async fn the_artifact_comes_from_the_newest_successful_default_branch_run() {
     let server = fake_artifacts("{\"x\": 1}").await;
-    let fetched = artifact::fetch_newest(&connection(&server), "toolgate-baseline")
-        .await
-        .expect("found");
+    let fetched = artifact::fetch_newest(
+        &connection(&server),
+        "toolgate-baseline",
+        artifact::DEADLINE,
+    )
+    .await
+    .expect("found");
     assert_eq!((fetched.artifact_id, fetched.run_id), (11, 21));
     assert_eq!(fetched.file, "baseline.json");
     assert_eq!(fetched.text, "{\"x\": 1}");
+}
+
+/// Issue case: an API that sends its answer a byte at a time never trips the per-read
+/// timeout, and `--baseline artifact:NAME` never ended. The whole fetch has one deadline.
+#[tokio::test]
+async fn an_api_that_drips_its_answer_runs_into_the_fetch_deadline() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let address = listener.local_addr().expect("an address");
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request).await;
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n";
+                if stream.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                loop {
+                    if stream.write_all(b" ").await.is_err() {
+                        return;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+            });
+        }
+    });
+    let connection = Connection {
+        api_url: format!("http://{address}"),
+        token: TOKEN.into(),
+        repository: "acme/agent".into(),
+    };
+    let error = artifact::fetch_newest(
+        &connection,
+        "toolgate-baseline",
+        std::time::Duration::from_millis(500),
+    )
+    .await
+    .expect_err("the deadline passes");
+    assert_eq!(
+        error.to_string(),
+        "failed to fetch baseline artifact `toolgate-baseline` of `acme/agent`: GitHub did not \
+         finish answering within 0.5 s"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

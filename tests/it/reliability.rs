@@ -415,6 +415,23 @@ fn config_cases() -> Vec<Case> {
     const C: &str = "toolgate.yaml";
     let c = "`./toolgate.yaml`: ";
     vec![
+        // Read whole, these ran out of memory (`/dev/zero`) or hung (a FIFO).
+        case(
+            "servers from a device",
+            C,
+            "servers: {from: /dev/zero}",
+            VALIDATE,
+            2,
+            "failed to read MCP config `/dev/zero`: it is not a regular file",
+        ),
+        case(
+            "mock tools from a device",
+            "mocks.yaml",
+            "schema_version: 1\ntools_from: /dev/zero\n",
+            &["mock", "serve", "mocks.yaml"],
+            2,
+            "failed to read tools file `/dev/zero`: it is not a regular file",
+        ),
         case(
             "unknown agent",
             C,
