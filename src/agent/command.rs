@@ -58,7 +58,8 @@ impl CommandAgent {
     /// Runs the program once and waits for it.
     ///
     /// The program runs in a process group of its own. The final answer is its stdout,
-    /// trimmed (`None` when empty), read when the program exits: children it left holding
+    /// trimmed (`None` when empty) and with every secret of the environment redacted, read
+    /// when the program exits: children it left holding
     /// stdout get [`EXIT_GRACE`] to finish, then the whole group is killed, as it is when the
     /// run's time limit drops this future. Errors (`AgentError::Command`) when the program
     /// cannot start, writes more than [`MAX_STDOUT_BYTES`] to stdout, or exits with a
@@ -151,7 +152,8 @@ impl CommandAgent {
                 MAX_STDOUT_BYTES / (1024 * 1024)
             )));
         }
-        let answer = String::from_utf8_lossy(&out.bytes).trim().to_owned();
+        // An agent may echo a key it was given; the answer reaches results, trace and reports.
+        let answer = redactor.redact(String::from_utf8_lossy(&out.bytes).trim());
         Ok(AgentOutcome {
             final_answer: (!answer.is_empty()).then_some(answer),
             turns: 1,
@@ -312,6 +314,22 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "agent command `echo 'auth failed for [redacted] x' >&2; exit 1 # [redacted]` exited with status 1: auth failed for [redacted] x"
+        );
+    }
+
+    /// Issue case: a key the agent echoed in its final answer reached report.md, results.json
+    /// and trace.jsonl in clear (its stderr was already redacted).
+    #[tokio::test]
+    async fn a_secret_in_the_final_answer_is_redacted() {
+        let key = "sk-test-canary-0123456789";
+        let redactor = Redactor::new([key]);
+        let outcome = agent(&format!("echo 'Done. I used {key} to log in.'"))
+            .run_redacted(INVOCATION, &redactor)
+            .await
+            .expect("runs");
+        assert_eq!(
+            outcome.final_answer.as_deref(),
+            Some("Done. I used [redacted] to log in.")
         );
     }
 

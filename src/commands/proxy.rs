@@ -38,11 +38,26 @@ pub(super) fn proxy_command(
     let writer = trace.clone();
     let session = super::new_run_id();
     let traced_as = scenario.clone();
+    let spec = ServerSpec {
+        name: args.name.clone(),
+        transport: Transport::Stdio {
+            command: program.clone(),
+            args: rest.to_vec(),
+            env: Vec::new(),
+            cwd: None,
+        },
+        filter: ToolFilter::default(),
+        reset: None,
+    };
+    // A server may answer with what it was given: its environment, `env NAME=value`.
+    let secrets = spec.secrets();
+    let scrubber = Scrubber::new(secrets.clone(), &[])?;
     let observer: crate::harness::Observer = Box::new(move |call| {
         if let Some(file) = &writer {
             let mut line = TraceLine::call(&traced_as, 0, call);
             line.run_id = Some(session.clone());
-            file.append(&serde_json::to_string(&line).expect("a trace line is JSON"));
+            let value = serde_json::to_value(&line).expect("a trace line is JSON");
+            file.append(&scrubber.value(&value).to_string());
         }
     });
     if args.faults.is_none() && args.record.is_none() && args.listen.is_none() {
@@ -69,17 +84,6 @@ pub(super) fn proxy_command(
             .context("failed to start the async runtime")?,
         Some(_) => super::runtime()?,
     };
-    let spec = ServerSpec {
-        name: args.name.clone(),
-        transport: Transport::Stdio {
-            command: program.clone(),
-            args: rest.to_vec(),
-            env: Vec::new(),
-            cwd: None,
-        },
-        filter: ToolFilter::default(),
-        reset: None,
-    };
     let root = std::env::current_dir().context("failed to read the working directory")?;
     let discovery = rt.block_on(harness::discover(std::slice::from_ref(&spec), &root))?;
     let catalog = discovery.catalog()?;
@@ -87,7 +91,6 @@ pub(super) fn proxy_command(
         Some(path) => crate::scenario::load_faults(path, &catalog)?,
         None => Vec::new(),
     };
-    let secrets = spec.secrets();
     let backends = ServerBackends::new(vec![spec], &root, &discovery, super::suite::CALL_TIMEOUT)?;
     let backend = match &args.record {
         Some(dir) => {

@@ -160,26 +160,36 @@ impl ServerSpec {
     }
 
     /// The server's command line or URL as pins and reports show it: the program and its
-    /// arguments (never `env` or header values), or the URL with credentials redacted.
+    /// arguments (never `env` or header values), or the URL, with every value of
+    /// [`ServerSpec::secrets`] redacted (a `${API_TOKEN}` in `args` is expanded to run the
+    /// server, never to pin it).
     pub fn label(&self) -> String {
-        match &self.transport {
+        let shown = match &self.transport {
             Transport::Stdio { command, args, .. } => std::iter::once(command.as_str())
                 .chain(args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
-            Transport::Http { url, .. } => Redactor::default().redact(url),
-        }
+            Transport::Http { url, .. } => url.clone(),
+        };
+        self.secrets().redact(&shown)
     }
 
-    /// The secret values of this server (`env` and header values, URL credentials), to keep
-    /// out of traces, results and messages.
+    /// The secret values of this server, to keep out of traces, cassettes, results and
+    /// messages: `env` and header values, URL credentials, the values of `NAME=value`
+    /// arguments whose name is a secret's (`env API_TOKEN=... server`), and the secrets of
+    /// toolgate's own environment (see [`Redactor::from_env`]), which the server inherits.
     pub fn secrets(&self) -> Redactor {
-        let mut redactor = Redactor::default();
+        let mut redactor = Redactor::from_env();
         match &self.transport {
-            Transport::Stdio { env, .. } => {
+            Transport::Stdio { env, args, .. } => {
                 for (_, value) in env {
                     redactor.add(value);
                 }
+                let assignments = args.iter().filter_map(|arg| {
+                    let (name, value) = arg.split_once('=')?;
+                    Some((name.to_owned(), value.to_owned()))
+                });
+                redactor.extend(&Redactor::from_vars(assignments));
             }
             Transport::Http { url, headers } => {
                 redactor.add_url_credentials(url);

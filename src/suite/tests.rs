@@ -155,3 +155,33 @@ fn expands_variables_and_keeps_other_dollars() {
         "`${` without a closing `}` in `${HOME`"
     );
 }
+
+/// `env NAME=value` in a server's command line passes a secret the server may echo; a
+/// `${VAR}` expanded into `args` is run, not pinned.
+#[test]
+fn secret_assignments_in_args_are_secrets_and_labels_hide_them() {
+    let spec = ServerSpec {
+        name: "memory".to_owned(),
+        transport: Transport::Stdio {
+            command: "env".to_owned(),
+            args: vec![
+                "API_TOKEN=tok-canary-2718281828".to_owned(),
+                "MEMORY_FILE_PATH=/tmp/graph-file.jsonl".to_owned(),
+                "node".to_owned(),
+                "--key=tok-canary-2718281828".to_owned(),
+            ],
+            env: Vec::new(),
+            cwd: None,
+        },
+        filter: ToolFilter::default(),
+        reset: None,
+    };
+    assert_eq!(
+        spec.label(),
+        "env API_TOKEN=[redacted] MEMORY_FILE_PATH=/tmp/graph-file.jsonl node --key=[redacted]"
+    );
+    assert_eq!(
+        spec.secrets().redact("stored tok-canary-2718281828"),
+        "stored [redacted]"
+    );
+}

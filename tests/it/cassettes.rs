@@ -724,6 +724,63 @@ fn a_plain_proxy_relays_the_bytes_and_traces_every_call_from_copies() {
     assert_eq!(both[4]["index"], 0);
 }
 
+/// Issue case: `proxy --trace/--record` wrote whatever the server returned, a secret it was
+/// given as `-- env NAME=value` included, into the trace and the cassette. A server that
+/// echoes it (the memory server returns what it stores) now leaves `[redacted]` there.
+#[test]
+fn a_secret_the_server_was_given_stays_out_of_the_proxys_trace_and_cassette() {
+    const SECRET: &str = "tok-canary-3141592653";
+    let memory = node_server("server-memory");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for (mode, extra) in [
+        ("plain", &[][..]),
+        ("recording", &["--record", "cassettes"][..]),
+    ] {
+        let trace = dir.path().join(format!("{mode}.jsonl"));
+        let output = Command::new(peer_python())
+            .current_dir(dir.path())
+            .arg(repo().join("tests/peers/py_client.py"))
+            .args([
+                "--call",
+                "create_entities",
+                &format!(
+                    r#"{{"entities": [{{"name": "Key", "entityType": "note", "observations": ["{SECRET}"]}}]}}"#
+                ),
+            ])
+            .args(["--call", "read_graph", "{}"])
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_toolgate"))
+            .args(["proxy", "--name", "memory", "--trace"])
+            .arg(&trace)
+            .args(extra)
+            .args(["--", "env"])
+            .arg(format!("API_TOKEN={SECRET}"))
+            .arg(format!(
+                "MEMORY_FILE_PATH={}",
+                dir.path().join(format!("{mode}-graph.jsonl")).display()
+            ))
+            .arg("node")
+            .arg(&memory)
+            .output()
+            .expect("python runs");
+        assert!(
+            output.status.success(),
+            "{mode}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let traced = std::fs::read_to_string(&trace).expect("a trace");
+        assert_eq!(traced.lines().count(), 2, "{mode}: {traced}");
+        assert!(!traced.contains(SECRET), "{mode}: {traced}");
+        assert!(traced.contains("[redacted]"), "{mode}: {traced}");
+    }
+    let cassette = std::fs::read_dir(dir.path().join("cassettes"))
+        .expect("a cassette directory")
+        .map(|entry| std::fs::read_to_string(entry.expect("an entry").path()).expect("text"))
+        .collect::<String>();
+    assert!(cassette.contains("read_graph"), "{cassette}");
+    assert!(!cassette.contains(SECRET), "{cassette}");
+}
+
 #[test]
 fn recording_needs_live_servers_and_a_replayed_suite_names_what_it_cannot_do() {
     let dir = suite("servers: {replay: cassettes}\n", &[], &[]);
