@@ -15,13 +15,18 @@ use crate::suite::{ServerSpec, ToolFilter, Transport};
 
 /// Replays every cassette of `args.dir` against fresh live servers; exit 1 when an answer or
 /// a server's tools changed.
+///
+/// Live answers and servers' errors are printed with the servers' secrets redacted (see
+/// [`ServerSpec::secrets`]): a server that echoes its token shows `[redacted]`.
 pub(super) fn verify_command(args: &CassetteVerifyArgs, out: &mut dyn Write) -> Result<Exit> {
     let cassettes = cassette::load_dir(&args.dir)?;
     let rt = super::runtime()?;
+    let mut secrets = crate::redact::Redactor::from_env();
     let checks = match &args.suite {
-        Some(root) => verify_suite(root, &cassettes, &args.ignore, &rt)?,
-        None => verify_command_line(args, &cassettes, &rt)?,
-    };
+        Some(root) => verify_suite(root, &cassettes, &args.ignore, &rt, &mut secrets),
+        None => verify_command_line(args, &cassettes, &rt, &mut secrets),
+    }
+    .map_err(|error| anyhow::anyhow!(secrets.redact(&format!("{error:#}"))))?;
     let changed = checks
         .iter()
         .filter(|check| !check.changes.is_empty())
@@ -37,7 +42,7 @@ pub(super) fn verify_command(args: &CassetteVerifyArgs, out: &mut dyn Write) -> 
         } else {
             writeln!(out, "changed  {name}")?;
             for change in &check.changes {
-                writeln!(out, "    {change}")?;
+                writeln!(out, "    {}", secrets.redact(&change.to_string()))?;
             }
         }
     }
@@ -61,8 +66,15 @@ fn verify_suite(
     cassettes: &[Cassette],
     ignore: &[String],
     rt: &tokio::runtime::Runtime,
+    secrets: &mut crate::redact::Redactor,
 ) -> Result<Vec<CassetteCheck>> {
     let (file, file_path) = super::suite::suite_config(root, None)?;
+    // Errors in the servers' config are reported below, where the suite is loaded.
+    if let Ok(Some(specs)) = super::suite::server_specs(&file, &file_path) {
+        for spec in specs {
+            secrets.extend(&spec.secrets());
+        }
+    }
     if file.servers.is_none() {
         bail!(
             "`{}` has no `servers:` to verify against",
@@ -130,6 +142,7 @@ fn verify_command_line(
     args: &CassetteVerifyArgs,
     cassettes: &[Cassette],
     rt: &tokio::runtime::Runtime,
+    secrets: &mut crate::redact::Redactor,
 ) -> Result<Vec<CassetteCheck>> {
     let ignore = IgnorePaths::new(&args.ignore)?;
     let (program, rest) = args
@@ -164,6 +177,7 @@ fn verify_command_line(
         filter: recorded_tools(entry),
         reset: None,
     };
+    secrets.extend(&spec.secrets());
     let cwd = std::env::current_dir().context("failed to read the working directory")?;
     let discovery = rt.block_on(harness::discover(std::slice::from_ref(&spec), &cwd))?;
     let live: BTreeMap<String, String> = discovery

@@ -779,6 +779,33 @@ fn a_secret_the_server_was_given_stays_out_of_the_proxys_trace_and_cassette() {
         .collect::<String>();
     assert!(cassette.contains("read_graph"), "{cassette}");
     assert!(!cassette.contains(SECRET), "{cassette}");
+
+    // `cassette verify` printed live answers in clear: a live graph that holds the secret
+    // differs from the recording, and the difference is shown redacted.
+    let graph = dir.path().join("live-graph.jsonl");
+    std::fs::write(
+        &graph,
+        format!(
+            "{}\n",
+            serde_json::json!({"type": "entity", "name": "Key", "entityType": "note",
+                "observations": [SECRET]})
+        ),
+    )
+    .expect("writes");
+    let mut verify = crate::support::toolgate();
+    verify
+        .arg("cassette")
+        .arg("verify")
+        .arg(dir.path().join("cassettes"))
+        .args(["--", "env"])
+        .arg(format!("API_TOKEN={SECRET}"))
+        .arg(format!("MEMORY_FILE_PATH={}", graph.display()))
+        .arg("node")
+        .arg(&memory);
+    let (code, stdout, stderr) = crate::support::output(verify);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("live \"[redacted]\""), "{stdout}");
+    assert!(!stdout.contains(SECRET) && !stderr.contains(SECRET), "{stdout}{stderr}");
 }
 
 #[test]
