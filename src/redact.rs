@@ -154,6 +154,8 @@ fn url_credentials(url: &str) -> Vec<String> {
             found.push(percent_decoded(part));
             found.push(part.to_owned());
         }
+        // As an HTTP client sends them: `Authorization: Basic base64(user:password)`.
+        found.push(basic_credentials(&percent_decoded(userinfo)));
     }
     if let Some((_, query)) = rest.split_once('?') {
         let query = query.split('#').next().unwrap_or_default();
@@ -169,12 +171,20 @@ fn url_credentials(url: &str) -> Vec<String> {
     found
 }
 
+/// The Base64 form of `user:password` in a `Basic` authorization header (RFC 7617).
+pub fn basic_credentials(userinfo: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(userinfo)
+}
+
 fn is_secret_query_key(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     SECRET_QUERY_KEYS.contains(&key.as_str())
 }
 
-fn percent_decoded(text: &str) -> String {
+/// `text` with `%XX` escapes decoded (invalid ones kept as they are), as URL user
+/// information is decoded before it is sent.
+pub fn percent_decoded(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -291,6 +301,15 @@ mod tests {
         assert_eq!(
             redactor.redact("auth s3cr3t-passw0rd and tok_0123456789 failed"),
             "auth [redacted] and [redacted] failed"
+        );
+        // The `Basic` header a client makes of them, echoed by a server.
+        assert_eq!(
+            basic_credentials("bob:s3cr3t-passw0rd"),
+            "Ym9iOnMzY3IzdC1wYXNzdzByZA=="
+        );
+        assert_eq!(
+            redactor.redact("got Authorization: Basic Ym9iOnMzY3IzdC1wYXNzdzByZA=="),
+            "got Authorization: Basic [redacted]"
         );
     }
 

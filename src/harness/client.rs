@@ -304,12 +304,27 @@ impl McpClient {
     /// entry's `headers`; values are never put in errors).
     ///
     /// Errors: a header name or value HTTP does not allow, or the connection.
+    ///
+    /// Credentials in the URL (`https://user:pass@host/mcp`) become an `Authorization: Basic`
+    /// header unless `headers` already has an `Authorization`, which wins; either way they
+    /// are taken out of the URL, which errors then show.
     pub async fn connect_http_with(
         url: &str,
         headers: &[(String, String)],
     ) -> anyhow::Result<Self> {
         crate::tls::install_crypto_provider();
+        let (url, basic) = split_credentials(url);
+        let url = url.as_str();
         let mut default_headers = reqwest::header::HeaderMap::new();
+        if let Some(basic) = basic
+            && !headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+        {
+            let value = reqwest::header::HeaderValue::from_str(&format!("Basic {basic}"))
+                .context("the URL's credentials are not valid in HTTP")?;
+            default_headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
         for (name, value) in headers {
             let header = reqwest::header::HeaderName::from_bytes(name.as_bytes())
                 .with_context(|| format!("`{name}` is not an HTTP header name"))?;
@@ -594,6 +609,30 @@ impl StderrTail {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         String::from_utf8_lossy(&buffer).into_owned()
     }
+}
+
+/// `url` without its user information, and that information as `Basic` credentials
+/// (Base64 of the percent-decoded `user:password`), if it had any. A URL that does not parse
+/// is returned as it is (the connection then reports it).
+fn split_credentials(url: &str) -> (String, Option<String>) {
+    let Ok(mut parsed) = reqwest::Url::parse(url) else {
+        return (url.to_owned(), None);
+    };
+    if parsed.username().is_empty() && parsed.password().is_none() {
+        return (url.to_owned(), None);
+    }
+    let decode = crate::redact::percent_decoded;
+    let userinfo = format!(
+        "{}:{}",
+        decode(parsed.username()),
+        decode(parsed.password().unwrap_or_default())
+    );
+    let _ = parsed.set_username("");
+    let _ = parsed.set_password(None);
+    (
+        parsed.to_string(),
+        Some(crate::redact::basic_credentials(&userinfo)),
+    )
 }
 
 #[cfg(test)]
@@ -1171,4 +1210,66 @@ mod field_case_tests {
     }
 
     const TIMEOUT: Duration = Duration::from_secs(5);
+}
+
+#[cfg(test)]
+mod credential_tests {
+    use wiremock::matchers::method;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    use super::*;
+
+    /// The `Authorization` headers a server that refuses everything was sent by a connection
+    /// to `url` with `headers`, and the connection's error.
+    async fn authorization_sent(
+        url_of: impl Fn(&str) -> String,
+        headers: &[(String, String)],
+    ) -> (Vec<String>, String) {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(500))
+            .mount(&server)
+            .await;
+        let url = url_of(&server.address().to_string());
+        let error = McpClient::connect_http_with(&url, headers)
+            .await
+            .err()
+            .expect("a server that answers 500 fails the handshake");
+        let sent = server
+            .received_requests()
+            .await
+            .expect("recorded")
+            .iter()
+            .filter_map(|request| request.headers.get("authorization"))
+            .map(|value| value.to_str().expect("ASCII").to_owned())
+            .collect();
+        (sent, format!("{error:#}"))
+    }
+
+    /// Issue case: URL credentials replaced a configured `Authorization: Bearer`, and errors
+    /// showed the URL with its password.
+    #[tokio::test]
+    async fn a_configured_authorization_wins_over_url_credentials_which_leave_the_url() {
+        let with_password = |address: &str| format!("http://bob:pw-secret-123@{address}/mcp");
+        let bearer = vec![(
+            "Authorization".to_owned(),
+            "Bearer configured-token-1".to_owned(),
+        )];
+        let (sent, error) = authorization_sent(with_password, &bearer).await;
+        assert!(!sent.is_empty());
+        assert!(
+            sent.iter()
+                .all(|value| value == "Bearer configured-token-1"),
+            "{sent:?}"
+        );
+        assert!(!error.contains("pw-secret-123"), "{error}");
+        // Without a configured header, the URL's credentials are sent as `Basic`.
+        let (sent, _) = authorization_sent(with_password, &[]).await;
+        let basic = format!(
+            "Basic {}",
+            crate::redact::basic_credentials("bob:pw-secret-123")
+        );
+        assert!(!sent.is_empty());
+        assert!(sent.iter().all(|value| *value == basic), "{sent:?}");
+    }
 }

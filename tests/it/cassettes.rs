@@ -805,7 +805,10 @@ fn a_secret_the_server_was_given_stays_out_of_the_proxys_trace_and_cassette() {
     let (code, stdout, stderr) = crate::support::output(verify);
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(stdout.contains("live \"[redacted]\""), "{stdout}");
-    assert!(!stdout.contains(SECRET) && !stderr.contains(SECRET), "{stdout}{stderr}");
+    assert!(
+        !stdout.contains(SECRET) && !stderr.contains(SECRET),
+        "{stdout}{stderr}"
+    );
 }
 
 #[test]
