@@ -14,10 +14,12 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use serde_json::{Map, Value};
+
+use nix::sys::signal::Signal;
 
 use super::client::ToolReply;
 use super::servers::answer;
@@ -34,9 +36,17 @@ enum Seen {
     Closed,
 }
 
+/// How long a server gets to close its output after the client left (its stdin closed), and
+/// again after SIGTERM, before its process group is killed: the MCP stdio shutdown sequence.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
+
 /// Relays stdin/stdout to a child started as `command` (in its own process group, killed when
 /// the relay ends) until the server closes its output (it exits, or the client closed stdin
 /// and it finished); `observer` gets each `tools/call` as a [`CallRecord`].
+///
+/// Bytes pass unchanged, valid UTF-8 or not. A server still running [`EXIT_GRACE`] after the
+/// client left gets SIGTERM, then after another grace SIGKILL, to its whole group; so does it
+/// when toolgate gets Ctrl-C or SIGTERM.
 ///
 /// Errors: the child cannot be started.
 pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()> {
@@ -51,15 +61,20 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
     let (seen, copies) = mpsc::channel::<Seen>();
 
     let requests = seen.clone();
+    // Why the relay should end before the server closes its output: the client left (`true`),
+    // or toolgate was told to stop (`false`).
+    let (leave, left) = mpsc::channel::<bool>();
+    let client_left = leave.clone();
     // Not joined: it may be blocked reading stdin when the server is gone.
     std::thread::spawn(move || {
         let mut input = std::io::stdin().lock();
-        let mut line = String::new();
-        while matches!(input.read_line(&mut line), Ok(1..)) {
+        let mut line = Vec::new();
+        while matches!(input.read_until(b'\n', &mut line), Ok(1..)) {
             // The copy goes first, so it is read before the server's answer to it.
-            let _sent = requests.send(Seen::Request(line.clone(), Instant::now()));
+            let text = String::from_utf8_lossy(&line).into_owned();
+            let _sent = requests.send(Seen::Request(text, Instant::now()));
             if to_child
-                .write_all(line.as_bytes())
+                .write_all(&line)
                 .and_then(|()| to_child.flush())
                 .is_err()
             {
@@ -67,25 +82,63 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
             }
             line.clear();
         }
-        // Dropping `to_child` closes the server's stdin: it finishes and closes its output.
+        // Dropping `to_child` closes the server's stdin: it should finish and close its output.
+        drop(to_child);
+        let _sent = client_left.send(true);
+    });
+    std::thread::spawn(move || {
+        if let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            runtime.block_on(stop_signal());
+            let _sent = leave.send(false);
+        }
     });
     let back = std::thread::spawn(move || {
         let mut reader = BufReader::new(from_child);
         let mut out = std::io::stdout().lock();
-        let mut line = String::new();
-        while matches!(reader.read_line(&mut line), Ok(1..)) {
-            if out
-                .write_all(line.as_bytes())
-                .and_then(|()| out.flush())
-                .is_err()
-            {
+        let mut line = Vec::new();
+        while matches!(reader.read_until(b'\n', &mut line), Ok(1..)) {
+            if out.write_all(&line).and_then(|()| out.flush()).is_err() {
                 break;
             }
-            let _sent = seen.send(Seen::Answer(std::mem::take(&mut line), Instant::now()));
+            let text = String::from_utf8_lossy(&line).into_owned();
+            let _sent = seen.send(Seen::Answer(text, Instant::now()));
+            line.clear();
         }
         let _sent = seen.send(Seen::Closed);
     });
     let reader = std::thread::spawn(move || read_copies(&copies, &observer));
+    // The server closes its output; or, once asked to leave, gets the grace after its stdin
+    // closed and again after SIGTERM, then SIGKILL.
+    while !back.is_finished() {
+        let client_left = match left.recv_timeout(Duration::from_millis(50)) {
+            Ok(client_left) => client_left,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            // No reason to leave can come any more: wait for the server.
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        let steps: &[Option<Signal>] = if client_left {
+            &[None, Some(Signal::SIGTERM), Some(Signal::SIGKILL)]
+        } else {
+            &[Some(Signal::SIGTERM), Some(Signal::SIGKILL)]
+        };
+        for step in steps {
+            if let (Some(signal), Some(pgid)) = (step, pgid) {
+                // The group may be gone already; the join below settles it.
+                let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), *signal);
+            }
+            let deadline = Instant::now() + EXIT_GRACE;
+            while !back.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if back.is_finished() {
+                break;
+            }
+        }
+        break;
+    }
     let _joined = back.join();
     if let Some(pgid) = pgid {
         super::client::kill_group(pgid);
@@ -93,6 +146,21 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
     let _reaped = child.wait();
     let _read = reader.join();
     Ok(())
+}
+
+/// Resolves on Ctrl-C or SIGTERM; never, when neither handler can be installed.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut interrupt), Ok(mut terminate)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = interrupt.recv() => {}
+        _ = terminate.recv() => {}
+    }
 }
 
 /// A `tools/call` waiting for its answer.

@@ -867,3 +867,134 @@ fn recording_needs_live_servers_and_a_replayed_suite_names_what_it_cannot_do() {
         )
     );
 }
+
+/// `proxy ARGS -- python3 broken_server.py MODE...`, its stdin and stdout piped.
+fn proxy_on_broken_server(extra: &[&str], server_args: &[&str], dir: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .current_dir(dir)
+        .args(["proxy", "--name", "broken"])
+        .args(extra)
+        .args(["--", "python3"])
+        .arg(repo().join("tests/peers/broken_server.py"))
+        .args(server_args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the proxy starts")
+}
+
+const INITIALIZE_LINE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}"#;
+const INITIALIZED_LINE: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const CALL_LINE: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
+
+/// Whether process `pid` is gone (or a zombie: it runs no more code).
+fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Issue case: a server that ignores its closed stdin and SIGTERM kept running (parent 1)
+/// after the client left the proxy, and after the proxy got SIGTERM; in harness mode the
+/// proxy itself did not stop. Now the server gets the stdio shutdown sequence (stdin closed,
+/// SIGTERM, SIGKILL to its group) in both modes, and on SIGTERM to the proxy.
+#[test]
+fn a_hung_server_does_not_outlive_the_proxy() {
+    use std::io::Write as _;
+
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let faults = dir.path().join("faults.yaml");
+    std::fs::write(&faults, "[]\n").expect("writes");
+    let faults = faults.to_str().expect("utf-8").to_owned();
+    for (name, extra, how) in [
+        ("plain, client leaves", vec![], "eof"),
+        (
+            "harness, client leaves",
+            vec!["--faults", faults.as_str()],
+            "eof",
+        ),
+        ("plain, SIGTERM", vec![], "term"),
+        (
+            "harness, SIGTERM",
+            vec!["--faults", faults.as_str()],
+            "term",
+        ),
+    ] {
+        let pid_file = dir.path().join("server.pid");
+        let _ = std::fs::remove_file(&pid_file);
+        let mut proxy = proxy_on_broken_server(
+            &extra,
+            &["hang", pid_file.to_str().expect("utf-8")],
+            dir.path(),
+        );
+        let mut stdin = proxy.stdin.take().expect("piped");
+        for line in [INITIALIZE_LINE, INITIALIZED_LINE, CALL_LINE] {
+            writeln!(stdin, "{line}").expect("writes");
+        }
+        stdin.flush().expect("flushes");
+        wait_for("the server writes its pid", || {
+            std::fs::read_to_string(&pid_file).is_ok_and(|pid| pid.ends_with('\n'))
+        });
+        let server = std::fs::read_to_string(&pid_file).expect("a pid");
+        // Let the call reach the server, where it hangs.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        match how {
+            "eof" => drop(stdin),
+            _ => {
+                nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(i32::try_from(proxy.id()).expect("a pid")),
+                    nix::sys::signal::Signal::SIGTERM,
+                )
+                .expect("signalled");
+            }
+        }
+        wait_for(&format!("{name}: the proxy ends"), || {
+            proxy.try_wait().expect("waits").is_some()
+        });
+        wait_for(&format!("{name}: the server is gone"), || gone(&server));
+    }
+}
+
+/// Issue case: one byte that is not UTF-8 from the client ended a plain proxy session
+/// silently. Bytes pass unchanged; the session goes on.
+#[test]
+fn a_byte_that_is_not_utf8_does_not_end_a_plain_proxy_session() {
+    use std::io::{BufRead as _, Write as _};
+
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut proxy = proxy_on_broken_server(&[], &["echo"], dir.path());
+    let mut stdin = proxy.stdin.take().expect("piped");
+    stdin
+        .write_all(b"\xff\xfe not a message\n")
+        .expect("writes");
+    writeln!(stdin, "{INITIALIZE_LINE}").expect("writes");
+    writeln!(stdin, "{CALL_LINE}").expect("writes");
+    stdin.flush().expect("flushes");
+    let mut reader = std::io::BufReader::new(proxy.stdout.take().expect("piped"));
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("an answer");
+        answers.push(line);
+    }
+    drop(stdin);
+    let status = proxy.wait().expect("ends");
+    assert!(status.success(), "{status}");
+    let ids: Vec<Value> = answers
+        .iter()
+        .map(|line| serde_json::from_str::<Value>(line).expect("JSON")["id"].clone())
+        .collect();
+    assert_eq!(ids, [Value::from(1), Value::from(3)], "{answers:?}");
+}

@@ -6,9 +6,16 @@ Usage: broken_server.py MODE
   garbage   answers `initialize` with a line that is not JSON-RPC, then exits
   no-tools  initializes, then lists no tools
   die       initializes, lists one tool `echo`, and exits on the first tools/call
+  hang PID  writes its pid to the file PID, initializes, lists `echo`, never answers a
+            tools/call, ignores SIGTERM, and keeps running after its stdin closes
+  echo      initializes, lists `echo`, and answers each call with the line it received
+            (bytes that are not UTF-8 included, shown escaped)
 """
 import json
+import os
+import signal
 import sys
+import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "exit"
 if mode == "exit":
@@ -25,8 +32,19 @@ def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 
-for line in sys.stdin:
-    request = json.loads(line)
+if mode == "hang":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    with open(sys.argv[2], "w") as pid_file:
+        pid_file.write(f"{os.getpid()}\n")
+
+for raw in sys.stdin.buffer:
+    try:
+        request = json.loads(raw)
+    except ValueError:
+        if mode == "echo":
+            continue
+        raise
+    line = raw.decode("utf-8", "backslashreplace")
     method = request.get("method")
     if "id" not in request:
         continue
@@ -46,8 +64,18 @@ for line in sys.stdin:
         tools = [] if mode == "no-tools" else [TOOL]
         send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools}})
     elif method == "tools/call":
+        if mode == "hang":
+            continue
+        if mode == "echo":
+            send({"jsonrpc": "2.0", "id": request["id"], "result": {
+                "content": [{"type": "text", "text": line.strip()}]}})
+            continue
         sys.stderr.write("segfault in echo handler (simulated)\n")
         sys.stderr.flush()
         sys.exit(1)
     else:
         send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "no"}})
+
+if mode == "hang":
+    while True:
+        time.sleep(60)
