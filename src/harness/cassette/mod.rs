@@ -170,7 +170,8 @@ impl Cassette {
     ///
     /// Errors name the file and line: unreadable or too large (see
     /// [`crate::defaults::MAX_RUN_FILE_BYTES`]), an empty file, a line that is not the JSON
-    /// of a header or interaction (with the field), a newer `cassette_version`, or an
+    /// of a header or interaction (with the field), a `cassette_version` of 0 or newer than
+    /// [`CASSETTE_VERSION`], or an
     /// interaction naming a server or tool the header does not list.
     pub fn load(path: &Path) -> Result<Cassette> {
         let text = crate::fs::read_text(path, "cassette", crate::defaults::MAX_RUN_FILE_BYTES)?;
@@ -194,6 +195,12 @@ impl Cassette {
                 "{}: `cassette_version` {} is newer than this toolgate reads ({CASSETTE_VERSION})",
                 at(number),
                 header.cassette_version
+            );
+        }
+        if header.cassette_version == 0 {
+            bail!(
+                "{}: `cassette_version` 0 is no version toolgate writes (the first is 1)",
+                at(number)
             );
         }
         let mut interactions = Vec::new();

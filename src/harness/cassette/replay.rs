@@ -107,6 +107,16 @@ impl ReplayBackends {
     /// cassette holds it.
     pub fn replay(&self, id: &str, repeat: u32) -> Result<ReplayBackend, String> {
         let Some(cassette) = self.runs.get(&(id.to_owned(), repeat)) else {
+            let expected = self.dir.join(file_name(id, repeat));
+            if let Some(other) = self.runs.values().find(|c| c.path == expected) {
+                return Err(format!(
+                    "not_recorded: `{}` records run {} of scenario `{}` (its header says so), not run {repeat} of `{id}`; record it again with `toolgate gate --record {}`",
+                    expected.display(),
+                    other.header.repeat,
+                    other.header.scenario,
+                    self.dir.display()
+                ));
+            }
             return Err(format!(
                 "not_recorded: no cassette `{}` for run {repeat} of scenario `{id}`; record it with `toolgate gate --record {}`",
                 self.dir.join(file_name(id, repeat)).display(),

@@ -164,6 +164,29 @@ fn bad_cassette_lines_are_errors_naming_the_file_line_and_field() {
         parse(&newer),
         "`c/S.r0.jsonl` line 1: `cassette_version` 9 is newer than this toolgate reads (1)"
     );
+    // Issue case: version 0 was accepted.
+    let zero = head.replace("\"cassette_version\":1", "\"cassette_version\":0");
+    assert_eq!(
+        parse(&zero),
+        "`c/S.r0.jsonl` line 1: `cassette_version` 0 is no version toolgate writes (the first is 1)"
+    );
+}
+
+/// Issue case: a cassette file whose header names another run was reported as "no
+/// cassette", though the file is there.
+#[test]
+fn a_cassette_whose_header_names_another_run_is_named_not_missed() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    std::fs::write(dir.path().join("S-2.r0.jsonl"), header("S-1", TOOLS)).expect("writes");
+    let backends = replays(dir.path());
+    assert_eq!(
+        backends.replay("S-2", 0).err(),
+        Some(format!(
+            "not_recorded: `{}` records run 0 of scenario `S-1` (its header says so), not run 0 of `S-2`; record it again with `toolgate gate --record {}`",
+            dir.path().join("S-2.r0.jsonl").display(),
+            dir.path().display()
+        ))
+    );
 }
 
 #[test]
