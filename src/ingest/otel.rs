@@ -7,6 +7,8 @@
 //! latest span's `gen_ai.output.messages` (both JSON, `[{"role", "parts": [{"type": "text",
 //! "content"}]}]`), when the spans record messages.
 
+use std::collections::{HashMap, HashSet};
+
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
@@ -48,31 +50,37 @@ pub(super) fn export_request(value: &Value) -> Result<Vec<Trajectory>> {
             }
         }
     }
-    let mut order: Vec<String> = Vec::new();
+    // Grouped by trace id in one pass each (a line may hold hundreds of thousands of traces).
+    let mut order: Vec<&str> = Vec::new();
+    let mut groups: HashMap<&str, Vec<&ToolSpan>> = HashMap::new();
     for span in &spans {
-        if !order.contains(&span.trace_id) {
-            order.push(span.trace_id.clone());
-        }
+        groups
+            .entry(span.trace_id.as_str())
+            .or_insert_with(|| {
+                order.push(span.trace_id.as_str());
+                Vec::new()
+            })
+            .push(span);
+    }
+    let mut by_trace: HashMap<&str, Vec<&MessageSpan>> = HashMap::new();
+    for message in &messages {
+        by_trace
+            .entry(message.trace_id.as_str())
+            .or_default()
+            .push(message);
     }
     let mut trajectories = Vec::with_capacity(order.len());
     for trace_id in order {
-        let mut group: Vec<&ToolSpan> = spans.iter().filter(|s| s.trace_id == trace_id).collect();
+        let mut group = groups.remove(trace_id).unwrap_or_default();
         group.sort_by_key(|span| span.start);
         // An execute_tool span and the MCP client span under it describe one call.
-        let mut seen_ids: Vec<&str> = Vec::new();
+        let mut seen_ids: HashSet<&str> = HashSet::new();
         group.retain(|span| match &span.call_id {
-            Some(id) if seen_ids.contains(&id.as_str()) => false,
-            Some(id) => {
-                seen_ids.push(id);
-                true
-            }
+            Some(id) => seen_ids.insert(id.as_str()),
             None => true,
         });
-        let mut trajectory = Trajectory::empty(trace_id, Present::ALL);
-        let mut mine: Vec<&MessageSpan> = messages
-            .iter()
-            .filter(|m| m.trace_id == trajectory.trace_id)
-            .collect();
+        let mut trajectory = Trajectory::empty(trace_id.to_owned(), Present::ALL);
+        let mut mine = by_trace.remove(trace_id).unwrap_or_default();
         mine.sort_by_key(|m| (m.start, m.end));
         trajectory.prompt = mine.iter().find_map(|m| m.prompt.clone());
         trajectory.final_answer = mine
