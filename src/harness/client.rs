@@ -147,6 +147,9 @@ pub enum CallFailure {
     Timeout,
     /// The connection failed or the server sent something that is not a tool result.
     Transport(String),
+    /// While the call waited, a stdio server wrote what no MCP server may write on stdout
+    /// (a line that is not JSON-RPC, a line over the client's limit): what it wrote.
+    Breach(String),
 }
 
 impl fmt::Display for CallFailure {
@@ -157,6 +160,9 @@ impl fmt::Display for CallFailure {
             }
             CallFailure::Timeout => f.write_str("timed out"),
             CallFailure::Transport(message) => write!(f, "transport failure: {message}"),
+            CallFailure::Breach(what) => {
+                write!(f, "the server broke the MCP stdio framing: {what}")
+            }
         }
     }
 }
@@ -476,10 +482,17 @@ impl McpClient {
         timeout: Duration,
     ) -> Result<ToolReply, CallFailure> {
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        match tokio::time::timeout(timeout, self.service.peer().call_tool(params)).await {
-            Err(_elapsed) => Err(CallFailure::Timeout),
-            Ok(Err(error)) => Err(CallFailure::from(error)),
-            Ok(Ok(result)) => Ok(ToolReply::from(result)),
+        // Garbage instead of the answer would otherwise read as a slow server.
+        let breached = self.tap.breached();
+        tokio::select! {
+            called = tokio::time::timeout(timeout, self.service.peer().call_tool(params)) => {
+                match called {
+                    Err(_elapsed) => Err(CallFailure::Timeout),
+                    Ok(Err(error)) => Err(CallFailure::from(error)),
+                    Ok(Ok(result)) => Ok(ToolReply::from(result)),
+                }
+            }
+            what = breached => Err(CallFailure::Breach(what)),
         }
     }
 

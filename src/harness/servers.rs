@@ -364,6 +364,12 @@ impl Backend for ServerBackend {
                     self.failure.get_or_insert(failure.clone());
                     ToolAnswer::ProtocolError(failure)
                 }
+                // Not the agent's doing: the run is errored, never judged.
+                Err(failure @ CallFailure::Breach(_)) => {
+                    let failure = running.fail(&format!("`{tool}`: {failure}"));
+                    self.failure.get_or_insert(failure.clone());
+                    ToolAnswer::ProtocolError(failure)
+                }
                 Err(failure) => {
                     if running.client().is_closed() {
                         let failure = running.died(&failure.to_string()).await;

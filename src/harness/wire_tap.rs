@@ -36,13 +36,45 @@ const MAX_HELD: usize = 64;
 /// the line anyway. A longer line passes through to rmcp untouched but is not inspected.
 const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
-/// Raw tools/list results seen on the wire, keyed by JSON-RPC id. Cheap to clone (shared).
+/// Raw tools/list results seen on the wire, keyed by JSON-RPC id, and the last breach of the
+/// stdio framing the server committed. Cheap to clone (shared).
 #[derive(Debug, Clone, Default)]
 pub(super) struct ListingTap {
     held: Arc<Mutex<HashMap<String, Value>>>,
+    breach: Arc<(Mutex<Option<String>>, tokio::sync::Notify)>,
 }
 
+/// How much of an offending line a breach quotes, in characters.
+const QUOTED_CHARS: usize = 120;
+
 impl ListingTap {
+    /// Records that the server wrote something no MCP stdio server may write on stdout (a
+    /// line that is not a JSON-RPC message, a line over rmcp's limit), and wakes the calls
+    /// waiting in [`ListingTap::breached`].
+    fn breach(&self, what: String) {
+        let (last, notify) = &*self.breach;
+        *last.lock().expect("no code panics while holding the lock") = Some(what);
+        notify.notify_waiters();
+    }
+
+    /// Resolves with the next breach recorded after this call (see [`ListingTap::breach`]).
+    pub(super) fn breached(&self) -> impl std::future::Future<Output = String> + use<> {
+        let breach = Arc::clone(&self.breach);
+        async move {
+            let notified = breach.1.notified();
+            tokio::pin!(notified);
+            // Registered now: a breach from here on wakes it, even before the first poll.
+            notified.as_mut().enable();
+            notified.await;
+            breach
+                .0
+                .lock()
+                .expect("no code panics while holding the lock")
+                .clone()
+                .unwrap_or_default()
+        }
+    }
+
     /// Looks at one JSON-RPC message as sent; keeps its `result` when it holds a `tools` array.
     /// Anything else, including text that is not JSON, is ignored (rmcp reports it).
     pub(super) fn observe(&self, message: &[u8]) {
@@ -102,6 +134,12 @@ impl<R> TapReader<R> {
             if !self.skipping {
                 self.line.extend_from_slice(&bytes[..end]);
                 self.tap.observe(&self.line);
+                if !framed(&self.line) {
+                    let text = String::from_utf8_lossy(&self.line);
+                    let quoted = crate::redact::cut(text.trim(), QUOTED_CHARS);
+                    self.tap
+                        .breach(format!("a line that is not a JSON-RPC message: `{quoted}`"));
+                }
             }
             self.line.clear();
             self.skipping = false;
@@ -113,10 +151,21 @@ impl<R> TapReader<R> {
         if self.line.len() + bytes.len() > MAX_LINE {
             self.line = Vec::new();
             self.skipping = true;
+            self.tap.breach(format!(
+                "a line longer than {} MiB, which the MCP client discards",
+                MAX_LINE / (1024 * 1024)
+            ));
         } else {
             self.line.extend_from_slice(bytes);
         }
     }
+}
+
+/// Whether `line` can be a newline-delimited JSON-RPC message: blank, or a JSON object (its
+/// first and last non-blank bytes are braces; the JSON itself is rmcp's to parse).
+fn framed(line: &[u8]) -> bool {
+    let trimmed = line.trim_ascii();
+    trimmed.is_empty() || (trimmed.starts_with(b"{") && trimmed.ends_with(b"}"))
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {

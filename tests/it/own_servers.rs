@@ -232,6 +232,45 @@ fn a_server_that_dies_mid_run_errors_the_run_with_its_stderr_tail() {
     assert!(!text.contains("hunter2"));
 }
 
+/// Issue case: a server that wrote a log line, or a 17 MB line, instead of its answer was
+/// reported as `timed out` after 30 s, and the run could pass. Now the call fails at once as a
+/// breach of the stdio framing that names the server and quotes what it wrote, and the run is
+/// errored: the server's fault is never judged as the agent's.
+#[test]
+fn a_server_that_answers_with_garbage_or_an_endless_line_errors_the_run_at_once() {
+    let echo = "id: B-003\ntier: 1\ntype: single_call\nprompt: Echo hi.\nexpected_calls:\n  - tool: echo\n    args_match: {text: hi}\n";
+    for (mode, expected) in [
+        (
+            "babble",
+            "`echo`: the server broke the MCP stdio framing: a line that is not a JSON-RPC message: `Traceback (most recent call last): KeyError 'text'`",
+        ),
+        (
+            "flood",
+            "`echo`: the server broke the MCP stdio framing: a line longer than 16 MiB, which the MCP client discards",
+        ),
+    ] {
+        let dir = suite(&broken_config(mode), &[("b.yaml", echo)], &[]);
+        let out = dir.path().join("out");
+        let (code, stdout, stderr) = run(&[
+            "gate",
+            "--root",
+            &dir.path().display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ]);
+        assert_eq!(code, 3, "{mode}: {stdout}{stderr}");
+        let results = results(&out);
+        let run = &results["scenarios"][0];
+        assert_eq!(run["outcome"], "errored", "{mode}");
+        let error = run["error"].as_str().expect("an error");
+        assert!(
+            error.starts_with("server `broken` (`python3 "),
+            "{mode}: {error}"
+        );
+        assert!(error.contains(expected), "{mode}: {error}");
+    }
+}
+
 /// Whether any process's command line contains `marker`.
 fn process_with(marker: &str) -> bool {
     std::fs::read_dir("/proc")

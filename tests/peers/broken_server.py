@@ -10,6 +10,8 @@ Usage: broken_server.py MODE
             tools/call, ignores SIGTERM, and keeps running after its stdin closes
   echo      initializes, lists `echo`, and answers each call with the line it received
             (bytes that are not UTF-8 included, shown escaped)
+  babble    initializes, lists `echo`, and answers a tools/call with a log line instead
+  flood     initializes, lists `echo`, and answers a tools/call with a 17 MB line
 """
 import json
 import os
@@ -65,6 +67,15 @@ for raw in sys.stdin.buffer:
         send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools}})
     elif method == "tools/call":
         if mode == "hang":
+            continue
+        if mode == "babble":
+            sys.stdout.write("Traceback (most recent call last): KeyError 'text'\n")
+            sys.stdout.flush()
+            continue
+        if mode == "flood":
+            sys.stdout.write('{"jsonrpc": "2.0", "id": %s, "result": {"content": [{"type": "text", "text": "%s"}]}}\n'
+                             % (json.dumps(request["id"]), "x" * (17 * 1024 * 1024)))
+            sys.stdout.flush()
             continue
         if mode == "echo":
             send({"jsonrpc": "2.0", "id": request["id"], "result": {
