@@ -33,6 +33,11 @@ pub use replay::{ReplayBackend, ReplayBackends};
 /// The cassette format this toolgate writes and reads.
 pub const CASSETTE_VERSION: u32 = 1;
 
+/// The longest interaction line a cassette may hold, in bytes: 16 MiB, the longest line the
+/// MCP client takes from a live stdio server (rmcp's `DEFAULT_MAX_LINE_LENGTH`). A replay
+/// answers nothing a live server could not have.
+pub const MAX_INTERACTION_BYTES: usize = 16 * 1024 * 1024;
+
 /// The file of run `repeat` (0-based) of scenario `scenario` in a cassette directory.
 pub fn file_name(scenario: &str, repeat: u32) -> String {
     format!("{scenario}.r{repeat}.jsonl")
@@ -171,7 +176,7 @@ impl Cassette {
     /// Errors name the file and line: unreadable or too large (see
     /// [`crate::defaults::MAX_RUN_FILE_BYTES`]), an empty file, a line that is not the JSON
     /// of a header or interaction (with the field), a `cassette_version` of 0 or newer than
-    /// [`CASSETTE_VERSION`], or an
+    /// [`CASSETTE_VERSION`], an interaction over [`MAX_INTERACTION_BYTES`], or an
     /// interaction naming a server or tool the header does not list.
     pub fn load(path: &Path) -> Result<Cassette> {
         let text = crate::fs::read_text(path, "cassette", crate::defaults::MAX_RUN_FILE_BYTES)?;
@@ -205,6 +210,14 @@ impl Cassette {
         }
         let mut interactions = Vec::new();
         for (number, line) in lines {
+            if line.len() > MAX_INTERACTION_BYTES {
+                bail!(
+                    "{}: an interaction of {} MiB; a live server's answer is at most {} MiB",
+                    at(number),
+                    line.len() / (1024 * 1024),
+                    MAX_INTERACTION_BYTES / (1024 * 1024)
+                );
+            }
             let interaction: Interaction = parse_line(line).with_context(|| at(number))?;
             let Some(server) = header
                 .servers

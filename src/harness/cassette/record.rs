@@ -10,7 +10,10 @@ use anyhow::{Context as _, Result};
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
-use super::{CASSETTE_VERSION, Header, Interaction, RecordedAnswer, ServerEntry, file_name};
+use super::{
+    CASSETTE_VERSION, Header, Interaction, MAX_INTERACTION_BYTES, RecordedAnswer, ServerEntry,
+    file_name,
+};
 use crate::harness::{Backend, BackendFactory, Discovery, ServerBackends, ToolAnswer, ToolSet};
 use crate::redact::{REDACTED, Redactor};
 use crate::scenario::Scenario;
@@ -204,8 +207,18 @@ impl CassetteWriter {
         })
     }
 
+    /// Writes one line. Errors on a write failure, or on a line over
+    /// [`MAX_INTERACTION_BYTES`], which a replay would refuse.
     fn line(&mut self, value: &impl serde::Serialize) -> Result<()> {
         let json = serde_json::to_string(value).expect("a cassette line is JSON");
+        if json.len() > MAX_INTERACTION_BYTES {
+            anyhow::bail!(
+                "cassette `{}`: an answer of {} MiB is more than a cassette holds ({} MiB)",
+                self.path.display(),
+                json.len() / (1024 * 1024),
+                MAX_INTERACTION_BYTES / (1024 * 1024)
+            );
+        }
         writeln!(self.file, "{json}")
             .and_then(|()| self.file.flush())
             .with_context(|| format!("failed to write cassette `{}`", self.path.display()))

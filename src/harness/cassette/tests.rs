@@ -164,6 +164,16 @@ fn bad_cassette_lines_are_errors_naming_the_file_line_and_field() {
         parse(&newer),
         "`c/S.r0.jsonl` line 1: `cassette_version` 9 is newer than this toolgate reads (1)"
     );
+    // Issue case: a 200 MB answer was replayed (1 GB of memory) though live it is dropped.
+    let huge = interaction(
+        1,
+        json!({}),
+        json!({"result": "x".repeat(17 * 1024 * 1024)}),
+    );
+    assert_eq!(
+        parse(&format!("{head}\n{huge}")),
+        "`c/S.r0.jsonl` line 2: an interaction of 17 MiB; a live server's answer is at most 16 MiB"
+    );
     // Issue case: version 0 was accepted.
     let zero = head.replace("\"cassette_version\":1", "\"cassette_version\":0");
     assert_eq!(
