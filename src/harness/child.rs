@@ -13,7 +13,7 @@ use rmcp::{
 };
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
-use super::wire_tap::{ListingTap, TapReader};
+use super::wire_tap::{ListingTap, TapReader, TapWriter};
 
 /// How long a child server gets to exit after its stdin closes, and again after `SIGTERM`
 /// (the MCP stdio shutdown sequence: close stdin, wait, `SIGTERM`, wait, kill).
@@ -22,7 +22,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(3);
 /// A spawned child server as an rmcp client transport. Dropping it kills the child.
 pub(super) struct ChildTransport {
     child: Option<Child>,
-    transport: AsyncRwTransport<RoleClient, TapReader<ChildStdout>, ChildStdin>,
+    transport: AsyncRwTransport<RoleClient, TapReader<ChildStdout>, TapWriter<ChildStdin>>,
 }
 
 impl ChildTransport {
@@ -45,7 +45,10 @@ impl ChildTransport {
             return Err(io::Error::other("the child's stdio was not piped"));
         };
         let stderr = child.stderr.take();
-        let transport = AsyncRwTransport::new_client(TapReader::new(stdout, tap), stdin);
+        let transport = AsyncRwTransport::new_client(
+            TapReader::new(stdout, tap.clone()),
+            TapWriter::new(stdin, tap),
+        );
         let child = Some(child);
         Ok((Self { child, transport }, stderr))
     }

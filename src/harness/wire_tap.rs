@@ -42,6 +42,18 @@ const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 pub(super) struct ListingTap {
     held: Arc<Mutex<HashMap<String, Value>>>,
     breach: Arc<(Mutex<Option<String>>, tokio::sync::Notify)>,
+    /// The ids of the requests written to the server and not answered yet (JSON text), when
+    /// the writing side is tapped too ([`TapWriter`]).
+    open: Arc<Mutex<Option<std::collections::HashSet<String>>>>,
+}
+
+/// The routing fields of a JSON-RPC message, the rest skipped unparsed.
+#[derive(serde::Deserialize)]
+struct Head {
+    id: Option<Value>,
+    method: Option<serde::de::IgnoredAny>,
+    result: Option<serde::de::IgnoredAny>,
+    error: Option<serde::de::IgnoredAny>,
 }
 
 /// How much of an offending line a breach quotes, in characters.
@@ -55,6 +67,51 @@ impl ListingTap {
         let (last, notify) = &*self.breach;
         *last.lock().expect("no code panics while holding the lock") = Some(what);
         notify.notify_waiters();
+    }
+
+    /// Notes a line the client wrote: a request's id is open until its answer comes.
+    fn sent(&self, line: &[u8]) {
+        let Ok(head) = serde_json::from_slice::<Head>(line) else {
+            return;
+        };
+        if let (Some(id), Some(_)) = (head.id, head.method) {
+            self.open
+                .lock()
+                .expect("no code panics while holding the lock")
+                .get_or_insert_with(Default::default)
+                .insert(id.to_string());
+        }
+    }
+
+    /// Checks a line the server wrote: an answer must carry the id of an open request.
+    fn received(&self, line: &[u8]) {
+        if memchr::memmem::find(line, b"\"id\"").is_none() {
+            return;
+        }
+        let Ok(head) = serde_json::from_slice::<Head>(line) else {
+            return;
+        };
+        let (Some(id), None) = (head.id, head.method) else {
+            return;
+        };
+        if head.result.is_none() && head.error.is_none() {
+            return;
+        }
+        let unknown = {
+            let mut open = self
+                .open
+                .lock()
+                .expect("no code panics while holding the lock");
+            // Without a tapped writer the open ids are unknown: nothing to check.
+            open.as_mut()
+                .is_some_and(|open| !open.remove(&id.to_string()))
+        };
+        // `null` answers a request the server could not read; that is rmcp's to report.
+        if unknown && !id.is_null() {
+            self.breach(format!(
+                "an answer to id {id}, which no open request of this session carries"
+            ));
+        }
     }
 
     /// Resolves with the next breach recorded after this call (see [`ListingTap::breach`]).
@@ -134,6 +191,7 @@ impl<R> TapReader<R> {
             if !self.skipping {
                 self.line.extend_from_slice(&bytes[..end]);
                 self.tap.observe(&self.line);
+                self.tap.received(&self.line);
                 if !framed(&self.line) {
                     let text = String::from_utf8_lossy(&self.line);
                     let quoted = crate::redact::cut(text.trim(), QUOTED_CHARS);
@@ -158,6 +216,71 @@ impl<R> TapReader<R> {
         } else {
             self.line.extend_from_slice(bytes);
         }
+    }
+}
+
+/// An [`AsyncWrite`] that passes every byte through unchanged and shows each complete line
+/// the client writes to a [`ListingTap`], so that answers can be matched to requests.
+pub(super) struct TapWriter<W> {
+    inner: W,
+    tap: ListingTap,
+    line: Vec<u8>,
+}
+
+impl<W> TapWriter<W> {
+    pub(super) fn new(inner: W, tap: ListingTap) -> Self {
+        Self {
+            inner,
+            tap,
+            line: Vec::new(),
+        }
+    }
+}
+
+impl<W: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for TapWriter<W> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        // Ids are noted before the bytes leave: a quick server's answer may otherwise be read
+        // before its request is known. Noting one twice (a partial write) changes nothing.
+        let mut start = 0;
+        while let Some(end) = memchr::memchr(b'\n', &buf[start..]) {
+            let line = &buf[start..start + end];
+            if start == 0 && !this.line.is_empty() {
+                let mut whole = this.line.clone();
+                whole.extend_from_slice(line);
+                this.tap.sent(&whole);
+            } else {
+                this.tap.sent(line);
+            }
+            start += end + 1;
+        }
+        let poll = Pin::new(&mut this.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(written)) = &poll {
+            let written = &buf[..*written];
+            match memchr::memrchr(b'\n', written) {
+                Some(end) => {
+                    this.line.clear();
+                    this.line.extend_from_slice(&written[end + 1..]);
+                }
+                None if this.line.len() + written.len() <= MAX_LINE => {
+                    this.line.extend_from_slice(written);
+                }
+                None => {}
+            }
+        }
+        poll
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
     }
 }
 

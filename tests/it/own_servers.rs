@@ -232,7 +232,8 @@ fn a_server_that_dies_mid_run_errors_the_run_with_its_stderr_tail() {
     assert!(!text.contains("hunter2"));
 }
 
-/// Issue case: a server that wrote a log line, or a 17 MB line, instead of its answer was
+/// Issue case: a server that wrote a log line, a 17 MB line, or an answer under a wrong id
+/// instead of its answer was
 /// reported as `timed out` after 30 s, and the run could pass. Now the call fails at once as a
 /// breach of the stdio framing that names the server and quotes what it wrote, and the run is
 /// errored: the server's fault is never judged as the agent's.
@@ -248,6 +249,7 @@ fn a_server_that_answers_with_garbage_or_an_endless_line_errors_the_run_at_once(
             "flood",
             "`echo`: the server broke the MCP stdio framing: a line longer than 16 MiB, which the MCP client discards",
         ),
+        ("misroute", "which no open request of this session carries"),
     ] {
         let dir = suite(&broken_config(mode), &[("b.yaml", echo)], &[]);
         let out = dir.path().join("out");

@@ -12,6 +12,7 @@ Usage: broken_server.py MODE
             (bytes that are not UTF-8 included, shown escaped)
   babble    initializes, lists `echo`, and answers a tools/call with a log line instead
   flood     initializes, lists `echo`, and answers a tools/call with a 17 MB line
+  misroute  initializes, lists `echo`, and answers a tools/call under another id
 """
 import json
 import os
@@ -67,6 +68,10 @@ for raw in sys.stdin.buffer:
         send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools}})
     elif method == "tools/call":
         if mode == "hang":
+            continue
+        if mode == "misroute":
+            send({"jsonrpc": "2.0", "id": request["id"] + 1000, "result": {
+                "content": [{"type": "text", "text": "hi"}]}})
             continue
         if mode == "babble":
             sys.stdout.write("Traceback (most recent call last): KeyError 'text'\n")
