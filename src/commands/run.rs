@@ -317,7 +317,11 @@ fn run_for_gate(
     };
     let repeat = settings.repeat.max(1) as usize;
     // Each result goes to a spool at once; memory keeps counts and where each result is.
-    let mut results = crate::results::stream::ResultsStream::create(&args.out)?;
+    // What an agent was given may come back in its answers and calls: the environment's
+    // secrets never reach the results or the trace.
+    let environment = crate::redact::Redactor::from_env();
+    let mut results =
+        crate::results::stream::ResultsStream::create(&args.out)?.redacting(environment.clone());
     let mut results_error = None;
     let mut spans: Vec<runner::ScenarioRun> = Vec::new();
     let keep_spans = args.otel.is_some() || args.otel_endpoint.is_some();
@@ -331,7 +335,7 @@ fn run_for_gate(
         let mut text = String::new();
         for mut line in crate::results::run_trace_lines(scenario, &run) {
             line.run_id.clone_from(&run_id);
-            text.push_str(&line.render());
+            text.push_str(&environment.redact(&line.render()));
             text.push('\n');
         }
         let position = run.index * repeat + run.repeat as usize;
@@ -415,7 +419,7 @@ fn run_for_gate(
     if let Some(judge) = &judge {
         let mut audit = String::new();
         for entry in judge.audit_log() {
-            audit.push_str(&entry.to_string());
+            audit.push_str(&environment.redact(&entry.to_string()));
             audit.push('\n');
         }
         write_atomic(&args.out.join("judge.jsonl"), audit.as_bytes())?;
@@ -516,7 +520,7 @@ fn export_spans(
             })
         })
         .collect();
-    let text = report::otel::export_request(&spans);
+    let text = crate::redact::Redactor::from_env().redact(&report::otel::export_request(&spans));
     if let Some(path) = &args.otel {
         write_atomic(path, text.as_bytes())?;
     }

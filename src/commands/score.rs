@@ -75,6 +75,8 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
         std::fs::File::create(&scores_path)
             .with_context(|| format!("failed to create `{}`", scores_path.display()))?,
     );
+    // A trace may hold a secret of this environment (an agent's key in a call); it stays out.
+    let environment = crate::redact::Redactor::from_env();
     let mut summary = TraceSummary::default();
     let mut scored = 0u64;
     let mut record = |trajectory: &mut Trajectory| -> Result<()> {
@@ -84,7 +86,7 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
         if scored.is_multiple_of(1024) {
             progress.set_message(format!("{scored} trajectories scored"));
         }
-        let line = serde_json::to_string(&score).expect("a score is JSON");
+        let line = environment.redact(&serde_json::to_string(&score).expect("a score is JSON"));
         writeln!(scores, "{line}")
             .with_context(|| format!("failed to write `{}`", scores_path.display()))
     };
@@ -105,19 +107,21 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
         .flush()
         .with_context(|| format!("failed to write `{}`", scores_path.display()))?;
     summary.finish();
+    let summary_json = serde_json::to_string_pretty(&summary).expect("a summary is JSON");
     crate::fs::write_atomic(
         &args.out.join("summary.json"),
-        format!(
-            "{}\n",
-            serde_json::to_string_pretty(&summary).expect("a summary is JSON")
-        )
-        .as_bytes(),
+        format!("{}\n", environment.redact(&summary_json)).as_bytes(),
     )?;
+    let markdown = crate::report::traces::markdown(&summary, args.trace_url.as_deref());
     crate::fs::write_atomic(
         &args.out.join("report.md"),
-        crate::report::traces::markdown(&summary, args.trace_url.as_deref()).as_bytes(),
+        environment.redact(&markdown).as_bytes(),
     )?;
-    write!(out, "{}", crate::report::traces::text(&summary))?;
+    write!(
+        out,
+        "{}",
+        environment.redact(&crate::report::traces::text(&summary))
+    )?;
     writeln!(out, "scores: {}", scores_path.display())?;
     Ok(Exit::Pass)
 }

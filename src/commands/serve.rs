@@ -80,9 +80,12 @@ fn streaming_trace(
         .transpose()?
         .map(Arc::new);
     let writer = trace.clone();
+    // A client may send what it knows of toolgate's environment; its secrets stay out.
+    let environment = crate::redact::Redactor::from_env();
     let harness = harness.streaming(Box::new(move |call| {
         if let Some(file) = &writer {
-            file.append(&serde_json::to_string(call).expect("a call record is JSON"));
+            let line = serde_json::to_string(call).expect("a call record is JSON");
+            file.append(&environment.redact(&line));
         }
     }));
     Ok((Arc::new(harness), trace))

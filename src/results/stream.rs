@@ -28,9 +28,18 @@ pub struct ResultsStream {
     index: Vec<(usize, u64, usize)>,
     summary: Summary,
     metrics: MetricsReportTally,
+    /// Secrets taken out of every spooled result (none unless [`ResultsStream::redacting`]).
+    redactor: crate::redact::Redactor,
 }
 
 impl ResultsStream {
+    /// Takes every secret `redactor` knows out of the results as they are spooled (an agent
+    /// may put a key it was given into an answer or a tool call).
+    pub fn redacting(mut self, redactor: crate::redact::Redactor) -> ResultsStream {
+        self.redactor = redactor;
+        self
+    }
+
     /// Starts a spool in `dir` (created if missing).
     ///
     /// Errors: the directory or the file cannot be created, naming the directory.
@@ -45,6 +54,7 @@ impl ResultsStream {
             index: Vec::new(),
             summary: Summary::default(),
             metrics: MetricsReportTally::default(),
+            redactor: crate::redact::Redactor::default(),
         })
     }
 
@@ -56,7 +66,7 @@ impl ResultsStream {
         if let Some(grouped) = grouped(result) {
             self.metrics.add(position, &grouped);
         }
-        let item = array_item(result);
+        let item = self.redactor.redact(&array_item(result));
         self.spool
             .write_all(item.as_bytes())
             .context("failed to write the results spool")?;

@@ -1303,3 +1303,124 @@ async fn a_thousand_repetitions_at_high_concurrency_lose_no_result() {
         assert!(peak < 512 * 1024, "peak {peak} KiB");
     }
 }
+
+const SWEEP_CANARY: &str = "tok-sweep-canary-5551212";
+
+/// Runs `command` with the sweep canary in its environment and `stdin` written to it.
+fn with_canary(mut command: std::process::Command, stdin: &str) -> (i32, String, String) {
+    use std::io::Write as _;
+    command
+        .env("SWEEP_SERVICE_TOKEN", SWEEP_CANARY)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("starts");
+    let mut input = child.stdin.take().expect("piped");
+    input.write_all(stdin.as_bytes()).expect("writes");
+    drop(input);
+    let output = child.wait_with_output().expect("ends");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A secret of toolgate's environment (`*_TOKEN`) that an agent puts into a tool call and its
+/// answer, and a client into its calls, reaches no artifact of `gate` (results, trace,
+/// report, spans), `score`, `mock serve --trace` or `proxy --trace --record`, nor any output.
+#[test]
+fn a_secret_of_the_environment_reaches_no_artifact_of_any_command() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    let examples = crate::support::repo().join("examples");
+    let script = "import os; from scripted_agent import McpClient; \
+        c = McpClient(os.environ['TOOLGATE_MCP_URL']); c.initialize(); \
+        c.call('crm_search_contacts', {'query': os.environ['SWEEP_SERVICE_TOKEN']}); \
+        print('Searched for ' + os.environ['SWEEP_SERVICE_TOKEN'])";
+    let mut outputs = Vec::new();
+
+    let mut gate = toolgate();
+    gate.current_dir(crate::support::repo())
+        .args([
+            "gate",
+            "--agent",
+            "command",
+            "--only",
+            "T1-001",
+            "--command",
+        ])
+        .arg(format!(
+            "cd '{}' && python3 -c \"{script}\"",
+            examples.display()
+        ))
+        .arg("--out")
+        .arg(root.join("gate"))
+        .arg("--otel")
+        .arg(root.join("gate/spans.jsonl"));
+    let (code, stdout, stderr) = with_canary(gate, "");
+    // The agent fails T1-001; one run is too few for the gate to block on it.
+    assert!(code == 0 || code == 1, "{stdout}{stderr}");
+    assert!(stdout.contains("FAILED T1-001"), "{stdout}");
+    outputs.push(("gate", stdout, stderr));
+    let trace = std::fs::read_to_string(root.join("gate/trace.jsonl")).expect("a trace");
+    assert!(trace.contains("[redacted]"), "{trace}");
+
+    let mut score = toolgate();
+    score
+        .args(["score", "--format", "toolgate", "--traces"])
+        .arg(root.join("gate/trace.jsonl"))
+        .arg("--out")
+        .arg(root.join("score"));
+    let (code, stdout, stderr) = with_canary(score, "");
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    outputs.push(("score", stdout, stderr));
+
+    let session = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"create_ticket","arguments":{{"customer_email":"a@b.example","subject":"{SWEEP_CANARY}"}}}}}}"#
+        ),
+    ]
+    .map(|line| line + "\n")
+    .concat();
+    let mut mock = toolgate();
+    mock.args(["mock", "serve"])
+        .arg(examples.join("support-desk/mocks.yaml"))
+        .arg("--trace")
+        .arg(root.join("mock-trace.jsonl"));
+    let (code, stdout, stderr) = with_canary(mock, &session);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    outputs.push(("mock serve", String::new(), stderr));
+    let served = std::fs::read_to_string(root.join("mock-trace.jsonl")).expect("a trace");
+    assert!(served.contains("[redacted]"), "{served}");
+
+    let echo_session = session.replace("create_ticket", "echo");
+    let mut proxy = toolgate();
+    proxy
+        .args(["proxy", "--name", "echo", "--trace"])
+        .arg(root.join("proxy-trace.jsonl"))
+        .arg("--record")
+        .arg(root.join("cassettes"))
+        .args(["--", "python3"])
+        .arg(crate::support::repo().join("tests/peers/broken_server.py"))
+        .arg("echo");
+    let (code, stdout, stderr) = with_canary(proxy, &echo_session);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    outputs.push(("proxy", String::new(), stderr));
+    let proxied = std::fs::read_to_string(root.join("proxy-trace.jsonl")).expect("a trace");
+    assert!(proxied.contains("[redacted]"), "{proxied}");
+
+    let mut leaks: Vec<String> = files_under(root)
+        .into_iter()
+        .filter(|(_, text)| text.contains(SWEEP_CANARY))
+        .map(|(path, _)| path)
+        .collect();
+    for (command, stdout, stderr) in outputs {
+        if stdout.contains(SWEEP_CANARY) || stderr.contains(SWEEP_CANARY) {
+            leaks.push(format!("{command} output"));
+        }
+    }
+    assert_eq!(leaks, Vec::<String>::new());
+}
