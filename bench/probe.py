@@ -296,6 +296,64 @@ def probe_proxy_kill(binary, sig):
     return not left, f"{how}: exit {code}, server left running {left}", child.rss_kib
 
 
+def probe_gate_own_server(binary, sig):
+    """`gate` on a suite whose own server hangs on its first call; `sig` while it hangs."""
+    with tempfile.TemporaryDirectory() as dir:
+        pid_file = os.path.join(dir, "server.pid")
+        os.makedirs(os.path.join(dir, "scenarios"))
+        with open(os.path.join(dir, "toolgate.yaml"), "w") as config:
+            config.write(f"servers:\n  broken:\n    command: python3\n    args: ['{BROKEN}', hang, '{pid_file}']\n")
+        with open(os.path.join(dir, "scenarios", "b.yaml"), "w") as scenario:
+            scenario.write("id: B-001\ntier: 1\ntype: single_call\nprompt: Echo hi.\n"
+                           "expected_calls:\n  - tool: echo\n    args_match: {text: hi}\n")
+        with open(os.path.join(dir, "smoke-set.yaml"), "w") as smoke:
+            smoke.write("tiers: [1]\n")
+        child = Child([binary, "gate", "--root", dir, "--out", os.path.join(dir, "out")],
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+        server = None
+        for _ in range(1200):
+            # Discovery starts the server once and stops it; the run starts it again.
+            if os.path.exists(pid_file):
+                pid = open(pid_file).read().strip()
+                if pid and pid != server and not gone(pid):
+                    server = pid
+                    time.sleep(1)
+                    if not gone(pid):
+                        break
+            time.sleep(0.05)
+        child.process.send_signal(sig)
+        code = child.wait(60)
+        for _ in range(200):
+            if server is None or gone(server):
+                break
+            time.sleep(0.05)
+        left = server is not None and not gone(server)
+        if left:
+            os.kill(int(server), signal.SIGKILL)
+        results = os.path.join(dir, "out", "results.json")
+        passed = os.path.exists(results) and '"verdict": "pass"' in open(results).read()
+    return not left and code != 0 and not passed, f"exit {code}, server left running {left}", child.rss_kib
+
+
+def probe_score_otlp(binary, traces):
+    """One OTLP line of `traces` trace ids, as a batching exporter may write it."""
+    spans = [{"traceId": f"{i:032x}", "spanId": f"{i:016x}", "name": "execute_tool lookup",
+              "startTimeUnixNano": "1", "endTimeUnixNano": "2",
+              "attributes": [{"key": "gen_ai.tool.name", "value": {"stringValue": "lookup"}},
+                             {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}}]}
+             for i in range(traces)]
+    with tempfile.TemporaryDirectory() as dir:
+        path = os.path.join(dir, "otlp.jsonl")
+        with open(path, "w") as file:
+            file.write(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}) + "\n")
+        size = os.path.getsize(path) / 1e6
+        started = time.time()
+        code, _, err, rss = run([binary, "score", "--format", "otel", "--traces", path,
+                                 "--out", os.path.join(dir, "out")], timeout=600)
+        took = time.time() - started
+    return code == 0, f"{traces} traces in one {size:.0f} MB line: {took:.1f} s", rss
+
+
 def probe_score(binary, megabytes):
     line = {"run_id": None, "scenario": "s", "tool": "crm_search_contacts",
             "arguments": {"query": "x" * 100}, "outcome": "success", "result": {"contacts": ["y" * 200]}}
@@ -343,7 +401,10 @@ def main():
         ("proxy: client leaves a hung server", lambda: probe_proxy_kill(binary, None)),
         ("proxy: SIGTERM with a hung server", lambda: probe_proxy_kill(binary, signal.SIGTERM)),
         ("proxy: SIGKILL with a hung server", lambda: probe_proxy_kill(binary, signal.SIGKILL)),
+        ("gate: SIGINT with a hung own server", lambda: probe_gate_own_server(binary, signal.SIGINT)),
+        ("gate: SIGKILL with a hung own server", lambda: probe_gate_own_server(binary, signal.SIGKILL)),
         ("score: large interleaved trace", lambda: probe_score(binary, args.score_mb)),
+        ("score: 200,000 traces in one OTLP line", lambda: probe_score_otlp(binary, 200_000)),
     ]
     bad = 0
     print(f"{'probe':<40} {'outcome':<7} {'wall':>7} {'peak RSS':>9}  detail")

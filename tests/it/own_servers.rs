@@ -273,6 +273,37 @@ fn a_server_that_answers_with_garbage_or_an_endless_line_errors_the_run_at_once(
     }
 }
 
+/// Issue case: a `${VAR}` in a server's `args` was expanded into `results.json`'s pins
+/// (`pins.servers.NAME.command`) in clear. The server gets the value; the pin shows
+/// `[redacted]`.
+#[test]
+fn a_secret_expanded_into_server_args_is_run_but_never_pinned() {
+    let echo = "id: B-004\ntier: 1\ntype: single_call\nprompt: Echo hi.\nexpected_calls:\n  - tool: echo\n    args_match: {text: hi}\n";
+    let config = format!(
+        "servers:\n  broken:\n    command: python3\n    args: ['{}', echo, '--token=${{PIN_PROBE_TOKEN}}']\n",
+        repo().join("tests/peers/broken_server.py").display()
+    );
+    let dir = suite(&config, &[("b.yaml", echo)], &[]);
+    let out = dir.path().join("out");
+    let mut gate = toolgate();
+    gate.args(["gate", "--root"])
+        .arg(dir.path())
+        .arg("--out")
+        .arg(&out)
+        .env("PIN_PROBE_TOKEN", "tok-pin-canary-8675309");
+    let (code, stdout, stderr) = output(gate);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let pinned = &results(&out)["pins"]["servers"]["broken"]["command"];
+    assert!(
+        pinned
+            .as_str()
+            .is_some_and(|command| command.ends_with("echo --token=[redacted]")),
+        "{pinned}"
+    );
+    let text = std::fs::read_to_string(out.join("results.json")).expect("reads");
+    assert!(!text.contains("tok-pin-canary-8675309"));
+}
+
 /// Whether any process's command line contains `marker`.
 fn process_with(marker: &str) -> bool {
     std::fs::read_dir("/proc")
