@@ -44,7 +44,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(3);
 /// the relay ends) until the server closes its output (it exits, or the client closed stdin
 /// and it finished); `observer` gets each `tools/call` as a [`CallRecord`].
 ///
-/// Bytes pass unchanged, valid UTF-8 or not. A server still running [`EXIT_GRACE`] after the
+/// Bytes pass unchanged, valid UTF-8 or not. A server still running 3 s after the
 /// client left gets SIGTERM, then after another grace SIGKILL, to its whole group; so does it
 /// when toolgate gets Ctrl-C or SIGTERM.
 ///
