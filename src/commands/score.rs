@@ -122,7 +122,11 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
         "{}",
         environment.redact(&crate::report::traces::text(&summary))
     )?;
-    writeln!(out, "scores: {}", scores_path.display())?;
+    writeln!(
+        out,
+        "written to {}: scores.jsonl (one line per trajectory), summary.json, report.md",
+        args.out.display()
+    )?;
     Ok(Exit::Pass)
 }
 

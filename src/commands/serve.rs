@@ -58,7 +58,8 @@ pub(super) fn serve_command(args: &ServeArgs) -> Result<Exit> {
         }
         _ => bail!("give `--fixture`, or `--suite` with `--scenario`"),
     };
-    let (harness, trace) = streaming_trace(harness, args.trace.as_deref())?;
+    let traced_as = args.scenario.as_deref().unwrap_or("serve");
+    let (harness, trace) = streaming_trace(harness, args.trace.as_deref(), traced_as)?;
     let served = rt.block_on(harness::server::serve_stdio(harness.clone()));
     rt.block_on(harness.close());
     served?;
@@ -67,13 +68,15 @@ pub(super) fn serve_command(args: &ServeArgs) -> Result<Exit> {
 }
 
 /// `harness` for a long-lived `serve` or `mock serve` session: it keeps no calls in memory
-/// and, with `path`, appends each call to that file as it is recorded (JSON Lines, one call
-/// record per line).
+/// and, with `path`, appends each call to that file as it is recorded, as `trace.jsonl` lines
+/// of scenario `traced_as` under one run id for the session (what `score` and
+/// `gate --agent replay` read).
 ///
 /// Errors: the file cannot be created.
 fn streaming_trace(
     harness: Harness,
     path: Option<&std::path::Path>,
+    traced_as: &str,
 ) -> Result<(Arc<Harness>, Option<Arc<proxy::TraceFile>>)> {
     let trace = path
         .map(proxy::TraceFile::create)
@@ -82,9 +85,13 @@ fn streaming_trace(
     let writer = trace.clone();
     // A client may send what it knows of toolgate's environment; its secrets stay out.
     let environment = crate::redact::Redactor::from_env();
+    let session = super::new_run_id();
+    let traced_as = traced_as.to_owned();
     let harness = harness.streaming(Box::new(move |call| {
         if let Some(file) = &writer {
-            let line = serde_json::to_string(call).expect("a call record is JSON");
+            let mut line = crate::trace::TraceLine::call(&traced_as, 0, call);
+            line.run_id = Some(session.clone());
+            let line = serde_json::to_string(&line).expect("a trace line is JSON");
             file.append(&environment.redact(&line));
         }
     }));
@@ -139,9 +146,15 @@ pub(super) fn mock_serve_command(
         );
         anyhow::anyhow!("failed to seed the mocks from {from}: {error}")
     })?;
+    // The trace's scenario is the catalog's file name (`mocks` for `mocks.yaml`).
+    let traced_as = args.catalog.file_stem().map_or_else(
+        || "mock".to_owned(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
     let (harness, trace) = streaming_trace(
         Harness::new(Box::new(backend), Vec::new()),
         args.trace.as_deref(),
+        &traced_as,
     )?;
     match &args.listen {
         None => tokio::runtime::Builder::new_current_thread()

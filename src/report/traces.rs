@@ -43,9 +43,14 @@ fn rows(summary: &TraceSummary) -> Vec<[String; 5]> {
 }
 
 fn header(summary: &TraceSummary) -> String {
+    let plural = |count: u64, one: &str, many: &str| {
+        format!("{count} {}", if count == 1 { one } else { many })
+    };
     let mut text = format!(
-        "{} trajectories, {} tool calls; {} with a failed check",
-        summary.trajectories, summary.calls, summary.failed
+        "{}, {}; {} with a failed check",
+        plural(summary.trajectories, "trajectory", "trajectories"),
+        plural(summary.calls, "tool call", "tool calls"),
+        summary.failed
     );
     let _ = write!(
         text,

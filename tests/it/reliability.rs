@@ -1395,6 +1395,17 @@ fn a_secret_of_the_environment_reaches_no_artifact_of_any_command() {
     outputs.push(("mock serve", String::new(), stderr));
     let served = std::fs::read_to_string(root.join("mock-trace.jsonl")).expect("a trace");
     assert!(served.contains("[redacted]"), "{served}");
+    // The session's trace is a `trace.jsonl` that `score` reads (it could not before).
+    let mut score_served = toolgate();
+    score_served
+        .args(["score", "--traces"])
+        .arg(root.join("mock-trace.jsonl"))
+        .arg("--out")
+        .arg(root.join("score-served"));
+    let (code, stdout, stderr) = with_canary(score_served, "");
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.starts_with("1 trajectory, 1 tool call;"), "{stdout}");
+    outputs.push(("score of mock serve", stdout, stderr));
 
     let echo_session = session.replace("create_ticket", "echo");
     let mut proxy = toolgate();
