@@ -82,23 +82,9 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("failed to start the async runtime")
 }
 
-/// Resolves on Ctrl-C (SIGINT) or SIGTERM, which `timeout`, `docker stop`, CI cancellations
-/// and MCP clients send first; a signal whose handler cannot be installed is never seen (the
-/// process then stops on it as it would without toolgate's help).
+/// Resolves on Ctrl-C or SIGTERM (see [`crate::process::stop_requested`]).
 async fn interrupted() {
-    use tokio::signal::unix::{SignalKind, signal};
-    async fn on(kind: SignalKind) {
-        match signal(kind) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    }
-    tokio::select! {
-        () = on(SignalKind::interrupt()) => {}
-        () = on(SignalKind::terminate()) => {}
-    }
+    crate::process::stop_requested().await;
 }
 
 fn validate_command(args: &ValidateArgs, out: &mut dyn Write) -> Result<Exit> {

@@ -41,3 +41,22 @@ pub fn die_with_parent(command: &mut std::process::Command) {
     #[cfg(not(target_os = "linux"))]
     let _ = command;
 }
+
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM, which `timeout`, `docker stop`, CI cancellations
+/// and MCP clients send first; a signal whose handler cannot be installed is never seen (the
+/// process then stops on it as it would without toolgate's help). Needs a Tokio runtime.
+pub async fn stop_requested() {
+    use tokio::signal::unix::{SignalKind, signal};
+    async fn on(kind: SignalKind) {
+        match signal(kind) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    }
+    tokio::select! {
+        () = on(SignalKind::interrupt()) => {}
+        () = on(SignalKind::terminate()) => {}
+    }
+}

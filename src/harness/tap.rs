@@ -91,7 +91,7 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
             .enable_all()
             .build()
         {
-            runtime.block_on(stop_signal());
+            runtime.block_on(crate::process::stop_requested());
             let _sent = leave.send(false);
         }
     });
@@ -146,21 +146,6 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
     let _reaped = child.wait();
     let _read = reader.join();
     Ok(())
-}
-
-/// Resolves on Ctrl-C or SIGTERM; never, when neither handler can be installed.
-async fn stop_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut interrupt), Ok(mut terminate)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = interrupt.recv() => {}
-        _ = terminate.recv() => {}
-    }
 }
 
 /// A `tools/call` waiting for its answer.

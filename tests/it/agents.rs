@@ -425,25 +425,6 @@ fn a_tier_5_harm_before_the_agent_crashes_fails_the_gate() {
     );
 }
 
-/// Whether process `pid` is gone (or a zombie nobody reaped yet: it runs no more code).
-fn gone(pid: &str) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z')),
-    }
-}
-
-/// Polls `ready` every 50 ms for up to a minute.
-fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !ready() {
-        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// Starts `gate` on T1-001 with a `command` agent running `script` (in `dir`), and waits until
 /// the script has written `agent.pid`.
 fn gate_with_agent(dir: &Path, script: &str) -> std::process::Child {
@@ -458,7 +439,7 @@ fn gate_with_agent(dir: &Path, script: &str) -> std::process::Child {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("gate starts");
-    wait_until("the agent writes its pid", || {
+    crate::support::wait_until("the agent writes its pid", || {
         std::fs::read_to_string(dir.join("agent.pid")).is_ok_and(|pid| pid.ends_with('\n'))
     });
     child
@@ -490,8 +471,8 @@ fn sigterm_during_gate_stops_the_agent_and_its_children_and_gives_no_verdict() {
     .expect("signalled");
     let status = gate.wait().expect("gate ends");
     assert_eq!(status.code(), Some(130), "{status}");
-    wait_until("the agent and its child are gone", || {
-        gone(&agent) && gone(&child)
+    crate::support::wait_until("the agent and its child are gone", || {
+        crate::support::gone(&agent) && crate::support::gone(&child)
     });
     let results: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.path().join("out/results.json")).expect("written"),
@@ -509,5 +490,5 @@ fn sigkill_during_gate_leaves_no_agent_running() {
     let agent = pid_in(dir.path(), "agent.pid");
     gate.kill().expect("SIGKILL");
     let _ = gate.wait();
-    wait_until("the agent is gone", || gone(&agent));
+    crate::support::wait_until("the agent is gone", || crate::support::gone(&agent));
 }

@@ -888,24 +888,6 @@ const INITIALIZE_LINE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","
 const INITIALIZED_LINE: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 const CALL_LINE: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
 
-/// Whether process `pid` is gone (or a zombie: it runs no more code).
-fn gone(pid: &str) -> bool {
-    match std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z')),
-    }
-}
-
-fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !ready() {
-        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
 /// Issue case: a server that ignores its closed stdin and SIGTERM kept running (parent 1)
 /// after the client left the proxy, and after the proxy got SIGTERM; in harness mode the
 /// proxy itself did not stop. Now the server gets the stdio shutdown sequence (stdin closed,
@@ -944,7 +926,7 @@ fn a_hung_server_does_not_outlive_the_proxy() {
             writeln!(stdin, "{line}").expect("writes");
         }
         stdin.flush().expect("flushes");
-        wait_for("the server writes its pid", || {
+        crate::support::wait_until("the server writes its pid", || {
             std::fs::read_to_string(&pid_file).is_ok_and(|pid| pid.ends_with('\n'))
         });
         let server = std::fs::read_to_string(&pid_file).expect("a pid");
@@ -960,10 +942,12 @@ fn a_hung_server_does_not_outlive_the_proxy() {
                 .expect("signalled");
             }
         }
-        wait_for(&format!("{name}: the proxy ends"), || {
+        crate::support::wait_until(&format!("{name}: the proxy ends"), || {
             proxy.try_wait().expect("waits").is_some()
         });
-        wait_for(&format!("{name}: the server is gone"), || gone(&server));
+        crate::support::wait_until(&format!("{name}: the server is gone"), || {
+            crate::support::gone(&server)
+        });
     }
 }
 

@@ -154,3 +154,22 @@ impl FakeProvider {
         self.requests.lock().expect("requests lock").clone()
     }
 }
+
+/// Whether process `pid` is gone, or a zombie nobody reaped yet (it runs no more code).
+pub(crate) fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+/// Polls `ready` every 50 ms for up to a minute; panics naming `what` when it never is.
+pub(crate) fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
