@@ -114,13 +114,14 @@ impl ListingTap {
         }
     }
 
-    /// Resolves with the next breach recorded after this call (see [`ListingTap::breach`]).
+    /// Resolves with the next breach recorded once the future is first polled (see
+    /// [`ListingTap::breach`]); poll it alongside the request it guards, as `call_tool` does.
     pub(super) fn breached(&self) -> impl std::future::Future<Output = String> + use<> {
         let breach = Arc::clone(&self.breach);
         async move {
             let notified = breach.1.notified();
             tokio::pin!(notified);
-            // Registered now: a breach from here on wakes it, even before the first poll.
+            // Registered before the first wait: a breach from here on wakes it.
             notified.as_mut().enable();
             notified.await;
             breach
