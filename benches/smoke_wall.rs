@@ -117,8 +117,7 @@ fn main() {
             .mount(&server)
             .await;
         let config = OpenAiConfig {
-            base_url: server.uri(),
-            api_key: None,
+            endpoint: toolgate::provider::Endpoint::new(toolgate::provider::Api::Openai, server.uri()),
             ..OpenAiConfig::from_env("bench-model")
         };
         let agent = Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("valid config")));

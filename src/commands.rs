@@ -151,15 +151,15 @@ fn judge_config(args: &JudgeArgs, model: &str, cache_dir: PathBuf) -> JudgeConfi
     let sources = EndpointSources {
         flag_base_url: args.judge_base_url.as_deref(),
         key_variable: Some("TOOLGATE_JUDGE_API_KEY"),
+        key_header_variable: Some("TOOLGATE_JUDGE_API_KEY_HEADER"),
+        api_version_variable: Some("TOOLGATE_JUDGE_API_VERSION"),
         ..EndpointSources::default()
     };
     let endpoint = Endpoint::resolve(args.judge_provider, sources, &|name| {
         std::env::var(name).ok()
     });
     JudgeConfig {
-        provider: endpoint.api,
-        base_url: endpoint.base_url,
-        api_key: endpoint.api_key,
+        endpoint,
         model: model.to_owned(),
         cache_dir: Some(cache_dir),
         request_timeout: crate::defaults::REQUEST_TIMEOUT,

@@ -16,7 +16,7 @@ use crate::agent::call::execute;
 use crate::agent::{AgentError, AgentOutcome, ToolChoice, ToolExecutor, Usage};
 use crate::defaults;
 use crate::provider::http::JsonEndpoint;
-use crate::provider::{ANTHROPIC_VERSION, Api, Endpoint, EndpointSources};
+use crate::provider::{Api, Endpoint, EndpointSources};
 
 pub use parse::{
     AnthropicTurn, Block, JoinedStream, ServerToolCall, join_stream, parse_message, parse_stream,
@@ -29,10 +29,10 @@ pub const DEFAULT_MAX_TOKENS: u32 = crate::defaults::MAX_TOKENS;
 /// How to reach the Messages API and how to sample from it.
 #[derive(Clone)]
 pub struct AnthropicConfig {
-    /// The API root, e.g. `https://api.anthropic.com`; `/v1/messages` is appended.
-    pub base_url: String,
-    /// Sent as `x-api-key`. Never shown in `Debug` output, error messages or results.
-    pub api_key: Option<String>,
+    /// Where the model is reached: the API root (e.g. `https://api.anthropic.com`;
+    /// `/v1/messages` is appended) and the key, sent as `x-api-key` ([`Endpoint`]). The key
+    /// is never shown in `Debug` output, error messages or results.
+    pub endpoint: Endpoint,
     /// The `model` field of each request.
     pub model: String,
     /// Sampling temperature in 0.0..=1.0; `None` leaves the provider's default.
@@ -63,10 +63,8 @@ impl AnthropicConfig {
     }
 
     fn from_lookup(model: &str, lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let endpoint = Endpoint::resolve(Api::Anthropic, EndpointSources::default(), &lookup);
         Self {
-            base_url: endpoint.base_url,
-            api_key: endpoint.api_key,
+            endpoint: Endpoint::resolve(Api::Anthropic, EndpointSources::default(), &lookup),
             model: model.to_owned(),
             temperature: None,
             max_tokens: None,
@@ -83,8 +81,7 @@ impl AnthropicConfig {
 impl fmt::Debug for AnthropicConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AnthropicConfig")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("endpoint", &self.endpoint)
             .field("model", &self.model)
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
@@ -121,20 +118,15 @@ impl AnthropicAgent {
                 "`max_turns` must be at least 1".to_owned(),
             ));
         }
-        let endpoint = format!("{}/v1/messages", config.base_url.trim_end_matches('/'));
-        let mut headers = vec![("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned())];
-        if let Some(key) = &config.api_key {
-            headers.push(("x-api-key".to_owned(), key.clone()));
+        if config.endpoint.api != Api::Anthropic {
+            return Err(AgentError::Config(
+                "the Anthropic agent needs an Anthropic Messages endpoint".to_owned(),
+            ));
         }
-        let http = JsonEndpoint::new(
-            "Anthropic",
-            &config.base_url,
-            &endpoint,
-            headers,
-            config.api_key.as_deref(),
-            config.request_timeout,
-            config.max_attempts,
-        )?;
+        let http =
+            config
+                .endpoint
+                .client("Anthropic", config.request_timeout, config.max_attempts)?;
         Ok(Self { config, http })
     }
 

@@ -25,18 +25,10 @@ pub use parse::{ParsedTurn, parse_response, parse_tool_call};
 /// How to reach an OpenAI-compatible chat-completions endpoint and how to sample from it.
 #[derive(Clone)]
 pub struct OpenAiConfig {
-    /// The API root, e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1`, or an
-    /// Azure-style deployment `https://NAME.openai.azure.com/openai/deployments/DEPLOYMENT`;
-    /// `/chat/completions` is appended.
-    pub base_url: String,
-    /// The credential; `None` sends none (local servers). Never shown in `Debug` output, error
-    /// messages or results.
-    pub api_key: Option<String>,
-    /// The header that carries `api_key`: `None` sends `Authorization: Bearer KEY`; a name
-    /// (Azure: `api-key`) sends the bare key in that header.
-    pub api_key_header: Option<String>,
-    /// Azure-style `api-version`, sent as a query parameter when set.
-    pub api_version: Option<String>,
+    /// Where the model is reached: base URL (`/chat/completions` is appended), key, key
+    /// header and `api-version` ([`Endpoint`]). Its key is never shown in `Debug` output,
+    /// error messages or results.
+    pub endpoint: Endpoint,
     /// The `model` field of each request.
     pub model: String,
     /// Sampling temperature; `None` leaves the provider's default.
@@ -82,13 +74,8 @@ impl OpenAiConfig {
     }
 
     fn from_lookup(model: &str, lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let non_empty = |name| lookup(name).filter(|value| !value.trim().is_empty());
-        let endpoint = Endpoint::resolve(Api::Openai, EndpointSources::default(), &lookup);
         Self {
-            base_url: endpoint.base_url,
-            api_key: endpoint.api_key,
-            api_key_header: None,
-            api_version: non_empty("OPENAI_API_VERSION"),
+            endpoint: Endpoint::resolve(Api::Openai, EndpointSources::default(), &lookup),
             model: model.to_owned(),
             temperature: None,
             max_tokens: Some(defaults::MAX_TOKENS),
@@ -108,10 +95,7 @@ impl OpenAiConfig {
 impl fmt::Debug for OpenAiConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiConfig")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .field("api_key_header", &self.api_key_header)
-            .field("api_version", &self.api_version)
+            .field("endpoint", &self.endpoint)
             .field("model", &self.model)
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
@@ -152,26 +136,14 @@ impl OpenAiAgent {
                 "`max_turns` must be at least 1".to_owned(),
             ));
         }
-        let mut endpoint = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
-        if let Some(version) = &config.api_version {
-            endpoint.push_str(if endpoint.contains('?') { "&" } else { "?" });
-            endpoint.push_str("api-version=");
-            endpoint.push_str(version);
+        if config.endpoint.api != Api::Openai {
+            return Err(AgentError::Config(
+                "the OpenAI agent needs an OpenAI-compatible endpoint".to_owned(),
+            ));
         }
-        let headers = match (&config.api_key, &config.api_key_header) {
-            (None, _) => Vec::new(),
-            (Some(key), None) => vec![("authorization".to_owned(), format!("Bearer {key}"))],
-            (Some(key), Some(header)) => vec![(header.clone(), key.clone())],
-        };
-        let http = JsonEndpoint::new(
-            "OpenAI",
-            &config.base_url,
-            &endpoint,
-            headers,
-            config.api_key.as_deref(),
-            config.request_timeout,
-            config.max_attempts,
-        )?;
+        let http = config
+            .endpoint
+            .client("OpenAI", config.request_timeout, config.max_attempts)?;
         Ok(Self { config, http })
     }
 
@@ -310,7 +282,10 @@ impl OpenAiAgent {
             body.insert("temperature", temperature);
         }
         if let Some(max_tokens) = self.config.max_tokens {
-            body.insert(output_limit_field(&self.config.base_url), max_tokens);
+            body.insert(
+                output_limit_field(&self.config.endpoint.base_url),
+                max_tokens,
+            );
         }
         if let Some(seed) = self.config.seed {
             body.insert("seed", seed);

@@ -34,6 +34,8 @@ fn model_endpoint(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -> 
     };
     let sources = EndpointSources {
         file_base_url: settings.base_url.as_deref(),
+        file_key_header: settings.api_key_header.as_deref(),
+        file_api_version: settings.api_version.as_deref(),
         ..EndpointSources::default()
     };
     Some(Endpoint::resolve(api, sources, env))
@@ -41,7 +43,6 @@ fn model_endpoint(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -> 
 
 fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent> {
     let model = || settings.model.clone().unwrap_or_default();
-    let env_set = |name: &str| std::env::var(name).is_ok_and(|value| !value.trim().is_empty());
     let endpoint = |api| {
         endpoint
             .filter(|endpoint| endpoint.api == api)
@@ -52,13 +53,7 @@ fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent
         AgentKind::Reference => Agent::Reference,
         AgentKind::Openai => {
             let mut config = openai::OpenAiConfig::from_env(&model());
-            let endpoint = endpoint(Api::Openai);
-            config.base_url = endpoint.base_url;
-            config.api_key = endpoint.api_key;
-            if settings.api_version.is_some() && !env_set("OPENAI_API_VERSION") {
-                config.api_version = settings.api_version.clone();
-            }
-            config.api_key_header = settings.api_key_header.clone();
+            config.endpoint = endpoint(Api::Openai);
             config.max_turns = settings.max_turns;
             config.temperature = settings.temperature;
             config.seed = settings.seed;
@@ -74,9 +69,7 @@ fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent
         }
         AgentKind::Anthropic => {
             let mut config = anthropic::AnthropicConfig::from_env(&model());
-            let endpoint = endpoint(Api::Anthropic);
-            config.base_url = endpoint.base_url;
-            config.api_key = endpoint.api_key;
+            config.endpoint = endpoint(Api::Anthropic);
             config.max_turns = settings.max_turns;
             config.temperature = settings.temperature;
             config.max_tokens = output_limit(settings);

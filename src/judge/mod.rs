@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::provider::Api;
+use crate::provider::Endpoint;
 use crate::scenario::Scenario;
 use crate::trace::CallRecord;
 use provider::ChatClient;
@@ -28,14 +28,10 @@ pub use prompt::{default_rubric, parse_verdict};
 /// Where and how to reach the judge model.
 #[derive(Clone)]
 pub struct JudgeConfig {
-    /// The API the judge speaks.
-    pub provider: Api,
-    /// The provider's base URL: `/chat/completions` is appended for OpenAI-compatible
-    /// endpoints, `/v1/messages` for Anthropic.
-    pub base_url: String,
-    /// The key, if the endpoint needs one (a bearer token, or Anthropic's `x-api-key`).
-    /// Never logged.
-    pub api_key: Option<String>,
+    /// Where the judge model is reached: the API it speaks, base URL (`/chat/completions`
+    /// or `/v1/messages` is appended), key (never logged), and for OpenAI-compatible
+    /// endpoints the key header and `api-version` ([`Endpoint`]).
+    pub endpoint: Endpoint,
     /// The pinned judge model, recorded with every verdict.
     pub model: String,
     /// Where verdicts are cached; `None` disables the cache.
@@ -49,9 +45,7 @@ pub struct JudgeConfig {
 impl std::fmt::Debug for JudgeConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JudgeConfig")
-            .field("provider", &self.provider)
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("endpoint", &self.endpoint)
             .field("model", &self.model)
             .finish()
     }
@@ -85,9 +79,7 @@ impl Judge {
     /// Builds the judge. Errors on a bad URL or an HTTP client that cannot be built.
     pub fn new(config: JudgeConfig) -> anyhow::Result<Judge> {
         let client = ChatClient::new(
-            config.provider,
-            &config.base_url,
-            config.api_key.as_deref(),
+            &config.endpoint,
             &config.model,
             config.request_timeout,
             config.max_attempts,

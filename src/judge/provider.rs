@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::provider::Api;
 use crate::provider::http::JsonEndpoint;
+use crate::provider::{Api, Endpoint};
 
 /// The output-token limit of one judge reply on Anthropic, where it is required; a verdict is
 /// one short JSON object.
@@ -23,45 +23,17 @@ pub(crate) struct ChatClient {
 }
 
 impl ChatClient {
-    /// Builds the client. Errors on a base URL that is not http(s) or an HTTP client that
-    /// cannot be built.
+    /// Builds the client for `endpoint`. Errors on a base URL that is not http(s), a key
+    /// header that is not a header name, or an HTTP client that cannot be built.
     pub(crate) fn new(
-        provider: Api,
-        base_url: &str,
-        api_key: Option<&str>,
+        endpoint: &Endpoint,
         model: &str,
         request_timeout: Duration,
         max_attempts: u32,
     ) -> anyhow::Result<ChatClient> {
-        let base = base_url.trim_end_matches('/');
-        let (url, headers) = match provider {
-            Api::Openai => (
-                format!("{base}/chat/completions"),
-                api_key
-                    .iter()
-                    .map(|key| ("authorization".to_string(), format!("Bearer {key}")))
-                    .collect(),
-            ),
-            Api::Anthropic => {
-                let mut headers = vec![(
-                    "anthropic-version".to_string(),
-                    crate::provider::ANTHROPIC_VERSION.to_string(),
-                )];
-                headers.extend(api_key.map(|key| ("x-api-key".to_string(), key.to_string())));
-                (format!("{base}/v1/messages"), headers)
-            }
-        };
-        let http = JsonEndpoint::new(
-            "judge",
-            base_url,
-            &url,
-            headers,
-            api_key,
-            request_timeout,
-            max_attempts,
-        )?;
+        let http = endpoint.client("judge", request_timeout, max_attempts)?;
         Ok(ChatClient {
-            provider,
+            provider: endpoint.api,
             model: model.to_string(),
             http,
         })
@@ -137,6 +109,40 @@ fn reply_text(provider: Api, body: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The judge once lacked the agents' `api-version` and key header: an Azure-style judge
+    /// endpoint now gets both, from the same [`Endpoint`].
+    #[tokio::test]
+    async fn an_azure_style_judge_sends_the_api_version_and_the_key_header() {
+        use wiremock::matchers::{header, method, path, query_param};
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(method("POST"))
+            .and(path("/openai/deployments/judge/chat/completions"))
+            .and(query_param("api-version", "2024-10-21"))
+            .and(header("api-key", "sk-judge"))
+            .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(
+                json!({"choices": [{"message": {"content": "{\"verdict\": \"ok\"}"}}]}),
+            ))
+            .expect(1)
+            .mount(&server)
+            .await;
+        let endpoint = Endpoint {
+            key_header: Some("api-key".to_owned()),
+            api_version: Some("2024-10-21".to_owned()),
+            ..Endpoint::new(
+                Api::Openai,
+                format!("{}/openai/deployments/judge", server.uri()),
+            )
+            .with_key("sk-judge")
+        };
+        let client = ChatClient::new(&endpoint, "judge-1", Duration::from_secs(5), 1)
+            .expect("a valid endpoint");
+        let body = client.body(&[json!({"role": "user", "content": "judge this"})]);
+        assert_eq!(
+            client.complete(&body).await.as_deref(),
+            Ok("{\"verdict\": \"ok\"}")
+        );
+    }
 
     #[test]
     fn anthropic_text_is_the_text_blocks_joined() {

@@ -91,9 +91,7 @@ pub async fn judge_descriptions(
     config: &JudgeConfig,
 ) -> anyhow::Result<DescriptionVerdicts> {
     let client = ChatClient::new(
-        config.provider,
-        &config.base_url,
-        config.api_key.as_deref(),
+        &config.endpoint,
         &config.model,
         config.request_timeout,
         config.max_attempts,
@@ -126,7 +124,7 @@ async fn scores(
     tool: &ToolRef<'_>,
 ) -> Result<BTreeMap<String, ComponentScore>, String> {
     let material = json!({"lint_description": shown(tool)});
-    let key = cache::key(config.provider, &config.model, &material);
+    let key = cache::key(config.endpoint.api, &config.model, &material);
     if let Some(dir) = &config.cache_dir
         && let Some(scores) = cache::load::<BTreeMap<String, ComponentScore>>(dir, &key)
     {

@@ -186,8 +186,8 @@ fn completion(message: serde_json::Value) -> ResponseTemplate {
 
 fn openai(server: &MockServer) -> Agent {
     let config = OpenAiConfig {
-        base_url: server.uri(),
-        api_key: Some("sk-it-secret".to_owned()),
+        endpoint: toolgate::provider::Endpoint::new(toolgate::provider::Api::Openai, server.uri())
+            .with_key("sk-it-secret"),
         max_attempts: 2,
         request_timeout: Duration::from_secs(2),
         ..OpenAiConfig::from_env("fake-model")

@@ -9,7 +9,7 @@ use toolgate::agent::Agent;
 use toolgate::catalog::Catalog;
 use toolgate::harness::{ToolSet, WorldBackends};
 use toolgate::judge::{Judge, JudgeConfig};
-use toolgate::provider::Api;
+use toolgate::provider::{Api, Endpoint};
 use toolgate::runner::{RunOptions, ScenarioRun, run_one};
 use toolgate::scenario::{Scenario, load_file};
 use toolgate::score::Outcome;
@@ -33,9 +33,7 @@ async fn judged(
     cache: Option<std::path::PathBuf>,
 ) -> ScenarioRun {
     let judge = Judge::new(JudgeConfig {
-        provider: Api::Openai,
-        base_url: provider.base_url(),
-        api_key: Some("sk-judge-canary".into()),
+        endpoint: Endpoint::new(Api::Openai, provider.base_url()).with_key("sk-judge-canary"),
         model: "judge-1".into(),
         cache_dir: cache,
         request_timeout: Duration::from_secs(5),
@@ -115,9 +113,7 @@ async fn verdicts_are_cached_by_what_the_judge_saw() {
 #[test]
 fn the_judge_config_never_shows_its_key() {
     let config = JudgeConfig {
-        provider: Api::Openai,
-        base_url: "http://127.0.0.1:1/v1".into(),
-        api_key: Some("sk-judge-canary".into()),
+        endpoint: Endpoint::new(Api::Openai, "http://127.0.0.1:1/v1").with_key("sk-judge-canary"),
         model: "judge-1".into(),
         cache_dir: None,
         request_timeout: Duration::from_secs(1),
@@ -135,15 +131,12 @@ async fn a_failing_run_never_reaches_the_judge() {
     .await;
     let judge_provider = FakeProvider::start(vec![], Some(judge_reply("ok", "looks fine"))).await;
     let mut config = toolgate::agent::openai::OpenAiConfig::from_env("fake-model");
-    config.base_url = model.base_url();
-    config.api_key = None;
+    config.endpoint = Endpoint::new(Api::Openai, model.base_url());
     let agent = Agent::OpenAi(Box::new(
         toolgate::agent::openai::OpenAiAgent::new(config).expect("config"),
     ));
     let judge = Judge::new(JudgeConfig {
-        provider: Api::Openai,
-        base_url: judge_provider.base_url(),
-        api_key: None,
+        endpoint: Endpoint::new(Api::Openai, judge_provider.base_url()),
         model: "judge-1".into(),
         cache_dir: None,
         request_timeout: Duration::from_secs(5),
@@ -196,9 +189,7 @@ fn anthropic_reply(verdict: &str, reason: &str) -> ResponseTemplate {
 fn anthropic_judge(server: &MockServer, cache: Option<std::path::PathBuf>) -> Arc<Judge> {
     Arc::new(
         Judge::new(JudgeConfig {
-            provider: Api::Anthropic,
-            base_url: server.uri(),
-            api_key: Some("sk-ant-judge-canary".into()),
+            endpoint: Endpoint::new(Api::Anthropic, server.uri()).with_key("sk-ant-judge-canary"),
             model: "claude-judge".into(),
             cache_dir: cache,
             request_timeout: Duration::from_secs(5),
@@ -302,9 +293,7 @@ async fn judge_verdicts_are_cached_apart_per_provider() {
     let again = judged_by(&anthropic, &t2).await;
     let openai_judge = Arc::new(
         Judge::new(JudgeConfig {
-            provider: Api::Openai,
-            base_url: openai.base_url(),
-            api_key: None,
+            endpoint: Endpoint::new(Api::Openai, openai.base_url()),
             model: "claude-judge".into(),
             cache_dir: Some(cache.path().to_path_buf()),
             request_timeout: Duration::from_secs(5),

@@ -21,8 +21,9 @@ fn reply(body: serde_json::Value) -> ResponseTemplate {
 /// The `openai` agent on `provider`, six turns at most.
 fn fake_agent(provider: &FakeProvider) -> Agent {
     let mut config = OpenAiConfig::from_env("fake-model");
-    config.base_url = provider.base_url();
-    config.api_key = Some("sk-test".into());
+    config.endpoint =
+        toolgate::provider::Endpoint::new(toolgate::provider::Api::Openai, provider.base_url())
+            .with_key("sk-test");
     config.max_turns = 6;
     Agent::OpenAi(Box::new(OpenAiAgent::new(config).expect("config")))
 }

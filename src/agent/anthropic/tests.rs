@@ -43,8 +43,7 @@ async fn provider(steps: Vec<ResponseTemplate>) -> MockServer {
 
 fn agent(server: &MockServer, adjust: impl FnOnce(&mut AnthropicConfig)) -> AnthropicAgent {
     let mut config = AnthropicConfig {
-        base_url: server.uri(),
-        api_key: Some(KEY.to_owned()),
+        endpoint: Endpoint::new(Api::Anthropic, server.uri()).with_key(KEY),
         temperature: Some(0.2),
         max_turns: 5,
         request_timeout: Duration::from_secs(5),
@@ -314,11 +313,11 @@ fn from_env_reads_key_and_base_url_and_debug_hides_the_key() {
         "ANTHROPIC_BASE_URL" => Some("http://127.0.0.1:9/".to_owned()),
         _ => None,
     });
-    assert_eq!(config.base_url, "http://127.0.0.1:9/");
-    assert_eq!(config.api_key.as_deref(), Some(KEY));
+    assert_eq!(config.endpoint.base_url, "http://127.0.0.1:9/");
+    assert_eq!(config.endpoint.api_key.as_deref(), Some(KEY));
     assert!(!format!("{config:?}").contains(KEY));
     let default = AnthropicConfig::from_lookup("claude", |_| None);
     assert_eq!(default.max_turns, 12);
-    assert_eq!(default.base_url, "https://api.anthropic.com");
-    assert_eq!(default.api_key, None);
+    assert_eq!(default.endpoint.base_url, "https://api.anthropic.com");
+    assert_eq!(default.endpoint.api_key, None);
 }

@@ -55,10 +55,7 @@ impl Provider {
 
     fn config(&self) -> OpenAiConfig {
         OpenAiConfig {
-            base_url: format!("{}/v1", self.server.uri()),
-            api_key: Some(KEY.to_owned()),
-            api_key_header: None,
-            api_version: None,
+            endpoint: Endpoint::new(Api::Openai, format!("{}/v1", self.server.uri())).with_key(KEY),
             model: "test-model".to_owned(),
             temperature: Some(0.0),
             max_tokens: None,
@@ -604,8 +601,7 @@ async fn reports_a_transport_error_after_retries_without_the_key() {
         .expect("free port")
         .port();
     let config = OpenAiConfig {
-        base_url: format!("http://127.0.0.1:{port}/v1/"),
-        api_key: Some(KEY.to_owned()),
+        endpoint: Endpoint::new(Api::Openai, format!("http://127.0.0.1:{port}/v1/")).with_key(KEY),
         max_attempts: 2,
         ..OpenAiConfig::from_lookup("m", |_| None)
     };
@@ -655,15 +651,20 @@ fn from_env_reads_key_and_base_url_with_defaults() {
         "OPENAI_API_KEY" => Some(String::new()),
         _ => None,
     });
-    assert_eq!(config.base_url, "http://localhost:11434/v1");
-    assert_eq!(config.api_key, None);
+    assert_eq!(config.endpoint.base_url, "http://localhost:11434/v1");
+    assert_eq!(config.endpoint.api_key, None);
+    assert_eq!(config.endpoint.api_version, None);
     assert_eq!(config.model, "llama3");
     // Regression: the agent configs defaulted to 20 turns while the CLI and docs said 12.
     assert_eq!(config.max_turns, 12);
     assert_eq!(config.max_attempts, 4);
 
     let default = OpenAiConfig::from_lookup("gpt", |_| None);
-    assert_eq!(default.base_url, "https://api.openai.com/v1");
+    assert_eq!(default.endpoint.base_url, "https://api.openai.com/v1");
+    let azure = OpenAiConfig::from_lookup("gpt", |name| {
+        (name == "OPENAI_API_VERSION").then(|| "2024-10-21".to_owned())
+    });
+    assert_eq!(azure.endpoint.api_version.as_deref(), Some("2024-10-21"));
 }
 
 #[test]
@@ -693,24 +694,31 @@ fn new_rejects_unusable_configs() {
         ),
         (
             OpenAiConfig {
-                base_url: "ftp://example.com".to_owned(),
+                endpoint: Endpoint::new(Api::Openai, "ftp://example.com"),
                 ..base.clone()
             },
             "invalid OpenAI base URL `ftp://example.com`: expected http or https",
         ),
         (
             OpenAiConfig {
-                base_url: "localhost:8080".to_owned(),
+                endpoint: Endpoint::new(Api::Openai, "localhost:8080"),
                 ..base.clone()
             },
             "invalid OpenAI base URL `localhost:8080`: expected http or https",
         ),
         (
             OpenAiConfig {
-                base_url: "not a url".to_owned(),
+                endpoint: Endpoint::new(Api::Openai, "not a url"),
                 ..base
             },
             "invalid OpenAI base URL `not a url`: relative URL without a base",
+        ),
+        (
+            OpenAiConfig {
+                endpoint: Endpoint::new(Api::Anthropic, "https://api.anthropic.com"),
+                ..OpenAiConfig::from_lookup("m", |_| None)
+            },
+            "the OpenAI agent needs an OpenAI-compatible endpoint",
         ),
     ];
     for (config, expected) in cases {
@@ -786,10 +794,15 @@ async fn azure_style_endpoint_gets_api_version_and_api_key_header() {
         .mount(&server)
         .await;
     let config = OpenAiConfig {
-        base_url: format!("{}/openai/deployments/gpt", server.uri()),
-        api_key: Some(KEY.to_owned()),
-        api_key_header: Some("api-key".to_owned()),
-        api_version: Some("2024-10-21".to_owned()),
+        endpoint: Endpoint {
+            key_header: Some("api-key".to_owned()),
+            api_version: Some("2024-10-21".to_owned()),
+            ..Endpoint::new(
+                Api::Openai,
+                format!("{}/openai/deployments/gpt", server.uri()),
+            )
+            .with_key(KEY)
+        },
         ..OpenAiConfig::from_lookup("gpt", |_| None)
     };
     let agent = OpenAiAgent::new(config).expect("valid config");
