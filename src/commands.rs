@@ -12,14 +12,11 @@ mod serve;
 mod suite;
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 
-use crate::cli::{CassetteCommand, Cli, Command, JudgeArgs, MockCommand, ValidateArgs};
+use crate::cli::{CassetteCommand, Cli, Command, MockCommand, ValidateArgs};
 use crate::exit::Exit;
-use crate::judge::JudgeConfig;
-use crate::provider::{Endpoint, EndpointSources};
 
 /// Runs one command; the report goes to `out`. Returns the exit status; `Err` means exit 2.
 pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit> {
@@ -143,26 +140,4 @@ pub(super) fn new_run_id() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis());
     format!("{millis:x}-{:x}", std::process::id())
-}
-
-/// How to reach the judge model `model` named by the `--judge-*` flags; one config for the
-/// run judge and the description judge.
-fn judge_config(args: &JudgeArgs, model: &str, cache_dir: PathBuf) -> JudgeConfig {
-    let sources = EndpointSources {
-        flag_base_url: args.judge_base_url.as_deref(),
-        key_variable: Some("TOOLGATE_JUDGE_API_KEY"),
-        key_header_variable: Some("TOOLGATE_JUDGE_API_KEY_HEADER"),
-        api_version_variable: Some("TOOLGATE_JUDGE_API_VERSION"),
-        ..EndpointSources::default()
-    };
-    let endpoint = Endpoint::resolve(args.judge_provider, sources, &|name| {
-        std::env::var(name).ok()
-    });
-    JudgeConfig {
-        endpoint,
-        model: model.to_owned(),
-        cache_dir: Some(cache_dir),
-        request_timeout: crate::defaults::REQUEST_TIMEOUT,
-        max_attempts: crate::defaults::MAX_ATTEMPTS,
-    }
 }

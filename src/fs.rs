@@ -2,7 +2,7 @@
 //! for pins, caches and comment keys.
 
 use std::io::Read as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
@@ -162,6 +162,23 @@ impl StreamedFile {
             .with_context(|| format!("failed to write `{}`", path.display()))?;
         Ok(())
     }
+}
+
+/// Removes each of `paths` that exists; a missing file is not an error.
+///
+/// Errors: a file that exists but cannot be removed, naming it.
+pub fn remove_stale(paths: &[PathBuf]) -> Result<()> {
+    for path in paths {
+        match std::fs::remove_file(path) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                return Err(error)
+                    .with_context(|| format!("failed to remove stale `{}`", path.display()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Lowercase hex SHA-256 of `bytes` (a `&str` hashes its UTF-8 bytes); 64 characters.

@@ -217,6 +217,16 @@ impl AgentKind {
             AgentKind::Replay => "replay",
         }
     }
+
+    /// The model API a model-backed agent speaks; `None` for the agents that need no model
+    /// (reference, command, replay). The one list of which agents are model-backed.
+    pub fn api(self) -> Option<crate::provider::Api> {
+        match self {
+            AgentKind::Openai => Some(crate::provider::Api::Openai),
+            AgentKind::Anthropic => Some(crate::provider::Api::Anthropic),
+            AgentKind::Reference | AgentKind::Command | AgentKind::Replay => None,
+        }
+    }
 }
 
 /// A configured agent, ready to run scenarios.

@@ -6,12 +6,13 @@ use std::io::Write;
 
 use anyhow::{Context as _, Result, bail};
 
-use super::{judge_config, runtime, suite};
+use super::{runtime, suite};
 use crate::catalog::Catalog;
 use crate::cli::{
     CatalogArgs, DriftArgs, FailOn, JudgeArgs, LintArgs, LintFormat, SnapshotArgs, ToolsArgs,
     ToolsFormat,
 };
+use crate::config::judge_config;
 use crate::exit::Exit;
 use crate::fs::write_atomic;
 use crate::harness;

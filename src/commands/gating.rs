@@ -54,29 +54,26 @@ pub(super) fn load_inputs(args: &GateArgs, out: &mut dyn Write) -> Result<JudgeI
     })
 }
 
-/// Removes the previous run's reports (`report.md`, `junit.xml`, `verdict.json`, and
-/// `judge.jsonl` unless `keep_results`) from `dir` just before a new run writes its files, so
+/// The previous run's reports that a new run removes just before it writes its files
+/// (`report.md`, `junit.xml`, `verdict.json`, and `judge.jsonl` unless `keep_results`), so
 /// the directory never holds a new `results.json` beside an old verdict after an interrupted
 /// or failed judgement. `keep_results` is for judging an existing `--results` file.
-pub(super) fn clear_outputs(dir: &Path, keep_results: bool) -> Result<()> {
+/// `results.json` and `trace.jsonl` are replaced atomically by the run, never removed first:
+/// a run killed at any moment leaves whole files.
+pub(super) fn stale_outputs(dir: &Path, keep_results: bool) -> Vec<PathBuf> {
     let paths = OutputPaths::new(dir);
-    // results.json and trace.jsonl are replaced atomically by the run, never removed first:
-    // a run killed at any moment leaves whole files.
     let mut stale = vec![paths.markdown, paths.junit, paths.verdict];
     if !keep_results {
         stale.push(dir.join("judge.jsonl"));
     }
-    for path in stale {
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => {
-                return Err(error)
-                    .with_context(|| format!("failed to remove stale `{}`", path.display()));
-            }
-        }
-    }
-    Ok(())
+    stale
+}
+
+/// Removes [`stale_outputs`] from `dir`.
+///
+/// Errors: a file that exists but cannot be removed, naming it.
+pub(super) fn clear_outputs(dir: &Path, keep_results: bool) -> Result<()> {
+    crate::fs::remove_stale(&stale_outputs(dir, keep_results))
 }
 
 /// Judges `report` against `inputs`, writes the reports to the output directory and, on

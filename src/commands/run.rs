@@ -1,155 +1,27 @@
-//! `gate`'s running half: the agent under test and its model endpoint, the judge, the run
-//! itself, the trace written in suite order, and the spans it exports.
+//! `gate`'s running half, as wiring: the suite loaded on its source, the products of the
+//! validated settings (agent, judge, run options, pins), the run streamed into the
+//! [`Recorder`], and the spans it exports.
 
 use std::io::Write;
+use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 
-use crate::agent::{Agent, AgentKind, ToolCalling, anthropic, command, openai, replay};
+use crate::agent::Agent;
 use crate::cli::GateArgs;
 use crate::config::{ConfigFile, Settings};
 use crate::exit::Exit;
 use crate::fs::write_atomic;
-use crate::judge::Judge;
-use crate::provider::{Api, Endpoint, EndpointSources};
+use crate::provider::Endpoint;
+use crate::redact::Redactor;
 use crate::report;
-use crate::results::pins::{Pins, Subject};
-use crate::results::shard;
-use crate::results::{NotRun, RunMeta, RunReport};
-use crate::runner::{self, RunOptions};
-use crate::scenario::Scenario;
-use crate::score::ScoringOptions;
+use crate::results::pins::Pins;
+use crate::results::{Recorder, RunReport, shard};
+use crate::runner;
+use crate::scenario::{Scenario, SmokeSet};
 
-use super::{gating, interrupted, judge_config, new_run_id, runtime, suite};
-
-/// Where the agent's model is reached, for the model-backed agents: the one resolution that
-/// the agent, `run.provider_host` and the provider pin all use.
-/// `env` reads an environment variable.
-fn model_endpoint(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -> Option<Endpoint> {
-    let api = match settings.agent {
-        AgentKind::Openai => Api::Openai,
-        AgentKind::Anthropic => Api::Anthropic,
-        AgentKind::Reference | AgentKind::Command | AgentKind::Replay => return None,
-    };
-    let sources = EndpointSources {
-        file_base_url: settings.base_url.as_deref(),
-        file_key_header: settings.api_key_header.as_deref(),
-        file_api_version: settings.api_version.as_deref(),
-        ..EndpointSources::default()
-    };
-    Some(Endpoint::resolve(api, sources, env))
-}
-
-fn build_agent(settings: &Settings, endpoint: Option<&Endpoint>) -> Result<Agent> {
-    let model = || settings.model.clone().unwrap_or_default();
-    let endpoint = |api| {
-        endpoint
-            .filter(|endpoint| endpoint.api == api)
-            .cloned()
-            .expect("model_endpoint resolves an endpoint for every model-backed agent")
-    };
-    Ok(match settings.agent {
-        AgentKind::Reference => Agent::Reference,
-        AgentKind::Openai => {
-            let mut config = openai::OpenAiConfig::from_env(&model());
-            config.endpoint = endpoint(Api::Openai);
-            config.max_turns = settings.max_turns;
-            config.temperature = settings.temperature;
-            config.seed = settings.seed;
-            config.max_tokens = output_limit(settings);
-            config.tool_choice = settings.tool_choice;
-            config.parallel_tool_calls = settings.parallel_tool_calls;
-            config.stream = settings.stream;
-            config.tool_calling = settings.tool_calling;
-            config.request_timeout = settings.request_timeout;
-            config.max_attempts = settings.max_attempts;
-            config.system_prompt = settings.system_prompt.clone();
-            Agent::OpenAi(Box::new(openai::OpenAiAgent::new(config)?))
-        }
-        AgentKind::Anthropic => {
-            let mut config = anthropic::AnthropicConfig::from_env(&model());
-            config.endpoint = endpoint(Api::Anthropic);
-            config.max_turns = settings.max_turns;
-            config.temperature = settings.temperature;
-            config.max_tokens = output_limit(settings);
-            config.tool_choice = settings.tool_choice;
-            config.parallel_tool_calls = settings.parallel_tool_calls;
-            config.request_timeout = settings.request_timeout;
-            config.max_attempts = settings.max_attempts;
-            config.system_prompt = settings.system_prompt.clone();
-            Agent::Anthropic(Box::new(anthropic::AnthropicAgent::new(config)?))
-        }
-        AgentKind::Command => Agent::Command(command::CommandAgent {
-            command: settings.command.clone().unwrap_or_default(),
-            model: settings.model.clone(),
-            system_prompt: settings.system_prompt.clone(),
-        }),
-        AgentKind::Replay => {
-            let path = settings.recordings.clone().unwrap_or_default();
-            Agent::Replay(replay::Recordings::load(&path)?)
-        }
-    })
-}
-
-/// The output limit a model agent sends: `--max-tokens` (or `max_tokens:`), else
-/// [`defaults::MAX_TOKENS`]; 0 sends none (the provider's own default; Anthropic, which
-/// requires one, then gets the default).
-fn output_limit(settings: &Settings) -> Option<u32> {
-    match settings.max_tokens {
-        None => Some(crate::defaults::MAX_TOKENS),
-        Some(0) => None,
-        Some(limit) => Some(limit),
-    }
-}
-
-fn run_meta(settings: &Settings, endpoint: Option<&Endpoint>) -> RunMeta {
-    let provider_host = endpoint.and_then(Endpoint::host);
-    RunMeta {
-        run_id: Some(new_run_id()),
-        agent: settings.agent.as_str().to_owned(),
-        model: settings.model.clone(),
-        provider_host,
-        temperature: settings.temperature,
-        seed: settings.seed,
-        max_tokens: match settings.agent {
-            AgentKind::Openai => output_limit(settings),
-            AgentKind::Anthropic => {
-                Some(output_limit(settings).unwrap_or(anthropic::DEFAULT_MAX_TOKENS))
-            }
-            AgentKind::Reference | AgentKind::Command | AgentKind::Replay => settings.max_tokens,
-        },
-        max_turns: Some(settings.max_turns),
-        tool_choice: settings
-            .tool_choice
-            .map(|choice| choice.as_str().to_owned()),
-        tool_calling: (settings.agent == AgentKind::Openai)
-            .then(|| settings.tool_calling.as_str().to_owned()),
-        catalog_tokens: None,
-        tool_offer: matches!(settings.agent, AgentKind::Openai | AgentKind::Anthropic)
-            .then(|| settings.tool_offer.as_str().to_owned()),
-        system_prompt_sha256: settings.system_prompt.as_deref().map(crate::fs::sha256_hex),
-        repeat: settings.repeat,
-        concurrency: settings.concurrency,
-        run_timeout_ms: u64::try_from(settings.timeout.as_millis()).unwrap_or(u64::MAX),
-        scoring: ScoringOptions::default(),
-        interrupted: false,
-        not_run: Vec::new(),
-    }
-}
-
-/// The judge, when `--judge-model` names one.
-fn build_judge(args: &GateArgs) -> Result<Option<Judge>> {
-    let Some(model) = &args.judge.judge_model else {
-        return Ok(None);
-    };
-    let config = judge_config(
-        &args.judge,
-        model,
-        args.suite.root.join(&args.judge.judge_cache),
-    );
-    Ok(Some(Judge::new(config)?))
-}
+use super::{gating, interrupted, new_run_id, runtime, suite};
 
 pub(super) fn gate_command(
     args: &GateArgs,
@@ -193,7 +65,7 @@ pub(super) fn gate_command(
 fn run_for_gate(
     args: &GateArgs,
     settings: &Settings,
-    (file, file_path): (&ConfigFile, &std::path::Path),
+    (file, file_path): (&ConfigFile, &Path),
     out: &mut dyn Write,
 ) -> Result<Option<RunReport>> {
     let loaded = suite::load_recording(
@@ -204,17 +76,109 @@ fn run_for_gate(
         suite::CALL_TIMEOUT,
         args.record.as_deref(),
     )?;
-    let (scenarios, smoke, loaded_replay) = (loaded.scenarios, loaded.smoke, loaded.replay);
-    let backends = loaded
-        .backends
-        .expect("a suite loaded without a lock file has backends");
+    let selected = select(args, &loaded.scenarios, &loaded.smoke)?;
+    let endpoint = settings.endpoint(&|name| std::env::var(name).ok());
+    let pins = pins(args, settings, endpoint.as_ref(), &selected, &loaded)?;
+    let judge = settings.judge()?.map(Arc::new);
+    let offered = (settings.tool_offer == runner::ToolOffer::Scenario).then(|| {
+        selected
+            .iter()
+            .map(|scenario| (scenario.id.clone(), scenario.offered_tools(&loaded.catalog)))
+            .collect()
+    });
+    let plan = runner::RunPlan {
+        scenarios: selected.into(),
+        agent: Arc::new(settings.agent(endpoint.as_ref())?),
+        backends: loaded
+            .backends
+            .clone()
+            .expect("a suite loaded without a lock file has backends"),
+        options: Arc::new(settings.run_options(judge.clone(), offered)),
+    };
+    let mut meta = settings.run_meta(new_run_id(), endpoint.as_ref());
+    if settings.agent.api().is_some() {
+        meta.catalog_tokens = Some(catalog_tokens(&loaded.catalog));
+    }
+    // What an agent was given may come back in its answers and calls: the environment's
+    // secrets never reach the results, the trace or the judge's log.
+    let environment = Redactor::from_env();
+    let mut recorder = Recorder::create(
+        &args.out,
+        Arc::clone(&plan.scenarios),
+        settings.repeat,
+        meta.run_id.clone(),
+        environment.clone(),
+    )?;
+    let keep_spans = args.otel.is_some() || args.otel_endpoint.is_some();
+    let (interrupted, spans) = run_suite(&plan, &mut recorder, keep_spans)?;
+    let finished = recorder.finished();
+    if interrupted {
+        meta.interrupted = true;
+        meta.not_run = recorder.not_run();
+    }
+    // The previous run's reports go only now, as this run commits its files: a run killed
+    // before this point leaves the previous set whole. The reports and the verdict read the
+    // results back from the file: no run's result was held in memory while the suite ran.
+    let stale = gating::stale_outputs(&args.out, false);
+    let report = RunReport::load(&recorder.finish(meta, Some(pins), &stale)?)?;
+    if let Some(dir) = &args.record {
+        writeln!(
+            out,
+            "cassettes: recorded {finished} runs into {}",
+            dir.display()
+        )?;
+    }
+    if let Some(dir) = &loaded.replay {
+        writeln!(
+            out,
+            "replayed: the servers' answers came from the cassettes in {}",
+            dir.display()
+        )?;
+    }
+    if keep_spans {
+        let agent = plan.agent.as_ref();
+        export_spans(
+            args,
+            agent,
+            endpoint.as_ref(),
+            &plan.scenarios,
+            &spans,
+            &report,
+            out,
+        )?;
+    }
+    if let Some(judge) = &judge {
+        let audit: String = judge
+            .audit_log()
+            .iter()
+            .map(|entry| environment.redact(&entry.to_string()) + "\n")
+            .collect();
+        write_atomic(&args.out.join("judge.jsonl"), audit.as_bytes())?;
+    }
+    if interrupted {
+        let total = plan.scenarios.len() * settings.repeat as usize;
+        writeln!(
+            out,
+            "interrupted: {finished} of {total} runs finished; no verdict"
+        )?;
+        writeln!(out, "results: {}", args.out.join("results.json").display())?;
+        return Ok(None);
+    }
+    Ok(Some(report))
+}
+
+/// The scenarios this job runs, in suite order: `--all`, the `--only` ids, or the smoke set,
+/// then this job's shard of them.
+///
+/// Errors: an `--only` id that no scenario has.
+fn select(args: &GateArgs, scenarios: &[Scenario], smoke: &SmokeSet) -> Result<Vec<Scenario>> {
     for id in &args.only {
         if !scenarios.iter().any(|s| &s.id == id) {
             bail!("--only: no scenario has id `{id}`");
         }
     }
     let selected: Vec<Scenario> = scenarios
-        .into_iter()
+        .iter()
         .filter(|s| {
             if args.all {
                 true
@@ -224,13 +188,25 @@ fn run_for_gate(
                 smoke.contains(s)
             }
         })
+        .cloned()
         .collect();
-    let selected = shard::select(selected, args.ci.shard);
-    let endpoint = model_endpoint(settings, &|name| std::env::var(name).ok());
-    let agent = build_agent(settings, endpoint.as_ref())?;
+    Ok(shard::select(selected, args.ci.shard))
+}
+
+/// The pins of this run: the measured subject, the scenarios, fixtures and catalog, the
+/// shard, the tool offer, the servers and the mock catalog's rules.
+///
+/// Errors: a fixture or the mock catalog cannot be read.
+fn pins(
+    args: &GateArgs,
+    settings: &Settings,
+    endpoint: Option<&Endpoint>,
+    selected: &[Scenario],
+    loaded: &suite::Suite,
+) -> Result<Pins> {
     let mut pins = Pins::compute(
-        &subject(args, settings, &agent, endpoint.as_ref()),
-        &selected,
+        &settings.subject(endpoint),
+        selected,
         &args.suite.root,
         &loaded.catalog,
     )?;
@@ -238,7 +214,7 @@ fn run_for_gate(
     if settings.tool_offer == runner::ToolOffer::Scenario {
         pins.tool_offer = Some(runner::ToolOffer::Scenario.as_str().to_owned());
     }
-    pins.servers = loaded.servers;
+    pins.servers = loaded.servers.clone();
     if let Some(path) = &loaded.mocks {
         // The rules are behaviour the scenarios are measured on: pinned like a fixture, so a
         // changed rule moves the ruler as a changed fixture does.
@@ -251,39 +227,18 @@ fn run_for_gate(
         );
         pins.rehash();
     }
-    let scoring = ScoringOptions {
-        omitted_defaults: args.omitted_defaults,
-        numbers: settings.scoring.numbers.unwrap_or_default(),
-        double_encoded: settings.scoring.double_encoded.unwrap_or_default(),
-        loops: settings.scoring.loops.unwrap_or_default(),
-    };
-    let judge = build_judge(args)?.map(Arc::new);
-    let offered = (settings.tool_offer == runner::ToolOffer::Scenario).then(|| {
-        Arc::new(
-            selected
-                .iter()
-                .map(|scenario| (scenario.id.clone(), scenario.offered_tools(&loaded.catalog)))
-                .collect(),
-        )
-    });
-    let options = RunOptions {
-        concurrency: settings.concurrency,
-        run_timeout: settings.timeout,
-        repeat: settings.repeat,
-        scoring,
-        judge: judge.clone(),
-        offered,
-        ..RunOptions::default()
-    };
-    let plan = runner::RunPlan {
-        scenarios: selected.into(),
-        agent: Arc::new(agent),
-        backends,
-        options: Arc::new(options),
-    };
-    let (selected, agent) = (&plan.scenarios, plan.agent.as_ref());
+    Ok(pins)
+}
 
-    let total = selected.len() as u64 * u64::from(settings.repeat);
+/// Runs the plan with a progress bar on stderr, handing each finished run to `recorder`
+/// (and keeping it for the spans when `keep_spans`). Returns whether Ctrl-C or SIGTERM
+/// interrupted the suite, and the kept runs in suite order.
+fn run_suite(
+    plan: &runner::RunPlan,
+    recorder: &mut Recorder,
+    keep_spans: bool,
+) -> Result<(bool, Vec<runner::ScenarioRun>)> {
+    let total = plan.scenarios.len() as u64 * u64::from(plan.options.repeat);
     let progress = indicatif::ProgressBar::with_draw_target(
         Some(total),
         indicatif::ProgressDrawTarget::stderr(),
@@ -292,170 +247,21 @@ fn run_for_gate(
         indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} runs  {elapsed}  {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let mut meta = run_meta(settings, endpoint.as_ref());
-    meta.scoring = scoring;
-    if matches!(settings.agent, AgentKind::Openai | AgentKind::Anthropic) {
-        meta.catalog_tokens = Some(catalog_tokens(&loaded.catalog));
-    }
-    let run_id = meta.run_id.clone();
-    // Each run is reduced to its result as it finishes, and its trace goes to disk at once:
-    // memory holds one result per run, never the runs' traces. The trace is written beside
-    // the outputs under a temporary name and takes its place only once the run is over.
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("failed to create `{}`", args.out.display()))?;
-    let mut trace = OrderedTrace {
-        file: crate::fs::StreamedFile::create(&args.out.join("trace.jsonl"))?,
-        next: 0,
-        waiting: std::collections::BTreeMap::new(),
-    };
-    let repeat = settings.repeat.max(1) as usize;
-    // Each result goes to a spool at once; memory keeps counts and where each result is.
-    // What an agent was given may come back in its answers and calls: the environment's
-    // secrets never reach the results or the trace.
-    let environment = crate::redact::Redactor::from_env();
-    let mut results =
-        crate::results::stream::ResultsStream::create(&args.out)?.redacting(environment.clone());
-    let mut results_error = None;
-    let mut spans: Vec<runner::ScenarioRun> = Vec::new();
-    let keep_spans = args.otel.is_some() || args.otel_endpoint.is_some();
-    let mut trace_error = None;
+    let mut spans = Vec::new();
     let on_done = |run: runner::ScenarioRun| {
-        let Some(scenario) = selected.get(run.index) else {
-            return;
-        };
-        progress.set_message(scenario.id.clone());
+        if let Some(scenario) = plan.scenarios.get(run.index) {
+            progress.set_message(scenario.id.clone());
+        }
         progress.inc(1);
-        let mut text = String::new();
-        for mut line in crate::results::run_trace_lines(scenario, &run) {
-            line.run_id.clone_from(&run_id);
-            text.push_str(&environment.redact(&line.render()));
-            text.push('\n');
-        }
-        let position = run.index * repeat + run.repeat as usize;
-        if let Err(error) = trace.push(position, text)
-            && trace_error.is_none()
-        {
-            trace_error = Some(error);
-        }
-        if let Err(error) = results.push(
-            position,
-            &crate::results::ScenarioResult::of(scenario, &run),
-        ) && results_error.is_none()
-        {
-            results_error = Some(error);
-        }
+        recorder.record(&run);
         if keep_spans {
             spans.push(run);
         }
     };
-    let stop = interrupted();
-    let interrupted = runtime()?.block_on(runner::stream_suite(&plan, stop, on_done));
+    let interrupted = runtime()?.block_on(runner::stream_suite(plan, interrupted(), on_done));
     progress.finish_and_clear();
-    if let Some(error) = trace_error.or(results_error) {
-        return Err(error);
-    }
-    let finished = results.len();
-
-    if interrupted {
-        meta.interrupted = true;
-        let done: std::collections::HashSet<usize> = results.positions().collect();
-        for (index, scenario) in selected.iter().enumerate() {
-            for run in 0..settings.repeat {
-                if !done.contains(&(index * repeat + run as usize)) {
-                    meta.not_run.push(NotRun {
-                        id: scenario.id.clone(),
-                        repeat: run,
-                    });
-                }
-            }
-        }
-    }
-    // The previous run's reports go only now, as this run writes its files: a run killed
-    // before this point leaves the previous set whole. The trace and then the results replace
-    // theirs atomically (results last: they are the run's commit point), and every file names
-    // its run id, so a reader can always tell which files belong together.
-    gating::clear_outputs(&args.out, false)?;
-    trace.finish()?.commit()?;
-    let results_path = args.out.join("results.json");
-    let mut results_file = crate::fs::StreamedFile::create(&results_path)?;
-    results.finish(meta, Some(pins), &mut results_file)?;
-    results_file.commit()?;
-    // The reports and the verdict read the results back from the file: no run's result was
-    // held in memory while the suite ran.
-    let report = RunReport::load(&results_path)?;
-    if let Some(dir) = &args.record {
-        writeln!(
-            out,
-            "cassettes: recorded {finished} runs into {}",
-            dir.display()
-        )?;
-    }
-    if let Some(dir) = &loaded_replay {
-        writeln!(
-            out,
-            "replayed: the servers' answers came from the cassettes in {}",
-            dir.display()
-        )?;
-    }
-    if keep_spans {
-        spans.sort_by_key(|run| (run.index, run.repeat));
-        export_spans(
-            args,
-            agent,
-            endpoint.as_ref(),
-            selected,
-            &spans,
-            &report,
-            out,
-        )?;
-    }
-    if let Some(judge) = &judge {
-        let mut audit = String::new();
-        for entry in judge.audit_log() {
-            audit.push_str(&environment.redact(&entry.to_string()));
-            audit.push('\n');
-        }
-        write_atomic(&args.out.join("judge.jsonl"), audit.as_bytes())?;
-    }
-    if interrupted {
-        writeln!(
-            out,
-            "interrupted: {finished} of {total} runs finished; no verdict"
-        )?;
-        writeln!(out, "results: {}", args.out.join("results.json").display())?;
-        return Ok(None);
-    }
-    Ok(Some(report))
-}
-
-/// `trace.jsonl` written as runs finish, in suite order: the lines of a run that finishes
-/// before an earlier one wait here, rendered, until every earlier run's lines are written.
-struct OrderedTrace {
-    file: crate::fs::StreamedFile,
-    /// The position (scenario index x repeat + repetition) whose lines go next.
-    next: usize,
-    /// Rendered lines of finished runs past `next`, by position.
-    waiting: std::collections::BTreeMap<usize, String>,
-}
-
-impl OrderedTrace {
-    /// Takes the rendered lines of the run at `position` and writes every run now in order.
-    fn push(&mut self, position: usize, text: String) -> Result<()> {
-        self.waiting.insert(position, text);
-        while let Some(text) = self.waiting.remove(&self.next) {
-            self.file.write(&text)?;
-            self.next += 1;
-        }
-        Ok(())
-    }
-
-    /// Writes what still waits (runs behind one that never finished), in order.
-    fn finish(mut self) -> Result<crate::fs::StreamedFile> {
-        for text in std::mem::take(&mut self.waiting).into_values() {
-            self.file.write(&text)?;
-        }
-        Ok(self.file)
-    }
+    spans.sort_by_key(|run: &runner::ScenarioRun| (run.index, run.repeat));
+    Ok((interrupted, spans))
 }
 
 /// Writes the runs as OTLP JSON to `--otel` and sends them to `--otel-endpoint`; a failed
@@ -566,99 +372,4 @@ fn catalog_tokens(catalog: &crate::catalog::Catalog) -> u64 {
         })
         .collect();
     crate::lint::tokens::count(&tools).total as u64
-}
-
-/// The measured side of the run, for pins.
-fn subject(
-    args: &GateArgs,
-    settings: &Settings,
-    agent: &Agent,
-    endpoint: Option<&Endpoint>,
-) -> Subject {
-    let provider = match (agent, endpoint) {
-        (Agent::OpenAi(_) | Agent::Anthropic(_), Some(endpoint)) => endpoint.pin(),
-        (Agent::Reference, _) => "reference".to_string(),
-        (Agent::Command(_), _) => "command".to_string(),
-        (Agent::Replay(_), _) => "replay".to_string(),
-        (Agent::OpenAi(_) | Agent::Anthropic(_), None) => "unknown".to_string(),
-    };
-    Subject {
-        model: settings.model.clone(),
-        provider,
-        system_prompt: settings.system_prompt.clone(),
-        tool_calling: (settings.agent == AgentKind::Openai
-            && settings.tool_calling == ToolCalling::Prompted)
-            .then(|| ToolCalling::Prompted.as_str().to_owned()),
-        judge_model: args.judge.judge_model.clone(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use clap::Parser as _;
-
-    use super::*;
-    use crate::cli::{Cli, Command};
-
-    #[test]
-    fn the_trace_is_written_in_suite_order_whatever_order_runs_finish_in() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("trace.jsonl");
-        let mut trace = OrderedTrace {
-            file: crate::fs::StreamedFile::create(&path).expect("create"),
-            next: 0,
-            waiting: std::collections::BTreeMap::new(),
-        };
-        trace.push(2, "c\n".to_owned()).expect("push");
-        trace.push(0, "a\n".to_owned()).expect("push");
-        assert_eq!(trace.next, 1, "run 0 is written, run 2 waits for run 1");
-        assert_eq!(trace.waiting.len(), 1);
-        trace.push(4, "e\n".to_owned()).expect("push");
-        // Run 1 and 3 never finish (the suite was interrupted): what waits follows in order.
-        trace.finish().expect("finish").commit().expect("commit");
-        assert_eq!(std::fs::read_to_string(&path).expect("read"), "a\nc\ne\n");
-    }
-
-    fn gate_args() -> GateArgs {
-        match Cli::try_parse_from(["toolgate", "gate"])
-            .expect("valid flags")
-            .command
-        {
-            Command::Gate(args) => *args,
-            other => panic!("not gate: {other:?}"),
-        }
-    }
-
-    /// Regression: an Anthropic run was pinned as `openai-compatible api.anthropic.com`, and
-    /// the pin ignored `base_url` from toolgate.yaml while `run.provider_host` used it.
-    #[test]
-    fn the_pin_and_the_run_block_name_the_endpoint_the_agent_uses() {
-        let path = std::path::Path::new("toolgate.yaml");
-        let file = ConfigFile::parse(
-            "agent: anthropic\nmodel: claude-test\nbase_url: http://127.0.0.1:9/\n",
-            path,
-        )
-        .expect("valid config");
-        let args = gate_args();
-        let settings = Settings::resolve(&args, &file, path).expect("valid settings");
-        let endpoint = model_endpoint(&settings, &|_| None).expect("a model-backed agent");
-        let agent = build_agent(&settings, Some(&endpoint)).expect("the agent builds");
-        let pinned = subject(&args, &settings, &agent, Some(&endpoint));
-        assert_eq!(pinned.provider, "anthropic 127.0.0.1:9");
-        let meta = run_meta(&settings, Some(&endpoint));
-        assert_eq!(meta.provider_host.as_deref(), Some("127.0.0.1:9"));
-
-        let from_env = model_endpoint(&settings, &|name| {
-            (name == "ANTHROPIC_BASE_URL").then(|| "https://proxy.example:8443".to_owned())
-        })
-        .expect("a model-backed agent");
-        assert_eq!(from_env.pin(), "anthropic proxy.example:8443");
-        assert_eq!(
-            model_endpoint(
-                &Settings::resolve(&args, &ConfigFile::default(), path).expect("valid"),
-                &|_| None
-            ),
-            None
-        );
-    }
 }

@@ -12,12 +12,11 @@ use crate::catalog::Catalog;
 use crate::cli::SuiteArgs;
 use crate::config::{self, ConfigFile};
 use crate::defaults;
-use crate::harness::cassette::{RecordingBackends, ReplayBackends, Scrubber};
-use crate::harness::servers::DiscoveredServer;
-use crate::harness::{BackendFactory, Discovery, ServerBackends, ToolSet, WorldBackends};
-use crate::lint::drift::Lock;
+use crate::harness::cassette::Scrubber;
+use crate::harness::{BackendFactory, ToolSet};
 use crate::results::pins::ServerPin;
-use crate::scenario::{self, Scenario, SmokeSet};
+use crate::runner::plan::{self, LoadOptions, SchemaModes, SuiteSource};
+use crate::scenario::{Scenario, SmokeSet};
 use crate::suite::ServerSpec;
 
 /// A loaded suite: its scenarios, smoke set, catalog and where the tools run.
@@ -106,12 +105,60 @@ pub(super) fn load_recording(
     call_timeout: std::time::Duration,
     record: Option<&Path>,
 ) -> Result<Suite> {
-    let root = &args.root;
+    let source = source(args, file, file_path, lock, record)?;
     let modes = file.scoring.unwrap_or_default();
-    let (numbers, double_encoded) = (
-        modes.numbers.unwrap_or_default(),
-        modes.double_encoded.unwrap_or_default(),
-    );
+    let options = LoadOptions {
+        root: &args.root,
+        config_path: file_path,
+        call_timeout,
+        modes: SchemaModes {
+            numbers: modes.numbers.unwrap_or_default(),
+            double_encoded: modes.double_encoded.unwrap_or_default(),
+        },
+    };
+    let loaded = plan::load(&source, options, scrubber(file, source.specs())?)?;
+    let servers = loaded
+        .servers
+        .iter()
+        .map(|(server, command)| {
+            (
+                server.name.clone(),
+                ServerPin::new(command.clone(), server.version.clone(), &server.tools),
+            )
+        })
+        .collect();
+    let (mocks, replay) = match source {
+        SuiteSource::Mocks(path) => (Some(path), None),
+        SuiteSource::Replay(dir) => (None, Some(dir)),
+        SuiteSource::BuiltIn | SuiteSource::Servers { .. } | SuiteSource::Locked { .. } => {
+            (None, None)
+        }
+    };
+    Ok(Suite {
+        scenarios: loaded.scenarios,
+        smoke: loaded.smoke,
+        catalog: loaded.catalog,
+        tools: loaded.tools,
+        backends: loaded.backends,
+        servers,
+        mocks,
+        replay,
+    })
+}
+
+/// Where the suite's tools run, from the flags and the config `file` (read from
+/// `file_path`): a replay (`--replay` or `servers: {replay:}`), else `servers:` (locked by
+/// `lock`, or live and recorded into `record`), else mocks, else the built-in world.
+///
+/// Errors: `servers:` together with mocks, `record` without live servers, or a bad
+/// `servers:` section.
+fn source(
+    args: &SuiteArgs,
+    file: &ConfigFile,
+    file_path: &Path,
+    lock: Option<&Path>,
+    record: Option<&Path>,
+) -> Result<SuiteSource> {
     let mocks = mocks_path(args, file, file_path);
     let replay = replay_dir(args, file, file_path)?;
     if record.is_some() && (replay.is_some() || file.servers.is_none()) {
@@ -131,148 +178,21 @@ pub(super) fn load_recording(
             file_path.display()
         );
     }
-    if let Some(dir) = &replay {
-        let backends = ReplayBackends::load(dir, scrubber(file, &[])?, numbers, double_encoded)
-            .with_context(|| format!("failed to load the cassettes in `{}`", dir.display()))?;
-        let discovery = backends.discovery().clone();
-        let catalog = discovery.catalog()?;
-        let tools = Arc::clone(backends.tools());
-        let scenarios = scenario::load_dir(&root.join("scenarios"), root, &catalog)?;
-        let smoke = SmokeSet::load(&root.join("smoke-set.yaml"), &scenarios)?;
-        return Ok(Suite {
-            scenarios,
-            smoke,
-            catalog,
-            tools,
-            backends: Some(Arc::new(backends)),
-            servers: pins_of(&discovery, |server| server.label.clone()),
-            mocks: None,
-            replay: Some(dir.clone()),
-        });
-    }
-    let (catalog, tools, backends, servers): (Catalog, _, Option<Arc<dyn BackendFactory>>, _) =
-        match (specs, mocks.as_deref()) {
-            (None, Some(path)) => {
-                let mut catalog = crate::mock::load(path)?;
-                catalog.tools = Arc::new(
-                    ToolSet::from_definitions(catalog.tools.definitions().to_vec())?
-                        .with_modes(numbers, double_encoded),
-                );
-                let catalog = Arc::new(catalog);
-                let backends = crate::mock::MockBackends::new(Arc::clone(&catalog));
-                let tools = Arc::clone(backends.tools());
-                (
-                    catalog.catalog(),
-                    tools,
-                    Some(Arc::new(backends) as Arc<dyn BackendFactory>),
-                    BTreeMap::new(),
-                )
-            }
-            (None, None) => {
-                let catalog = Catalog::builtin().clone();
-                let tools =
-                    Arc::new(ToolSet::new(Catalog::builtin())?.with_modes(numbers, double_encoded));
-                let backends = Arc::new(WorldBackends::new(Arc::clone(&tools)));
-                (
-                    catalog,
-                    tools,
-                    Some(backends as Arc<dyn BackendFactory>),
-                    BTreeMap::new(),
-                )
-            }
-            (Some(specs), _) => {
-                let (discovery, live) = match lock {
-                    Some(lock) => {
-                        let lock = Lock::load(lock)?;
-                        let listing = lock
-                            .tools
-                            .into_iter()
-                            .map(|tool| (tool.server, tool.definition));
-                        (Discovery::from_listing(listing), false)
-                    }
-                    None => {
-                        let root = std::path::absolute(root).with_context(|| {
-                            format!("failed to resolve the suite root `{}`", root.display())
-                        })?;
-                        let discovery = super::runtime()?
-                            .block_on(crate::harness::discover(&specs, &root))
-                            .with_context(|| {
-                                format!(
-                                    "failed to list the tools of the servers in `{}`",
-                                    file_path.display()
-                                )
-                            })?;
-                        (discovery, true)
-                    }
-                };
-                let catalog = discovery
-                    .catalog()
-                    .with_context(|| format!("in the servers of `{}`", file_path.display()))?;
-                let servers = server_pins(&specs, &discovery);
-                let backends = if live {
-                    let root = std::path::absolute(root).with_context(|| {
-                        format!("failed to resolve the suite root `{}`", root.display())
-                    })?;
-                    let scrubber = scrubber(file, &specs)?;
-                    let backends = ServerBackends::new(specs, &root, &discovery, call_timeout)?
-                        .with_modes(numbers, double_encoded)?;
-                    Some(match record {
-                        Some(dir) => {
-                            Arc::new(RecordingBackends::new(backends, &discovery, dir, scrubber)?)
-                                as Arc<dyn BackendFactory>
-                        }
-                        None => Arc::new(backends) as Arc<dyn BackendFactory>,
-                    })
-                } else {
-                    None
-                };
-                let tools = match &backends {
-                    Some(backends) => Arc::clone(backends.tools()),
-                    None => Arc::new(ToolSet::from_definitions(catalog.definitions().to_vec())?),
-                };
-                (catalog, tools, backends, servers)
-            }
-        };
-    let scenarios = scenario::load_dir(&root.join("scenarios"), root, &catalog)?;
-    let smoke = SmokeSet::load(&root.join("smoke-set.yaml"), &scenarios)?;
-    Ok(Suite {
-        scenarios,
-        smoke,
-        catalog,
-        tools,
-        backends,
-        servers,
-        mocks,
-        replay: None,
+    Ok(match (replay, specs, mocks) {
+        (Some(dir), _, _) => SuiteSource::Replay(dir),
+        (None, Some(specs), _) => match lock {
+            Some(lock) => SuiteSource::Locked {
+                specs,
+                lock: lock.to_path_buf(),
+            },
+            None => SuiteSource::Servers {
+                specs,
+                record: record.map(Path::to_path_buf),
+            },
+        },
+        (None, None, Some(path)) => SuiteSource::Mocks(path),
+        (None, None, None) => SuiteSource::BuiltIn,
     })
-}
-
-/// The pin of each discovered server: its command line or URL, version and tools.
-fn server_pins(specs: &[ServerSpec], discovery: &Discovery) -> BTreeMap<String, ServerPin> {
-    pins_of(discovery, |server| {
-        specs
-            .iter()
-            .find(|spec| spec.name == server.name)
-            .map(ServerSpec::label)
-            .unwrap_or_else(|| server.label.clone())
-    })
-}
-
-/// The pin of each discovered server, its command line given by `command`.
-fn pins_of(
-    discovery: &Discovery,
-    command: impl Fn(&DiscoveredServer) -> String,
-) -> BTreeMap<String, ServerPin> {
-    discovery
-        .servers
-        .iter()
-        .map(|server| {
-            (
-                server.name.clone(),
-                ServerPin::new(command(server), server.version.clone(), &server.tools),
-            )
-        })
-        .collect()
 }
 
 /// The cassette directory the suite replays: `--replay`, else `servers: {replay: DIR}` of

@@ -3,7 +3,7 @@
 //! a judge that fails leaves the verdict as it was.
 //!
 //! The judge is a pinned model behind an OpenAI-compatible chat-completions endpoint or the
-//! Anthropic Messages API ([`Api`]). Each verdict is cached on disk by the hash of
+//! Anthropic Messages API ([`Api`](crate::provider::Api)). Each verdict is cached on disk by the hash of
 //! everything it saw (provider, model, rubric, prompt, calls, answer), and every exchange is
 //! kept for audit.
 

@@ -20,8 +20,11 @@ use crate::trace::TraceLine;
 
 pub mod look_alikes;
 pub mod pins;
+pub mod recorder;
 pub mod shard;
 pub mod stream;
+
+pub use recorder::Recorder;
 
 pub use look_alikes::{ConfusedPair, LintPointer};
 

@@ -42,7 +42,10 @@ const ALLOWED: [(&str, &[&str]); 25] = [
     ("mock", &["catalog", "harness", "lint", "scenario"]),
     (
         "runner",
-        &["agent", "harness", "judge", "scenario", "score", "trace"],
+        &[
+            "agent", "catalog", "harness", "judge", "lint", "mock", "scenario", "score", "suite",
+            "trace",
+        ],
     ),
     (
         "results",
