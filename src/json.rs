@@ -310,6 +310,11 @@ pub fn pretty(value: &impl Serialize) -> String {
     text
 }
 
+/// Escapes one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
+pub fn pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,10 @@
 //! `erp.json`, `communication.json`, `data.json`, `admin.json`, `utility.json`), served as
 //! written; the world module gives them behaviour. A tool's category is its name prefix.
 
+pub mod drift;
+pub mod listing;
+pub mod lock;
+
 use std::sync::OnceLock;
 
 use serde::Serialize;

@@ -8,6 +8,7 @@ use anyhow::{Context as _, Result, bail};
 
 use super::{runtime, suite};
 use crate::catalog::Catalog;
+use crate::catalog::{drift, lock::Lock};
 use crate::cli::{
     CatalogArgs, DriftArgs, FailOn, JudgeArgs, LintArgs, LintFormat, SnapshotArgs, ToolsArgs,
     ToolsFormat,
@@ -17,7 +18,7 @@ use crate::exit::Exit;
 use crate::fs::write_atomic;
 use crate::harness;
 use crate::judge::JudgeConfig;
-use crate::lint::{self, LintOptions, Severity, Source, drift};
+use crate::lint::{self, LintOptions, Severity, Source};
 use crate::report;
 use crate::scenario;
 
@@ -151,7 +152,7 @@ pub(super) fn snapshot_command(args: &SnapshotArgs, out: &mut dyn Write) -> Resu
             problem.message
         );
     }
-    let lock = drift::Lock::from_catalog(&catalog);
+    let lock = Lock::from_tools(&catalog.tools);
     write_atomic(&args.lock, lock.render().as_bytes())?;
     writeln!(
         out,
@@ -170,7 +171,7 @@ pub(super) fn drift_command(args: &DriftArgs, out: &mut dyn Write) -> Result<Exi
     if args.format == LintFormat::Sarif {
         bail!("`--format sarif` is for `toolgate lint`; use table or json");
     }
-    let lock = drift::Lock::load(&args.lock)?;
+    let lock = Lock::load(&args.lock)?;
     let catalog = load_catalog(&args.catalog)?;
     if let Some(problem) = catalog
         .findings
@@ -179,7 +180,7 @@ pub(super) fn drift_command(args: &DriftArgs, out: &mut dyn Write) -> Result<Exi
     {
         bail!("cannot compare an incomplete catalog: {}", problem.message);
     }
-    let mut report = drift::compare(&lock, &catalog);
+    let mut report = drift::compare(&lock, &catalog.servers, &catalog.tools);
     if let Some(root) = &args.scenarios {
         // A suite of the user's servers names their tools; the built-in suite the built-in ones.
         let servers = Catalog::from_tools(

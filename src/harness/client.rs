@@ -5,6 +5,7 @@
 //! last one that has it: rmcp servers and older servers (the TypeScript reference servers, MCP
 //! Inspector) all accept it, whereas rmcp's default offer, `2026-07-28`, has no handshake.
 
+use crate::catalog::listing::{PageEnd, ToolListing, page_end};
 use std::{
     collections::HashSet,
     fmt,
@@ -64,17 +65,6 @@ const LIST_PAGE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The most tools/list pages followed before the walk stops with a warning.
 const MAX_LIST_PAGES: usize = 10_000;
 
-/// Every tool a server lists, as it sent them, and what went wrong while paging.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ToolListing {
-    /// The tool objects of every page, in server order, unmodified (fields rmcp does not model
-    /// are kept, and a tool missing `inputSchema` does not drop the page).
-    pub tools: Vec<Value>,
-    /// Why the walk stopped early or what looked wrong, one sentence each (e.g. a cursor that
-    /// does not advance, or `"nextCursor": null`).
-    pub warnings: Vec<String>,
-}
-
 /// The code that starts the warning of a tools/list walk stopped because the server handed
 /// back a cursor it had already sent (it would otherwise loop forever).
 pub const NON_ADVANCING_CURSOR: &str = "non_advancing_cursor";
@@ -101,30 +91,6 @@ fn with_merged(mut listing: ToolListing, names: &[String]) -> ToolListing {
         ));
     }
     listing
-}
-
-/// What a tools/list page's `nextCursor` says about the walk.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PageEnd {
-    /// No `nextCursor`: the last page.
-    Last,
-    /// A cursor to send back, unchanged, for the next page.
-    Next(String),
-    /// `null`, `""` or a non-string: not a cursor (the MCP schema makes `nextCursor` an optional
-    /// string). Treated as the last page, with this warning.
-    Malformed(String),
-}
-
-/// Reads the `nextCursor` of `result`, page number `page` (1-based) of a tools/list walk, as the
-/// server wrote it. Shared by live servers and saved tools/list files, so both warn alike.
-pub fn page_end(page: usize, result: &Value) -> PageEnd {
-    match result.get("nextCursor") {
-        None => PageEnd::Last,
-        Some(Value::String(next)) if !next.is_empty() => PageEnd::Next(next.clone()),
-        Some(other) => PageEnd::Malformed(format!(
-            "tools/list page {page} has `\"nextCursor\": {other}`; treated as the last page (leave the field out instead)"
-        )),
-    }
 }
 
 /// Result of one tools/call as the client saw it.

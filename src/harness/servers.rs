@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 
 use super::client::{CallFailure, McpClient, ToolReply, kill_group};
 use super::{Backend, BackendFactory, ToolAnswer, ToolSet};
+use crate::catalog::listing::ToolListing;
 use crate::catalog::{Catalog, ToolDef};
 use crate::redact::Redactor;
 use crate::scenario::Scenario;
@@ -95,6 +96,42 @@ impl Discovery {
     }
 }
 
+/// One server's answer to a tools/list walk: every tool as listed (no `include`/`exclude`
+/// applied), what went wrong while paging, and what `initialize` said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedServer {
+    /// The tools of every page and the paging warnings.
+    pub listing: ToolListing,
+    /// `serverInfo` `name version` from `initialize`, when the server sent one.
+    pub version: Option<String>,
+    /// The protocol version `initialize` agreed, when known.
+    pub protocol_version: Option<String>,
+}
+
+/// Starts one server (with an empty seed directory; a relative `cwd` resolves against
+/// `root`), lists every page of its tools and stops it. Shared by the suite's discovery and
+/// by `lint`, so both reach a server the same way.
+///
+/// Errors: the server does not start, does not initialize or does not answer `tools/list`;
+/// naming the server, with its stderr tail and secrets redacted.
+pub async fn list_server(spec: &ServerSpec, root: &Path) -> Result<ListedServer> {
+    let seed = SeedDir::new(None)?;
+    let mut running = start(spec, root, &seed.paths).await?;
+    let listed = running
+        .client()
+        .list_tool_pages()
+        .await
+        .map_err(|error| running.fail(&format!("{error:#}")));
+    let version = running.client().server_version();
+    let protocol_version = running.client().protocol_version();
+    running.close().await;
+    Ok(ListedServer {
+        listing: listed.map_err(anyhow::Error::msg)?,
+        version,
+        protocol_version,
+    })
+}
+
 /// Starts every server once (with an empty seed directory), lists its tools and stops it.
 ///
 /// Errors: a server that does not start, does not initialize or answer `tools/list` (with its
@@ -103,22 +140,12 @@ impl Discovery {
 pub async fn discover(specs: &[ServerSpec], root: &Path) -> Result<Discovery> {
     let mut servers = Vec::new();
     for spec in specs {
-        let seed = SeedDir::new(None)?;
-        let mut running = start(spec, root, &seed.paths).await?;
-        let listed = running
-            .client()
-            .list_tool_pages()
-            .await
-            .map_err(|error| running.fail(&format!("{error:#}")));
-        let version = running.client().server_version();
-        let protocol_version = running.client().protocol_version();
-        running.close().await;
-        let listed = listed.map_err(anyhow::Error::msg)?;
-        if listed.tools.is_empty() {
+        let listed = list_server(spec, root).await?;
+        if listed.listing.tools.is_empty() {
             bail!("server `{}` (`{}`) lists no tools", spec.name, spec.label());
         }
         let mut tools = Vec::new();
-        for definition in listed.tools {
+        for definition in listed.listing.tools {
             let Some(name) = definition["name"].as_str() else {
                 bail!(
                     "server `{}` lists a tool without a string `name`",
@@ -138,8 +165,8 @@ pub async fn discover(specs: &[ServerSpec], root: &Path) -> Result<Discovery> {
         servers.push(DiscoveredServer {
             name: spec.name.clone(),
             label: spec.label(),
-            version,
-            protocol_version,
+            version: listed.version,
+            protocol_version: listed.protocol_version,
             tools,
         });
     }

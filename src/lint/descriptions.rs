@@ -11,7 +11,8 @@ use super::checks::CheckId;
 use serde_json::Value;
 
 use super::schema::matches_type;
-use super::{Finding, Severity, ToolRef, pointer_token};
+use super::{Finding, Severity, ToolRef};
+use crate::json::pointer_token;
 
 /// Fewer words than this and the description cannot state a purpose.
 const MIN_PURPOSE_WORDS: usize = 5;

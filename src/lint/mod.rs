@@ -4,13 +4,13 @@
 //! Data flows one way: a [`Source`] is loaded into a [`LoadedCatalog`] ([`sources`]), the checks
 //! ([`schema`], [`names`], [`descriptions`], [`similarity`], [`tokens`]) turn it into a
 //! [`LintReport`] ([`lint()`]), and renderers ([`render`], [`sarif`]) turn the report into text.
-//! [`drift`] compares a catalog with a [`drift::Lock`] written by `toolgate snapshot`.
+//! Drift (a catalog against the [`crate::catalog::lock::Lock`] written by `toolgate snapshot`) is
+//! computed in [`crate::catalog::drift`]; this module renders it.
 //!
 //! Every check is deterministic and pure; only [`sources`] does I/O.
 
 pub mod checks;
 pub mod descriptions;
-pub mod drift;
 pub mod judge;
 pub mod names;
 mod o200k;
@@ -265,9 +265,4 @@ impl LintReport {
             .filter(|finding| finding.severity == severity)
             .count()
     }
-}
-
-/// Escapes one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
-pub fn pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }

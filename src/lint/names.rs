@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Finding, FindingSource, Profile, Severity, ToolRef, pointer_token};
+use super::{Finding, FindingSource, Profile, Severity, ToolRef};
+use crate::json::pointer_token;
 
 /// One profile's rule for a kind of name.
 struct NameRule {

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use comfy_table::{Table, presets};
 
-use super::drift::DriftReport;
 use super::{LintReport, Severity};
+use crate::catalog::drift::DriftReport;
 
 /// How many of the costliest tools the table lists.
 const COSTLIEST_TOOLS: usize = 5;

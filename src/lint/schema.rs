@@ -7,8 +7,9 @@
 use super::checks::CheckId;
 use serde_json::Value;
 
-use super::{Finding, FindingSource, Profile, Severity, ToolRef, pointer_token};
+use super::{Finding, FindingSource, Profile, Severity, ToolRef};
 use crate::harness::client::ToolReply;
+use crate::json::pointer_token;
 
 /// How deep the walk goes into nested schemas before it stops (a guard against pathological
 /// input; real schemas are far shallower).

@@ -1,20 +1,23 @@
 //! Where a catalog comes from: the built-in catalog, a stdio server command, a streamable HTTP
 //! URL, an `mcpServers` config naming several servers, or a saved tools/list JSON file.
 //!
-//! Live servers are listed through [`McpClient::list_tool_pages`], which follows every page.
+//! Live servers are listed as a suite's discovery lists them
+//! ([`crate::harness::servers::list_server`]), following every page.
 //! A server that cannot be reached becomes an error finding; the other servers are still linted.
 
 use super::checks::CheckId;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Finding, Severity};
 use crate::catalog::Catalog;
-use crate::harness::client::{McpClient, PageEnd, ToolListing, page_end};
+use crate::catalog::listing::ToolListing;
+use crate::harness::servers::list_server;
+use crate::suite::{Fields, ServerSpec, ToolFilter, Transport};
+
+pub use crate::catalog::listing::SourcedTool;
 
 /// The server name given to the built-in catalog.
 pub const BUILTIN_SERVER: &str = "toolgate";
@@ -34,16 +37,6 @@ pub enum Source {
     /// A saved tools/list: `{"tools": [...]}`, a JSON-RPC response `{"result": {"tools": [...]}}`,
     /// a bare array of tools, or `{"servers": {"NAME": {"tools": [...]}}}` for several servers.
     File { path: PathBuf },
-}
-
-/// One tool as a server listed it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SourcedTool {
-    /// The server's name: a key of `mcpServers` or of `servers`, the command line, the URL, or
-    /// [`BUILTIN_SERVER`].
-    pub server: String,
-    /// The MCP tool object, unmodified.
-    pub definition: Value,
 }
 
 /// A catalog ready for the checks.
@@ -110,27 +103,39 @@ impl LoadedCatalog {
     }
 }
 
-/// Reads the catalog from `source`. Live servers are contacted in order, one at a time.
+/// Reads the catalog from `source`. Live servers are contacted in order, one at a time,
+/// the way a suite's discovery reaches them ([`crate::harness::servers::list_server`]).
 ///
 /// Errors: a file that cannot be read or parsed (naming the file and the field), a single
-/// server that cannot be reached. In an `mcpServers` config an unreachable server is a
-/// `server_unreachable` finding instead, so one broken server does not hide the others.
+/// server that cannot be reached. In an `mcpServers` config an unreachable server, or an
+/// entry that is not a server, is a `server_unreachable` finding instead, so one broken
+/// server does not hide the others.
 pub async fn load(source: &Source) -> anyhow::Result<LoadedCatalog> {
+    let here = Path::new(".");
     match source {
         Source::Builtin => Ok(LoadedCatalog::from_tools(
             BUILTIN_SERVER,
             Catalog::builtin().definitions().to_vec(),
         )),
         Source::Command { program, args } => {
-            let entry = ServerEntry::command(program, args);
+            let spec = one_server(Transport::Stdio {
+                command: program.clone(),
+                args: args.clone(),
+                env: Vec::new(),
+                cwd: None,
+            });
             let mut catalog = LoadedCatalog::default();
-            catalog.add_listing(&entry.label(), list_server(&entry, None).await?);
+            let listed = list_server(&spec, here).await?;
+            catalog.add_listing(&spec.label(), listed.listing);
             Ok(catalog)
         }
         Source::Http { url } => {
-            let entry = ServerEntry::url(url);
+            let spec = one_server(Transport::Http {
+                url: url.clone(),
+                headers: Vec::new(),
+            });
             let mut catalog = LoadedCatalog::default();
-            catalog.add_listing(url, list_server(&entry, None).await?);
+            catalog.add_listing(url, list_server(&spec, here).await?.listing);
             Ok(catalog)
         }
         Source::Config { path, only } => load_config(path, only).await,
@@ -138,95 +143,33 @@ pub async fn load(source: &Source) -> anyhow::Result<LoadedCatalog> {
     }
 }
 
-/// An `mcpServers` config file. Only the fields toolgate needs are read; other fields that
-/// MCP clients keep there (`disabled`, `timeout`, `type`, ...) are ignored rather than
-/// rejected, so an existing client config works as it is.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ConfigFile {
-    mcp_servers: BTreeMap<String, ServerEntry>,
-}
-
-/// One server of an `mcpServers` config: either `command` (with `args`, `env`, `cwd`) or `url`.
-#[derive(Debug, Deserialize)]
-struct ServerEntry {
-    command: Option<String>,
-    #[serde(default)]
-    args: Vec<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-    cwd: Option<PathBuf>,
-    url: Option<String>,
-}
-
-impl ServerEntry {
-    fn command(program: &str, args: &[String]) -> Self {
-        Self {
-            command: Some(program.to_owned()),
-            args: args.to_vec(),
-            env: BTreeMap::new(),
-            cwd: None,
-            url: None,
-        }
-    }
-
-    fn url(url: &str) -> Self {
-        Self {
-            command: None,
-            args: Vec::new(),
-            env: BTreeMap::new(),
-            cwd: None,
-            url: Some(url.to_owned()),
-        }
-    }
-
-    /// The command line or URL, for messages.
-    fn label(&self) -> String {
-        match (&self.command, &self.url) {
-            (Some(program), _) => std::iter::once(program.as_str())
-                .chain(self.args.iter().map(String::as_str))
-                .collect::<Vec<_>>()
-                .join(" "),
-            (None, Some(url)) => url.clone(),
-            (None, None) => String::new(),
-        }
-    }
-}
-
-/// Connects to one server, lists every page of its tools and closes the session.
-/// `base` resolves a relative `cwd` (the config file's folder).
-async fn list_server(entry: &ServerEntry, base: Option<&Path>) -> anyhow::Result<ToolListing> {
-    let client = match (&entry.command, &entry.url) {
-        (Some(program), None) => {
-            let env: Vec<(String, String)> = entry
-                .env
-                .iter()
-                .map(|(key, value)| (key.clone(), value.clone()))
-                .collect();
-            let cwd = entry.cwd.as_ref().map(|cwd| match base {
-                Some(base) => base.join(cwd),
-                None => cwd.clone(),
-            });
-            McpClient::connect_command_with(program, &entry.args, &env, cwd.as_deref()).await?
-        }
-        (None, Some(url)) => McpClient::connect_http(url).await?,
-        (Some(_), Some(_)) => bail!("has both `command` and `url`; keep one"),
-        (None, None) => bail!("has neither `command` nor `url`"),
+/// A server named on the command line, named by its command line or URL: all its tools, no
+/// reset.
+fn one_server(transport: Transport) -> ServerSpec {
+    let mut spec = ServerSpec {
+        name: String::new(),
+        transport,
+        filter: ToolFilter::default(),
+        reset: None,
     };
-    let listing = client.list_tool_pages().await;
-    let closed = client.close().await;
-    let listing = listing?;
-    closed?;
-    Ok(listing)
+    spec.name = spec.label();
+    spec
 }
 
+/// The servers of an `mcpServers` config, read as the suite reads one
+/// ([`crate::suite::read_mcp_json`]) but as an MCP client would: fields toolgate does not
+/// know are skipped, and a `${VAR}` that is not set stays as written. A relative `cwd`
+/// resolves against the config file's folder.
 async fn load_config(path: &Path, only: &[String]) -> anyhow::Result<LoadedCatalog> {
-    let text = crate::fs::read_text(path, "MCP config", crate::defaults::MAX_SMALL_FILE_BYTES)?;
-    let config: ConfigFile = parse_json(&text)
-        .with_context(|| format!("failed to parse MCP config `{}`", path.display()))?;
+    let keep_unset = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .or_else(|| Some(format!("${{{name}}}")))
+    };
+    let entries = crate::suite::read_mcp_json(path, &keep_unset, Fields::Client)?;
     for name in only {
-        if !config.mcp_servers.contains_key(name) {
-            let known: Vec<&str> = config.mcp_servers.keys().map(String::as_str).collect();
+        if !entries.iter().any(|(known, _)| known == name) {
+            let known: Vec<&str> = entries.iter().map(|(name, _)| name.as_str()).collect();
             bail!(
                 "MCP config `{}` has no server `{name}` (it has: {})",
                 path.display(),
@@ -234,21 +177,22 @@ async fn load_config(path: &Path, only: &[String]) -> anyhow::Result<LoadedCatal
             );
         }
     }
-    let base = path.parent();
+    let base = path.parent().unwrap_or(Path::new("."));
     let mut catalog = LoadedCatalog {
         origin: Some(path.to_owned()),
         ..LoadedCatalog::default()
     };
-    for (name, entry) in &config.mcp_servers {
-        if !only.is_empty() && !only.contains(name) {
+    for (name, spec) in entries {
+        if !only.is_empty() && !only.contains(&name) {
             continue;
         }
-        match list_server(entry, base).await {
-            Ok(listing) => catalog.add_listing(name, listing),
-            Err(error) => {
-                let error = error.context(format!("server `{name}` ({})", entry.label()));
-                catalog.add_unreachable(name, &error);
-            }
+        let listed = match spec {
+            Ok(spec) => list_server(&spec, base).await,
+            Err(error) => Err(error),
+        };
+        match listed {
+            Ok(listed) => catalog.add_listing(&name, listed.listing),
+            Err(error) => catalog.add_unreachable(&name, &error),
         }
     }
     Ok(catalog)
@@ -269,44 +213,12 @@ fn load_file(path: &Path) -> anyhow::Result<LoadedCatalog> {
     Ok(catalog)
 }
 
-/// Reads a saved tools/list value; `name` names the server for single-server shapes.
-///
-/// A listing's `nextCursor` is read as a live walk reads it ([`page_end`]): `null`, `""` or a
-/// non-string is a `pagination_stopped` warning, and so is a real cursor, since a saved page
-/// that has one is missing the tools of the pages after it.
+/// Reads a saved tools/list value ([`crate::catalog::listing::parse_saved`]) into a catalog
+/// ready for the checks; paging trouble becomes `pagination_stopped` warnings.
 pub fn parse_saved(name: &str, value: Value) -> anyhow::Result<LoadedCatalog> {
-    fn listing_at(value: &Value, field: &str) -> anyhow::Result<ToolListing> {
-        let tools = match value.get("tools") {
-            Some(Value::Array(tools)) => tools.clone(),
-            Some(_) => bail!("`{field}tools` is not an array"),
-            None => bail!("no `{field}tools` array"),
-        };
-        let warnings = match page_end(1, value) {
-            PageEnd::Last => Vec::new(),
-            PageEnd::Malformed(warning) => vec![warning],
-            PageEnd::Next(cursor) => vec![format!(
-                "the saved tools/list has `\"nextCursor\": {}`: it holds one page, and the tools of the pages after it are missing",
-                Value::String(cursor)
-            )],
-        };
-        Ok(ToolListing { tools, warnings })
-    }
     let mut catalog = LoadedCatalog::default();
-    match value {
-        Value::Array(tools) => catalog.add(name, tools),
-        Value::Object(ref object) if object.contains_key("servers") => {
-            let Some(servers) = object.get("servers").and_then(Value::as_object) else {
-                bail!("`servers` is not an object of server names");
-            };
-            for (server, listing) in servers {
-                catalog.add_listing(server, listing_at(listing, &format!("servers.{server}."))?);
-            }
-        }
-        Value::Object(ref object) if object.contains_key("result") => {
-            catalog.add_listing(name, listing_at(&value["result"], "result.")?);
-        }
-        Value::Object(_) => catalog.add_listing(name, listing_at(&value, "")?),
-        _ => bail!("expected a tools/list result, an array of tools or `servers`"),
+    for (server, listing) in crate::catalog::listing::parse_saved(name, value)? {
+        catalog.add_listing(&server, listing);
     }
     Ok(catalog)
 }
@@ -429,27 +341,70 @@ mod tests {
         );
     }
 
+    /// A broken file is an error naming it; a broken entry is a finding for that server
+    /// alone, naming the file and the field, as the suite's reader names them.
     #[tokio::test]
     async fn names_the_file_and_field_of_a_bad_config() {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let path = dir.path().join("mcp.json");
-        std::fs::write(
-            &path,
-            r#"{"mcpServers": {"a": {"command": "x", "args": "y"}}}"#,
-        )
-        .expect("writes");
+        std::fs::write(&path, r#"{"mcpServers": []}"#).expect("writes");
         let error = load(&Source::Config {
             path: path.clone(),
             only: vec![],
         })
         .await
-        .expect_err("args must be a list");
+        .expect_err("mcpServers must be an object");
         assert_eq!(
             format!("{error:#}"),
             format!(
-                "failed to parse MCP config `{}`: at `mcpServers.a.args`: invalid type: string \"y\", expected a sequence at line 1 column 49",
+                "`{}`: mcpServers: invalid type: sequence, expected a map at line 1 column 15",
                 path.display()
             )
+        );
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"a": {"command": "x", "args": "y"}}}"#,
+        )
+        .expect("writes");
+        let catalog = load(&Source::Config {
+            path: path.clone(),
+            only: vec![],
+        })
+        .await
+        .expect("a bad entry is a finding");
+        assert_eq!(catalog.servers, ["a"]);
+        assert_eq!(
+            catalog.findings[0].message,
+            format!(
+                "`{}`: mcpServers.a.args: invalid type: string \"y\", expected a sequence",
+                path.display()
+            )
+        );
+    }
+
+    /// An MCP client's own fields are skipped, and an unset `${VAR}` stays as written: the
+    /// server is still started and linted.
+    #[tokio::test]
+    async fn a_client_config_is_read_as_a_client_reads_it() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("mcp.json");
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"c": {"command": "/nonexistent/${TOOLGATE_TEST_UNSET_VAR}", "disabled": false, "timeout": 60, "autoApprove": []}}}"#,
+        )
+        .expect("writes");
+        let catalog = load(&Source::Config { path, only: vec![] })
+            .await
+            .expect("client fields are skipped");
+        assert_eq!(catalog.servers, ["c"]);
+        assert_eq!(catalog.findings.len(), 1);
+        assert_eq!(catalog.findings[0].check.as_str(), "server_unreachable");
+        assert!(
+            catalog.findings[0]
+                .message
+                .contains("/nonexistent/${TOOLGATE_TEST_UNSET_VAR}"),
+            "{}",
+            catalog.findings[0].message
         );
     }
 
@@ -478,9 +433,12 @@ mod tests {
                 ("server_unreachable", Some("neither"))
             ]
         );
-        assert_eq!(
-            catalog.findings[1].message,
-            "server `neither` (): has neither `command` nor `url`"
+        assert!(
+            catalog.findings[1]
+                .message
+                .ends_with("mcp.json`: mcpServers.neither: needs `command` (a stdio server) or `url` (a streamable HTTP server)"),
+            "{}",
+            catalog.findings[1].message
         );
     }
 

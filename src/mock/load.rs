@@ -341,16 +341,15 @@ pub fn import_tools(path: &Path) -> Result<Vec<Value>> {
             .as_array()
             .is_some_and(|tools| tools.iter().all(|tool| tool.get("definition").is_some()));
     if is_lock {
-        let lock = crate::lint::drift::Lock::load(path)?;
+        let lock = crate::catalog::lock::Lock::load(path)?;
         return Ok(lock.tools.into_iter().map(|tool| tool.definition).collect());
     }
     let name = path.display().to_string();
-    let catalog = crate::lint::sources::parse_saved(&name, value)
+    let servers = crate::catalog::listing::parse_saved(&name, value)
         .with_context(|| format!("failed to read tools file `{}`", path.display()))?;
-    Ok(catalog
-        .tools
+    Ok(servers
         .into_iter()
-        .map(|tool| tool.definition)
+        .flat_map(|(_, listing)| listing.tools)
         .collect())
 }
 

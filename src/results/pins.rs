@@ -13,10 +13,11 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::catalog::Catalog;
+use crate::catalog::drift;
+use crate::catalog::listing::SourcedTool;
+use crate::catalog::lock::{Lock, LockedTool};
 use crate::defaults::{MAX_DATA_FILE_BYTES, MAX_RUN_FILE_BYTES, MAX_SMALL_FILE_BYTES};
 use crate::fs::{read_bytes, sha256_hex};
-use crate::lint::LoadedCatalog;
-use crate::lint::drift::{self, Lock, LockedTool};
 use crate::scenario::Scenario;
 
 /// The harness version recorded in pins: the harness is built into toolgate.
@@ -337,8 +338,15 @@ impl Pins {
                         })
                         .collect(),
                 };
-                let live = LoadedCatalog::from_tools(name, pin.tools.clone());
-                let report = drift::compare(&lock, &live);
+                let live: Vec<SourcedTool> = pin
+                    .tools
+                    .iter()
+                    .map(|definition| SourcedTool {
+                        server: name.clone(),
+                        definition: definition.clone(),
+                    })
+                    .collect();
+                let report = drift::compare(&lock, std::slice::from_ref(name), &live);
                 changes.push(format!(
                     "the tools of server `{name}` changed ({})",
                     report.summary()

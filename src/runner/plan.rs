@@ -170,7 +170,7 @@ fn backends(source: &SuiteSource, options: LoadOptions<'_>, scrubber: Scrubber) 
             Ok((catalog, tools, Some(Arc::new(backends)), servers))
         }
         SuiteSource::Locked { specs, lock } => {
-            let lock = crate::lint::drift::Lock::load(lock)?;
+            let lock = crate::catalog::lock::Lock::load(lock)?;
             let listing = lock
                 .tools
                 .into_iter()

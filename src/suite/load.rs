@@ -46,13 +46,51 @@ pub fn from_value(
 /// Reads the `mcpServers` of an MCP client config file (`.mcp.json`). Errors as
 /// [`from_value`], naming this file and `mcpServers.NAME.field`.
 pub fn load_mcp_json(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<ServerSpec>> {
+    read_mcp_json(path, env, Fields::Strict)?
+        .into_iter()
+        .map(|(_, spec)| spec)
+        .collect()
+}
+
+/// How the fields of a server entry are checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fields {
+    /// An unknown field is an error (a misspelled field must not be ignored): the suite's own
+    /// servers.
+    Strict,
+    /// Fields toolgate does not know are skipped, as MCP clients keep their own there
+    /// (`disabled`, `timeout`, `autoApprove`, ...): a client config read as it is, for `lint`.
+    Client,
+}
+
+/// Each server of the `mcpServers` of the MCP client config file at `path`, in file order:
+/// its name, and its spec or why the entry is not a server (naming the file and
+/// `mcpServers.NAME.field`), so one broken entry need not hide the others.
+///
+/// Errors: the file cannot be read, is not JSON, has no `mcpServers` object, or names no
+/// server; each naming the file (and the field and line for JSON errors).
+pub fn read_mcp_json(
+    path: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    fields: Fields,
+) -> Result<Vec<(String, Result<ServerSpec>)>> {
     let text = crate::fs::read_text(path, "MCP config", crate::defaults::MAX_SMALL_FILE_BYTES)?;
     let deserializer = &mut serde_json::Deserializer::from_str(&text);
     let config: McpJson = serde_path_to_error::deserialize(deserializer).map_err(|error| {
         let field = error.path().to_string();
         anyhow::anyhow!("`{}`: {field}: {}", path.display(), error.into_inner())
     })?;
-    servers(&config.mcp_servers, path, "mcpServers", env)
+    if config.mcp_servers.is_empty() {
+        bail!("`{}`: mcpServers: names no server", path.display());
+    }
+    Ok(config
+        .mcp_servers
+        .iter()
+        .map(|(name, entry)| {
+            let spec = server_entry(name, entry, path, "mcpServers", env, fields);
+            (name.clone(), spec)
+        })
+        .collect())
 }
 
 fn servers(
@@ -64,15 +102,45 @@ fn servers(
     if object.is_empty() {
         bail!("`{}`: {section}: names no server", path.display());
     }
-    let mut specs = Vec::new();
-    for (name, entry) in object {
-        let field = format!("{section}.{name}");
-        let at = |sub: &str| format!("`{}`: {field}{sub}", path.display());
-        let raw: ServerFile = typed(entry).map_err(|error| anyhow::anyhow!("{}{error}", at("")))?;
-        specs.push(server(name, raw, &at, env)?);
-    }
-    Ok(specs)
+    object
+        .iter()
+        .map(|(name, entry)| server_entry(name, entry, path, section, env, Fields::Strict))
+        .collect()
 }
+
+/// The server `name` of `section` in the file at `path`, from its entry.
+fn server_entry(
+    name: &str,
+    entry: &Value,
+    path: &Path,
+    section: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    fields: Fields,
+) -> Result<ServerSpec> {
+    let field = format!("{section}.{name}");
+    let at = |sub: &str| format!("`{}`: {field}{sub}", path.display());
+    let known;
+    let entry = match (fields, entry) {
+        (Fields::Client, Value::Object(object)) => {
+            known = Value::Object(
+                object
+                    .iter()
+                    .filter(|(key, _)| SERVER_FIELDS.contains(&key.as_str()))
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect(),
+            );
+            &known
+        }
+        _ => entry,
+    };
+    let raw: ServerFile = typed(entry).map_err(|error| anyhow::anyhow!("{}{error}", at("")))?;
+    server(name, raw, &at, env)
+}
+
+/// The fields of a server entry that toolgate reads ([`ServerFile`]).
+const SERVER_FIELDS: [&str; 10] = [
+    "type", "command", "args", "env", "cwd", "url", "headers", "include", "exclude", "reset",
+];
 
 /// Deserializes `value` into `T`; the error starts with `.field.path: ` when it has one, else
 /// `: `.

@@ -16,7 +16,7 @@ use globset::GlobSet;
 use crate::redact::Redactor;
 
 pub use file::ServersSchema;
-pub use load::{from_value, load_mcp_json};
+pub use load::{Fields, from_value, load_mcp_json, read_mcp_json};
 
 /// One of the user's servers, validated.
 #[derive(Debug, Clone)]

@@ -38,13 +38,12 @@ const ALLOWED: [(&str, &[&str]); 25] = [
     ("score", &["scenario", "trace", "catalog"]),
     ("agent", &["scenario", "trace", "provider"]),
     ("judge", &["scenario", "trace", "provider"]),
-    ("lint", &["catalog", "harness", "judge"]),
-    ("mock", &["catalog", "harness", "lint", "scenario"]),
+    ("lint", &["catalog", "harness", "judge", "suite"]),
+    ("mock", &["catalog", "harness", "scenario"]),
     (
         "runner",
         &[
-            "agent", "catalog", "harness", "judge", "lint", "mock", "scenario", "score", "suite",
-            "trace",
+            "agent", "catalog", "harness", "judge", "mock", "scenario", "score", "suite", "trace",
         ],
     ),
     (

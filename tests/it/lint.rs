@@ -328,7 +328,8 @@ fn lints_the_reference_servers_over_stdio() {
 }
 
 /// An `mcpServers` config naming both reference servers and one that cannot start: the two
-/// are linted, the third is an error finding.
+/// are linted, the third is an error finding. Servers keep the file's order, as a suite's
+/// `servers: {from: ...}` does.
 #[test]
 fn lints_every_server_of_an_mcp_servers_config() {
     let dir = tempfile::tempdir().expect("a temporary folder");
@@ -345,7 +346,7 @@ fn lints_every_server_of_an_mcp_servers_config() {
     let outcome = run(toolgate().args(["lint", "--format", "json", "--config", config]));
     assert_eq!(outcome.code, 1, "{}", outcome.stderr);
     let report = json_of(&outcome);
-    assert_eq!(report["servers"], json!(["broken", "everything", "memory"]));
+    assert_eq!(report["servers"], json!(["everything", "memory", "broken"]));
     assert_eq!(report["tool_count"], 22);
     let unreachable: Vec<&Value> = report["findings"]
         .as_array()

@@ -9,90 +9,16 @@
 //! agents choose and fill tools from these texts).
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use anyhow::bail;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-use super::{LoadedCatalog, pointer_token};
+use super::listing::SourcedTool;
+use super::lock::Lock;
+use crate::json::pointer_token;
 
 /// How far the schema comparison descends into nested properties.
 const MAX_DEPTH: usize = 32;
-
-/// A catalog as `toolgate snapshot` writes it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Lock {
-    /// Version of this file's shape ([`Lock::SCHEMA_VERSION`]).
-    pub schema_version: u32,
-    /// Every tool, in catalog order.
-    pub tools: Vec<LockedTool>,
-}
-
-/// One tool of a lock file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LockedTool {
-    /// The server that listed it.
-    pub server: String,
-    /// The tool's name (also inside `definition`).
-    pub name: String,
-    /// The MCP tool object as listed.
-    pub definition: Value,
-}
-
-impl Lock {
-    /// The lock file version this build writes and reads.
-    pub const SCHEMA_VERSION: u32 = 1;
-
-    /// The lock of `catalog`. Tools without a string `name` are left out.
-    pub fn from_catalog(catalog: &LoadedCatalog) -> Self {
-        Self {
-            schema_version: Self::SCHEMA_VERSION,
-            tools: catalog
-                .tools
-                .iter()
-                .filter_map(|tool| {
-                    let name = tool.definition.get("name")?.as_str()?;
-                    Some(LockedTool {
-                        server: tool.server.clone(),
-                        name: name.to_owned(),
-                        definition: tool.definition.clone(),
-                    })
-                })
-                .collect(),
-        }
-    }
-
-    /// Reads a lock file. Errors name the file and the field, and reject other versions.
-    pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = crate::fs::read_text(path, "lock file", crate::defaults::MAX_DATA_FILE_BYTES)?;
-        let deserializer = &mut serde_json::Deserializer::from_str(&text);
-        let lock: Lock = serde_path_to_error::deserialize(deserializer).map_err(|error| {
-            anyhow::anyhow!(
-                "failed to parse lock file `{}` at `{}`: {}",
-                path.display(),
-                error.path(),
-                error.inner()
-            )
-        })?;
-        if lock.schema_version != Self::SCHEMA_VERSION {
-            bail!(
-                "lock file `{}` has schema_version {}; this toolgate reads {} (run `toolgate snapshot` again)",
-                path.display(),
-                lock.schema_version,
-                Self::SCHEMA_VERSION
-            );
-        }
-        Ok(lock)
-    }
-
-    /// The lock file's text: pretty JSON with a trailing newline.
-    pub fn render(&self) -> String {
-        crate::json::pretty(self)
-    }
-}
 
 /// The class of a change. Ordered by how much it matters: `NonBreaking < Description < Breaking`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -179,13 +105,13 @@ impl DriftReport {
     }
 }
 
-/// Compares a live catalog with a lock. When both hold exactly one server, tools are matched
-/// by name alone (a server's command line or URL may change between runs); otherwise by server
-/// and name.
-pub fn compare(lock: &Lock, live: &LoadedCatalog) -> DriftReport {
+/// Compares a live catalog (its `servers`, listed or not, and their `tools`) with a lock.
+/// When both hold exactly one server, tools are matched by name alone (a server's command
+/// line or URL may change between runs); otherwise by server and name.
+pub fn compare(lock: &Lock, servers: &[String], tools: &[SourcedTool]) -> DriftReport {
     let locked_servers: std::collections::BTreeSet<&str> =
         lock.tools.iter().map(|tool| tool.server.as_str()).collect();
-    let by_name_only = locked_servers.len() <= 1 && live.servers.len() <= 1;
+    let by_name_only = locked_servers.len() <= 1 && servers.len() <= 1;
     let key = |server: &str, name: &str| {
         if by_name_only {
             (String::new(), name.to_owned())
@@ -193,8 +119,7 @@ pub fn compare(lock: &Lock, live: &LoadedCatalog) -> DriftReport {
             (server.to_owned(), name.to_owned())
         }
     };
-    let live_tools: BTreeMap<(String, String), (&str, &Value)> = live
-        .tools
+    let live_tools: BTreeMap<(String, String), (&str, &Value)> = tools
         .iter()
         .filter_map(|tool| {
             let name = tool.definition.get("name")?.as_str()?;
@@ -221,7 +146,7 @@ pub fn compare(lock: &Lock, live: &LoadedCatalog) -> DriftReport {
         .iter()
         .map(|tool| key(&tool.server, &tool.name))
         .collect();
-    for tool in &live.tools {
+    for tool in tools {
         let Some(name) = tool.definition.get("name").and_then(Value::as_str) else {
             continue;
         };
@@ -514,12 +439,21 @@ mod tests {
 
     use super::*;
 
-    fn catalog(tools: Value) -> LoadedCatalog {
+    /// The tools of one server `srv`.
+    fn catalog(tools: Value) -> Vec<SourcedTool> {
         match tools {
-            Value::Array(tools) => LoadedCatalog::from_tools("srv", tools),
+            Value::Array(tools) => tools
+                .into_iter()
+                .map(|definition| SourcedTool {
+                    server: "srv".to_owned(),
+                    definition,
+                })
+                .collect(),
             _ => panic!("tools must be an array"),
         }
     }
+
+    const SERVERS: &[String] = &[];
 
     #[test]
     fn names_the_scenarios_that_use_a_changed_tool() {
@@ -544,7 +478,7 @@ mod tests {
             ),
         ];
         let report =
-            compare(&Lock::from_catalog(&catalog(old)), &catalog(new)).with_scenarios(&uses);
+            compare(&Lock::from_tools(&catalog(old)), SERVERS, &catalog(new)).with_scenarios(&uses);
         let named: Vec<(&str, Vec<&str>)> = report
             .scenarios
             .iter()
@@ -557,12 +491,12 @@ mod tests {
                 ("crm_get_contact", vec!["T1-002", "T5-001"]),
             ]
         );
-        insta::assert_snapshot!(super::super::render::render_drift_table(&report));
+        insta::assert_snapshot!(crate::lint::render::render_drift_table(&report));
     }
 
     fn drift(old: Value, new: Value) -> Vec<(ChangeClass, String, String, String)> {
-        let lock = Lock::from_catalog(&catalog(old));
-        compare(&lock, &catalog(new))
+        let lock = Lock::from_tools(&catalog(old));
+        compare(&lock, SERVERS, &catalog(new))
             .changes
             .into_iter()
             .map(|c| (c.class, c.tool, c.pointer, c.message))
@@ -653,8 +587,8 @@ mod tests {
     #[test]
     fn reports_no_drift_for_the_same_catalog_and_summarises_classes() {
         let tools = json!([{"name": "a", "inputSchema": {"type": "object", "properties": {}}}]);
-        let lock = Lock::from_catalog(&catalog(tools.clone()));
-        let report = compare(&lock, &catalog(tools));
+        let lock = Lock::from_tools(&catalog(tools.clone()));
+        let report = compare(&lock, SERVERS, &catalog(tools));
         assert_eq!(report.worst(), None);
         assert_eq!(report.summary(), "no drift");
     }
@@ -663,7 +597,7 @@ mod tests {
     fn round_trips_the_lock_file_and_rejects_other_versions() {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let path = dir.path().join("toolgate.lock.json");
-        let lock = Lock::from_catalog(&catalog(
+        let lock = Lock::from_tools(&catalog(
             json!([{"name": "a", "inputSchema": {"type": "object"}}]),
         ));
         std::fs::write(&path, lock.render()).expect("writes");
