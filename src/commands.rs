@@ -25,7 +25,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
         Command::Validate(args) => validate_command(&args, out),
         Command::Serve(args) => serve::serve_command(&args),
         Command::Tools(args) => catalog::tools_command(&args, out),
-        Command::Verify(args) => init::verify_command(&args, out),
+        Command::Verify(args) => init::verify_command(&args, out, err),
         Command::Lint(args) => catalog::lint_command(&args, out, err),
         Command::Snapshot(args) => catalog::snapshot_command(&args, out),
         Command::Drift(args) => catalog::drift_command(&args, out),

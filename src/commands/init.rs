@@ -146,7 +146,11 @@ fn reference_run(dir: &std::path::Path, all: bool) -> Result<(RunReport, tempfil
 
 /// Runs the whole suite with the reference agent; with `--mutants`, also the mutation check.
 /// Exit 0 when everything holds, 1 otherwise.
-pub(super) fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<Exit> {
+pub(super) fn verify_command(
+    args: &VerifyArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Exit> {
     let (file, file_path) = suite::suite_config(&args.suite.root, None)?;
     let mut loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
     let plan = runner::RunPlan {
@@ -185,13 +189,13 @@ pub(super) fn verify_command(args: &VerifyArgs, out: &mut dyn Write) -> Result<E
             writeln!(out, "    {}: {}", check.subject, check.detail)?;
         }
     }
-    write_guessed_ids(scenarios, &runs, out)?;
+    write_guessed_ids(scenarios, &runs, err)?;
     for warning in crate::verify::lint::lint_suite(scenarios) {
         let line = warning
             .line
             .map_or_else(String::new, |line| format!(" line {line}"));
         writeln!(
-            out,
+            err,
             "warning: {}{line} `{}`: {}",
             warning.scenario, warning.field, warning.message
         )?;

@@ -38,7 +38,7 @@ pub(super) fn gate_command(
             gating::clear_outputs(&args.out, true)?;
             report
         }
-        None => match run_for_gate(args, &settings, (&file, &file_path), out)? {
+        None => match run_for_gate(args, &settings, (&file, &file_path), out, err)? {
             Some(report) => report,
             None => return Ok(Exit::Interrupted),
         },
@@ -67,6 +67,7 @@ fn run_for_gate(
     settings: &Settings,
     (file, file_path): (&ConfigFile, &Path),
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> Result<Option<RunReport>> {
     let loaded = suite::load_recording(
         &args.suite,
@@ -144,7 +145,7 @@ fn run_for_gate(
             &plan.scenarios,
             &spans,
             &report,
-            out,
+            (out, err),
         )?;
     }
     if let Some(judge) = &judge {
@@ -265,7 +266,7 @@ fn run_suite(
 }
 
 /// Writes the runs as OTLP JSON to `--otel` and sends them to `--otel-endpoint`; a failed
-/// send is a warning on `out` (the verdict does not depend on telemetry).
+/// send is a warning on `err` (the verdict does not depend on telemetry).
 ///
 /// Errors: the file cannot be written.
 fn export_spans(
@@ -275,7 +276,7 @@ fn export_spans(
     selected: &[Scenario],
     runs: &[runner::ScenarioRun],
     report: &RunReport,
-    out: &mut dyn Write,
+    (out, err): (&mut dyn Write, &mut dyn Write),
 ) -> Result<()> {
     let run_id = report.run.as_ref().and_then(|run| run.run_id.as_deref());
     let agent_name = report.agent.as_str();
@@ -351,7 +352,7 @@ fn export_spans(
                 crate::provider::otlp::traces_url(url)
             )?,
             Err(error) => writeln!(
-                out,
+                err,
                 "warning: failed to send spans to `{}`: {error}",
                 environment.redact(url)
             )?,

@@ -578,11 +578,15 @@ fn init_from_a_lock_of_the_builtin_catalog_writes_drafts_that_all_pass() {
     assert!(
         stdout.starts_with(
             "129 of 129 scenarios pass with the reference agent\n\
-             warning: 1 id value the reference agent sends appears in neither the prompt nor an earlier tool result, so an agent could only guess it (put each in the prompt, or take it from a result with args_from_prior):\n  \
-             crm_get_contact-happy: call 1 `crm_get_contact` sends `wrong-id` as `/contact_id`\n\
              129 of 129 scenarios are drafts"
         ),
         "{stdout}"
+    );
+    // A warning goes to stderr, so stdout stays the report.
+    assert_eq!(
+        stderr,
+        "warning: 1 id value the reference agent sends appears in neither the prompt nor an earlier tool result, so an agent could only guess it (put each in the prompt, or take it from a result with args_from_prior):\n  \
+         crm_get_contact-happy: call 1 `crm_get_contact` sends `wrong-id` as `/contact_id`\n"
     );
 }
 

@@ -625,10 +625,12 @@ async fn an_otlp_error_echoing_headers_and_environment_tokens_shows_none_of_them
     )
     .await;
     assert_eq!(code, 0, "a failed export is no verdict: {stdout}{stderr}");
-    let warning = stdout
+    // A warning goes to stderr; stdout holds the report alone.
+    assert!(!stdout.contains("warning"), "{stdout}");
+    let warning = stderr
         .lines()
         .find(|line| line.starts_with("warning: failed to send spans"))
-        .unwrap_or_else(|| panic!("{stdout}"));
+        .unwrap_or_else(|| panic!("{stderr}"));
     for secret in [
         "aGVhZGVyLWxvbmctc2VjcmV0LTAx",
         "short-key-77",
@@ -659,7 +661,7 @@ async fn a_hung_collector_gets_one_time_limit_for_the_whole_export() {
         gate_exporting_to(&collector, &[("OTEL_EXPORTER_OTLP_TIMEOUT", "400")]).await;
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
-        stdout.contains("did not accept the spans within 0.4 s, retries included"),
-        "{stdout}"
+        stderr.contains("did not accept the spans within 0.4 s, retries included"),
+        "{stderr}"
     );
 }
