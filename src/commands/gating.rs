@@ -76,9 +76,10 @@ pub(super) fn clear_outputs(dir: &Path, keep_results: bool) -> Result<()> {
     crate::fs::remove_stale(&stale_outputs(dir, keep_results))
 }
 
-/// Judges `report` against `inputs`, writes the reports to the output directory and, on
+/// Decides the verdict on `report` against `inputs` (the baseline, quarantine and policy),
+/// then delivers it: writes the reports to the output directory and, on
 /// GitHub Actions, to the runner; comments when asked.
-pub(super) fn judge(
+pub(super) fn decide_and_deliver(
     args: &GateArgs,
     tolerance_points: f64,
     min_pass_rate: Option<f64>,

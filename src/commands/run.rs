@@ -47,7 +47,7 @@ pub(super) fn gate_command(
         writeln!(out, "results: {}", args.out.join("results.json").display())?;
         return Ok(Exit::Pass);
     }
-    gating::judge(
+    gating::decide_and_deliver(
         args,
         settings.tolerance,
         settings.min_pass_rate,
