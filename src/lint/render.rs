@@ -111,3 +111,54 @@ pub fn render_drift_table(report: &DriftReport) -> String {
 pub fn render_drift_json(report: &DriftReport) -> String {
     crate::json::pretty(report)
 }
+
+#[cfg(test)]
+mod tests {
+    //! Snapshots of the lint report's table and JSON for a small catalog with known defects.
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::{LintOptions, LoadedCatalog, lint};
+
+    /// Two servers: one with a dotted name and an undescribed parameter, one with two
+    /// look-alike tools.
+    fn report() -> LintReport {
+        let catalog = LoadedCatalog::from_servers(vec![
+            (
+                "crm".to_owned(),
+                vec![json!({
+                    "name": "admin.list",
+                    "description": "List admins.",
+                    "inputSchema": {"type": "object", "properties": {"limit": {"type": "integer"}}}
+                })],
+            ),
+            (
+                "files".to_owned(),
+                vec![
+                    json!({
+                        "name": "delete_file",
+                        "description": "Delete a file from the workspace by its path.",
+                        "inputSchema": {"type": "object", "properties": {"path": {"type": "string", "description": "The file's path."}}, "required": ["path"]}
+                    }),
+                    json!({
+                        "name": "remove_file",
+                        "description": "Delete a file from the workspace by its path.",
+                        "inputSchema": {"type": "object", "properties": {"path": {"type": "string", "description": "The file's path."}}, "required": ["path"]}
+                    }),
+                ],
+            ),
+        ]);
+        lint(&catalog, &LintOptions::default())
+    }
+
+    #[test]
+    fn the_table() {
+        insta::assert_snapshot!(render_table(&report()));
+    }
+
+    #[test]
+    fn the_json() {
+        insta::assert_snapshot!(render_json(&report()));
+    }
+}

@@ -312,6 +312,42 @@ mod tests {
         call
     }
 
+    /// The whole export request of one run, pretty-printed: span ids are derived from the
+    /// run, so the file is the same on every export of the same run.
+    #[test]
+    fn the_export_request_of_one_run() {
+        let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
+        let calls = [
+            call(0, "search", 1, CallOutcome::Success),
+            call(1, "get", 2, CallOutcome::ToolError),
+        ];
+        let times = [
+            start + Duration::from_millis(10),
+            start + Duration::from_millis(30),
+        ];
+        let run = RunSpans {
+            scenario: "T1-001",
+            tier: 1,
+            repeat: 0,
+            run_id: Some("r1"),
+            agent: "openai",
+            model: Some("gpt-x"),
+            provider: Some("openai"),
+            outcome: "fail",
+            error: None,
+            prompt: "Find C-1.",
+            final_answer: Some("Done."),
+            usage: Some((100, 20)),
+            model_turns: true,
+            started: start,
+            duration: Duration::from_millis(50),
+            calls: &calls,
+            call_times: &times,
+        };
+        let request: Value = serde_json::from_str(&export_request(&[run])).expect("JSON");
+        insta::assert_snapshot!(crate::json::pretty(&request));
+    }
+
     #[test]
     fn a_run_becomes_a_root_chat_turns_and_tool_spans_with_genai_attributes() {
         let start = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);

@@ -154,3 +154,62 @@ pub fn markdown(summary: &TraceSummary, trace_url: Option<&str>) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    //! Snapshots of the production-traces reports, built from scored trajectories.
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::score::production::{TraceView, score_trace};
+    use crate::trace::{CallOutcome, CallRecord};
+
+    /// Two trajectories: a clean one, and one that repeats a failing call and then claims
+    /// success.
+    fn summary() -> TraceSummary {
+        let mut clean = CallRecord::recorded(0, "search", json!({"query": "Ada"}));
+        clean.result = Some(json!({"contacts": [{"id": "C-1"}]}));
+        clean.duration_us = 1_500;
+        let failing: Vec<CallRecord> = (0..3)
+            .map(|index| {
+                let mut call = CallRecord::recorded(index, "update", json!({"id": "C-1"}));
+                call.outcome = CallOutcome::ToolError;
+                call.error = Some("server error".to_owned());
+                call.duration_us = 2_000;
+                call
+            })
+            .collect();
+        let mut summary = TraceSummary::default();
+        for (id, calls, answer) in [
+            ("trace-ok", std::slice::from_ref(&clean), "Ada is C-1."),
+            ("trace-bad", failing.as_slice(), "Done, the contact is updated."),
+        ] {
+            summary.add(&score_trace(&TraceView {
+                trace_id: id,
+                prompt: Some("Update Ada."),
+                calls,
+                final_answer: Some(answer),
+                has_results: true,
+                has_outcomes: true,
+                has_durations: true,
+                has_catalog: false,
+            }));
+        }
+        summary.finish();
+        summary
+    }
+
+    #[test]
+    fn the_terminal_report() {
+        insta::assert_snapshot!(text(&summary()));
+    }
+
+    #[test]
+    fn the_markdown_report_links_each_example_to_its_trace() {
+        insta::assert_snapshot!(markdown(
+            &summary(),
+            Some("https://traces.example/{trace_id}")
+        ));
+    }
+}
