@@ -8,6 +8,7 @@
 //! `--comment-author` names it outright.
 
 use anyhow::{Context as _, Result, anyhow};
+use octocrab::Octocrab;
 use serde_json::{Value, json};
 
 use super::{Connection, status_of};
@@ -157,88 +158,15 @@ async fn attempt_upsert(
 ) -> Result<Posted, Failure> {
     let client = connection.client_without_retries()?;
     let (owner, name) = connection.owner_and_name()?;
-    let forbidden = |error: &octocrab::Error| {
-        status_of(error)
-            .filter(|s| matches!(s, 401 | 403 | 404))
-            .map(|status| Failure::Final(CommentError::Forbidden { pr, status }))
+    let author = resolve_owner(&client, author, pr).await?;
+    let sticky = Sticky {
+        client: &client,
+        comments: format!("/repos/{owner}/{name}/issues/{pr}/comments"),
+        pr,
+        marker,
+        author: &author,
     };
-    let failed = |error: octocrab::Error, doing: String| {
-        forbidden(&error).unwrap_or_else(|| {
-            let retry = transient(&error);
-            let error = CommentError::Other(anyhow!(error).context(doing));
-            if retry {
-                Failure::Transient(error)
-            } else {
-                Failure::Final(error)
-            }
-        })
-    };
-    let author = match author {
-        Author::Login(login) => Owner::Login(login.clone()),
-        Author::Token => match client.get::<Value, _, _>("/user", None::<&()>).await {
-            Ok(user) => match user["login"].as_str() {
-                Some(login) => Owner::Login(login.to_owned()),
-                None => Owner::AnyBot,
-            },
-            Err(error) if matches!(status_of(&error), Some(401 | 403 | 404)) => Owner::AnyBot,
-            Err(error) => {
-                return Err(failed(
-                    error,
-                    "failed to find whose token this is (`GET /user`)".to_owned(),
-                ));
-            }
-        },
-    };
-    let mut found: Option<(u64, bool)> = None;
-    let mut first_page: Vec<Value> = Vec::new();
-    let mut listed = false;
-    for page in 1..=MAX_PAGES {
-        let route =
-            format!("/repos/{owner}/{name}/issues/{pr}/comments?per_page={PER_PAGE}&page={page}");
-        let comments: Vec<Value> = match client.get(&route, None::<&()>).await {
-            Ok(comments) => comments,
-            Err(error) => {
-                return Err(failed(
-                    error,
-                    format!("failed to list the comments of pull request #{pr}"),
-                ));
-            }
-        };
-        // A full page that repeats the first one: the API ignores `page`.
-        let ids: Vec<Value> = comments
-            .iter()
-            .map(|comment| comment["id"].clone())
-            .collect();
-        if page == 1 {
-            first_page = ids;
-        } else if ids == first_page {
-            return Err(Failure::Final(CommentError::Other(anyhow!(
-                "the API answered page {page} of the comments of pull request #{pr} with \
-                 page 1 again: it ignores `page` (a caching proxy?), so the sticky comment \
-                 cannot be looked for"
-            ))));
-        }
-        for comment in &comments {
-            let marked = comment["body"].as_str().is_some_and(|b| b.contains(marker));
-            if marked
-                && author.owns(comment)
-                && let Some(id) = comment["id"].as_u64()
-            {
-                found = Some((id, comment["body"].as_str() == Some(body)));
-            }
-        }
-        if comments.len() < PER_PAGE {
-            listed = true;
-            break;
-        }
-    }
-    if !listed {
-        return Err(Failure::Final(CommentError::Other(anyhow!(
-            "pull request #{pr} has more than {} comments; the sticky comment was not looked \
-             for further",
-            MAX_PAGES * PER_PAGE
-        ))));
-    }
+    let found = sticky.find(body).await?;
     if let Some((id, true)) = found {
         return Ok(Posted::Unchanged(id));
     }
@@ -253,18 +181,12 @@ async fn attempt_upsert(
                 )
                 .await
         }
-        None => {
-            client
-                .post(
-                    format!("/repos/{owner}/{name}/issues/{pr}/comments"),
-                    Some(&payload),
-                )
-                .await
-        }
+        None => client.post(&sticky.comments, Some(&payload)).await,
     };
     let reply = result.map_err(|error| {
         failed(
             error,
+            pr,
             format!("failed to write the comment on pull request #{pr}"),
         )
     })?;
@@ -275,4 +197,107 @@ async fn attempt_upsert(
         Some(_) => Posted::Updated(id),
         None => Posted::Created(id),
     })
+}
+
+/// The failure of a request about pull request `pr` that was `doing` something: final and
+/// [`CommentError::Forbidden`] for 401/403/404, transient when it may go away, else final.
+fn failed(error: octocrab::Error, pr: u64, doing: String) -> Failure {
+    if let Some(status) = status_of(&error).filter(|s| matches!(s, 401 | 403 | 404)) {
+        return Failure::Final(CommentError::Forbidden { pr, status });
+    }
+    let retry = transient(&error);
+    let error = CommentError::Other(anyhow!(error).context(doing));
+    if retry {
+        Failure::Transient(error)
+    } else {
+        Failure::Final(error)
+    }
+}
+
+/// Who may own the sticky comment: the login named, the token's own login (`GET /user`), or
+/// any bot for a token that cannot read `/user`.
+async fn resolve_owner(client: &Octocrab, author: &Author, pr: u64) -> Result<Owner, Failure> {
+    Ok(match author {
+        Author::Login(login) => Owner::Login(login.clone()),
+        Author::Token => match client.get::<Value, _, _>("/user", None::<&()>).await {
+            Ok(user) => match user["login"].as_str() {
+                Some(login) => Owner::Login(login.to_owned()),
+                None => Owner::AnyBot,
+            },
+            Err(error) if matches!(status_of(&error), Some(401 | 403 | 404)) => Owner::AnyBot,
+            Err(error) => {
+                return Err(failed(
+                    error,
+                    pr,
+                    "failed to find whose token this is (`GET /user`)".to_owned(),
+                ));
+            }
+        },
+    })
+}
+
+/// Where to look for the sticky comment of one pull request, and how to know it.
+struct Sticky<'a> {
+    client: &'a Octocrab,
+    /// The route of the pull request's comments.
+    comments: String,
+    pr: u64,
+    marker: &'a str,
+    author: &'a Owner,
+}
+
+impl Sticky<'_> {
+    /// The newest comment of the author that holds the marker, across every page: its id and
+    /// whether it already reads `body`; `None` when there is none.
+    async fn find(&self, body: &str) -> Result<Option<(u64, bool)>, Failure> {
+        let pr = self.pr;
+        let mut found: Option<(u64, bool)> = None;
+        let mut first_page: Vec<Value> = Vec::new();
+        for page in 1..=MAX_PAGES {
+            let route = format!("{}?per_page={PER_PAGE}&page={page}", self.comments);
+            let comments: Vec<Value> = match self.client.get(&route, None::<&()>).await {
+                Ok(comments) => comments,
+                Err(error) => {
+                    return Err(failed(
+                        error,
+                        pr,
+                        format!("failed to list the comments of pull request #{pr}"),
+                    ));
+                }
+            };
+            // A full page that repeats the first one: the API ignores `page`.
+            let ids: Vec<Value> = comments
+                .iter()
+                .map(|comment| comment["id"].clone())
+                .collect();
+            if page == 1 {
+                first_page = ids;
+            } else if ids == first_page {
+                return Err(Failure::Final(CommentError::Other(anyhow!(
+                    "the API answered page {page} of the comments of pull request #{pr} with \
+                     page 1 again: it ignores `page` (a caching proxy?), so the sticky comment \
+                     cannot be looked for"
+                ))));
+            }
+            for comment in &comments {
+                let marked = comment["body"]
+                    .as_str()
+                    .is_some_and(|b| b.contains(self.marker));
+                if marked
+                    && self.author.owns(comment)
+                    && let Some(id) = comment["id"].as_u64()
+                {
+                    found = Some((id, comment["body"].as_str() == Some(body)));
+                }
+            }
+            if comments.len() < PER_PAGE {
+                return Ok(found);
+            }
+        }
+        Err(Failure::Final(CommentError::Other(anyhow!(
+            "pull request #{pr} has more than {} comments; the sticky comment was not looked \
+             for further",
+            MAX_PAGES * PER_PAGE
+        ))))
+    }
 }

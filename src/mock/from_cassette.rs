@@ -27,68 +27,12 @@ pub fn from_cassettes(cassettes: &[Cassette]) -> Result<(String, Vec<String>)> {
     for server in &first.header.servers {
         tools.extend(server.tools.iter().cloned());
     }
-    for cassette in &cassettes[1..] {
-        let same = cassette.header.servers.len() == first.header.servers.len()
-            && cassette
-                .header
-                .servers
-                .iter()
-                .zip(&first.header.servers)
-                .all(|(a, b)| a.name == b.name && a.tools_sha256 == b.tools_sha256);
-        if !same {
-            bail!(
-                "cassettes `{}` and `{}` were recorded against different tools",
-                first.path.display(),
-                cassette.path.display()
-            );
-        }
-    }
+    check_same_tools(first, &cassettes[1..])?;
     let mut notes = Vec::new();
-    // tool -> call key -> (arguments, answers of the first run that made it, where)
+    // tool -> the distinct calls, each with the answers of the first run that made it
     let mut calls: BTreeMap<String, Vec<Call>> = BTreeMap::new();
     for cassette in cassettes {
-        let mut this_run: BTreeMap<(String, String), Vec<RecordedAnswer>> = BTreeMap::new();
-        for (line, interaction) in &cassette.interactions {
-            let where_ = format!("`{}` line {line}", cassette.path.display());
-            let arguments = Value::Object(interaction.arguments.clone());
-            if holds_template(&arguments) || holds_template(&interaction.answer.as_value()) {
-                notes.push(format!(
-                    "left out {where_} (`{}`): it holds `{{{{`, which a mock catalog reads as a template",
-                    interaction.tool
-                ));
-                continue;
-            }
-            let key = crate::json::canonical(&arguments);
-            this_run
-                .entry((interaction.tool.clone(), key.clone()))
-                .or_default()
-                .push(interaction.answer.clone());
-            let known = calls.entry(interaction.tool.clone()).or_default();
-            if !known.iter().any(|call| call.key == key) {
-                known.push(Call {
-                    key,
-                    arguments: interaction.arguments.clone(),
-                    answers: Vec::new(),
-                    from: cassette.path.display().to_string(),
-                });
-            }
-        }
-        for ((tool, key), answers) in this_run {
-            let call = calls
-                .get_mut(&tool)
-                .and_then(|known| known.iter_mut().find(|call| call.key == key))
-                .expect("every call of the run was registered above");
-            if call.answers.is_empty() {
-                call.answers = answers;
-            } else if call.answers != answers {
-                notes.push(format!(
-                    "`{tool}` with {key} answered differently in `{}` than in `{}`; the catalog keeps the answers of `{}` (mocks without tables cannot tell the runs apart)",
-                    cassette.path.display(),
-                    call.from,
-                    call.from
-                ));
-            }
-        }
+        add_run(cassette, &mut calls, &mut notes);
     }
     let mut rules = Map::new();
     for (tool, mut known) in calls {
@@ -106,6 +50,75 @@ pub fn from_cassettes(cassettes: &[Cassette]) -> Result<(String, Vec<String>)> {
     let text = serde_saphyr::to_string(&catalog)
         .map_err(|error| anyhow::anyhow!("failed to write the catalog as YAML: {error}"))?;
     Ok((text, notes))
+}
+
+/// `Err` unless each of `others` was recorded against the same servers and tools as `first`.
+fn check_same_tools(first: &Cassette, others: &[Cassette]) -> Result<()> {
+    for cassette in others {
+        let same = cassette.header.servers.len() == first.header.servers.len()
+            && cassette
+                .header
+                .servers
+                .iter()
+                .zip(&first.header.servers)
+                .all(|(a, b)| a.name == b.name && a.tools_sha256 == b.tools_sha256);
+        if !same {
+            bail!(
+                "cassettes `{}` and `{}` were recorded against different tools",
+                first.path.display(),
+                cassette.path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Adds the calls of one recorded run to `calls`: a new call keeps this run's answers, a known
+/// one keeps its first run's (noted when they differ). Interactions holding `{{` are left out,
+/// with a note.
+fn add_run(cassette: &Cassette, calls: &mut BTreeMap<String, Vec<Call>>, notes: &mut Vec<String>) {
+    let mut this_run: BTreeMap<(String, String), Vec<RecordedAnswer>> = BTreeMap::new();
+    for (line, interaction) in &cassette.interactions {
+        let where_ = format!("`{}` line {line}", cassette.path.display());
+        let arguments = Value::Object(interaction.arguments.clone());
+        if holds_template(&arguments) || holds_template(&interaction.answer.as_value()) {
+            notes.push(format!(
+                "left out {where_} (`{}`): it holds `{{{{`, which a mock catalog reads as a template",
+                interaction.tool
+            ));
+            continue;
+        }
+        let key = crate::json::canonical(&arguments);
+        this_run
+            .entry((interaction.tool.clone(), key.clone()))
+            .or_default()
+            .push(interaction.answer.clone());
+        let known = calls.entry(interaction.tool.clone()).or_default();
+        if !known.iter().any(|call| call.key == key) {
+            known.push(Call {
+                key,
+                arguments: interaction.arguments.clone(),
+                answers: Vec::new(),
+                from: cassette.path.display().to_string(),
+            });
+        }
+    }
+    for ((tool, key), answers) in this_run {
+        let call = calls
+            .get_mut(&tool)
+            .and_then(|known| known.iter_mut().find(|call| call.key == key))
+            .expect("every call of the run was registered above");
+        if call.answers.is_empty() {
+            call.answers = answers;
+        } else if call.answers != answers {
+            notes.push(format!(
+                "`{tool}` with {key} answered differently in `{}` than in `{}`; the catalog keeps the answers of `{}` (mocks without tables cannot tell the runs apart)",
+                cassette.path.display(),
+                call.from,
+                call.from
+            ));
+        }
+    }
 }
 
 /// One distinct recorded call of a tool.

@@ -253,170 +253,225 @@ fn drafts(name: &str, definition: &Value) -> Vec<(&'static str, String)> {
         .next()
         .unwrap_or(name)
         .to_owned();
-    let call = |arguments: &Map<String, Value>| {
+    let tool = DraftTool {
+        name,
+        read_only: definition["annotations"]["readOnlyHint"] == Value::Bool(true),
+    };
+    let error = match missing_argument(definition) {
+        Some((key, value)) => tool.failed_lookup(&args, &key, &value),
+        None => tool.unrelated_request(&args),
+    };
+    vec![
+        ("happy", tool.happy_path(&args, &title)),
+        ("edge", tool.rate_limited(&args)),
+        ("error", error),
+    ]
+}
+
+/// The tool a draft is written for, and the pieces of YAML its drafts share.
+struct DraftTool<'a> {
+    name: &'a str,
+    /// Whether the tool says it only reads (`readOnlyHint`).
+    read_only: bool,
+}
+
+impl DraftTool<'_> {
+    /// The happy path: one call with example arguments, answered plainly.
+    fn happy_path(&self, args: &Map<String, Value>, title: &str) -> String {
+        let name = self.name;
+        format!(
+            "{}prompt: {}\n{}{}{}",
+            head(1, "single_call", "the happy path"),
+            yaml_string(&format!(
+                "Use {name} ({title}) with {}.",
+                Value::Object(args.clone())
+            )),
+            self.call(args),
+            self.budget(0),
+            trajectories(
+                ("the call, then a plain answer", self.planned(args), "Done."),
+                (
+                    "answers without calling the tool",
+                    "the task needs the tool, and the agent never called it",
+                    String::new(),
+                    "Done.",
+                ),
+            ),
+        )
+    }
+
+    /// The edge case: a transient rate limit on the first call, to retry through.
+    fn rate_limited(&self, args: &Map<String, Value>) -> String {
+        let name = self.name;
+        format!(
+            "{}prompt: {}\n{}    # The draft catch-all rule answers `tool: {name}`: name a real result value.\n\
+             \x20   result_contains: [{{tool: {}}}]\n{}fault_injection:\n  - tool: {}\n    on_call: 1\n    error: rate_limit\n{}",
+            head(
+                2,
+                "error_recovery",
+                "an edge case, a transient rate limit to retry through"
+            ),
+            yaml_string(&format!(
+                "Use {name} with {}; retry if it is rate limited.",
+                Value::Object(args.clone())
+            )),
+            self.call(args),
+            yaml_string(name),
+            self.budget(1),
+            yaml_string(name),
+            trajectories(
+                (
+                    "retries after the rate limit",
+                    format!("{}{}", self.planned(args), self.planned(args)),
+                    &format!("It worked on the second try: {name} answered."),
+                ),
+                (
+                    "gives up after the rate limit",
+                    "one retry would have worked, and the answer states no result",
+                    self.planned(args),
+                    "It was rate limited, so I stopped.",
+                ),
+            ),
+        )
+    }
+
+    /// The error case of a tool that looks something up: argument `key` set to `value`, which
+    /// does not exist, and an answer that must report the failure.
+    fn failed_lookup(&self, args: &Map<String, Value>, key: &str, value: &str) -> String {
+        let name = self.name;
+        let mut missing = args.clone();
+        missing.insert(key.to_owned(), Value::String(value.to_owned()));
+        format!(
+            "{}prompt: {}\n{}{}final_answer:\n  acknowledges_failure: true\nreference_answer: {}\n{}",
+            head(
+                1,
+                "error_recovery",
+                "the error case, a lookup that must fail and be reported"
+            ),
+            yaml_string(&format!(
+                "Use {name} with {} and tell me what happened.",
+                prompt_arguments(&missing, key)
+            )),
+            self.call(&missing),
+            self.budget(0),
+            yaml_string(&format!("{name} failed: `{value}` was not found.")),
+            trajectories(
+                (
+                    "reports the failure in other words",
+                    self.planned(&missing),
+                    &format!(
+                        "There is no `{value}`: the lookup came back empty-handed, it does not exist."
+                    ),
+                ),
+                (
+                    "claims success",
+                    "the call failed, and the answer says it worked",
+                    self.planned(&missing),
+                    "All done, it worked.",
+                ),
+            ),
+        )
+    }
+
+    /// The error case of a tool with nothing to look up: a request it must not serve.
+    fn unrelated_request(&self, args: &Map<String, Value>) -> String {
+        let name = self.name;
+        format!(
+            "{}prompt: {}\n{}max_writes: 0\nforbidden_calls:\n  - tool: {}\n    args_match: {{}}\n{}",
+            head(
+                1,
+                "ambiguous_input",
+                "the error case: a request this tool must not serve"
+            ),
+            yaml_string(&format!("Something unrelated to {name}: do not call it.")),
+            "expected_calls: []\n",
+            yaml_string(name),
+            trajectories(
+                (
+                    "leaves the tool alone",
+                    String::new(),
+                    "I left it alone, as asked."
+                ),
+                (
+                    "calls the tool anyway",
+                    "the prompt says not to call it",
+                    self.planned(args),
+                    "Done.",
+                ),
+            ),
+        )
+    }
+
+    /// The `expected_calls` section: one call of the tool matching `arguments`.
+    fn call(&self, arguments: &Map<String, Value>) -> String {
         format!(
             "expected_calls:\n  - tool: {}\n    args_match: {}\n",
-            yaml_string(name),
+            yaml_string(self.name),
             Value::Object(arguments.clone())
         )
-    };
-    // Reads get room for a verification read; a write gets one try (and one retry where a
-    // fault is injected).
-    let read_only = definition["annotations"]["readOnlyHint"] == Value::Bool(true);
-    let budget = |retries: u32| {
-        if read_only {
+    }
+
+    /// The `max_reads`/`max_writes` budget for a run with `retries` retries.
+    ///
+    /// Reads get room for a verification read; a write gets one try (and one retry where a
+    /// fault is injected).
+    fn budget(&self, retries: u32) -> String {
+        if self.read_only {
             format!("max_reads: {}\nmax_writes: 0\n", 3 + retries)
         } else {
             format!("max_reads: 3\nmax_writes: {}\n", 1 + retries)
         }
-    };
-    let planned = |arguments: &Map<String, Value>| {
+    }
+
+    /// One call of a written trajectory, as an item of its `calls` list.
+    fn planned(&self, arguments: &Map<String, Value>) -> String {
         format!(
             "      - tool: {}\n        arguments: {}\n",
-            yaml_string(name),
+            yaml_string(self.name),
             Value::Object(arguments.clone())
         )
-    };
-    let listed = |calls: &str| {
-        if calls.is_empty() {
-            " []".to_owned()
-        } else {
-            format!("\n{}", calls.trim_end_matches('\n'))
-        }
-    };
-    let trajectories = |alternative: (&str, String, &str),
-                        counterexample: (&str, &str, String, &str)| {
-        format!(
-            "# Written trajectories: this one must pass, and this one must fail. Add the other\n\
-             # ways a competent agent would do the task, and the wrong ones you fear.\n\
-             alternatives:\n  - name: {}\n    calls:{}\n    answer: {}\n\
-             counterexamples:\n  - name: {}\n    why: {}\n    calls:{}\n    answer: {}\n",
-            yaml_string(alternative.0),
-            listed(&alternative.1),
-            yaml_string(alternative.2),
-            yaml_string(counterexample.0),
-            yaml_string(counterexample.1),
-            listed(&counterexample.2),
-            yaml_string(counterexample.3),
-        )
-    };
-    let head = |tier: u8, kind: &str, what: &str| {
-        format!(
-            "# DRAFT written by `toolgate init`: {what}. Make the prompt a real user request,\n\
-             # check the outcome (the state a write leaves, the values an answer states), then\n\
-             # delete `draft: true`. See docs/writing-scenarios.md.\n\
-             draft: true\nid: {{ID}}\ntier: {tier}\ntype: {kind}\nseed_state: fixtures/seed.json\n"
-        )
-    };
-    let mut out = vec![
-        (
-            "happy",
-            format!(
-                "{}prompt: {}\n{}{}{}",
-                head(1, "single_call", "the happy path"),
-                yaml_string(&format!(
-                    "Use {name} ({title}) with {}.",
-                    Value::Object(args.clone())
-                )),
-                call(&args),
-                budget(0),
-                trajectories(
-                    ("the call, then a plain answer", planned(&args), "Done."),
-                    (
-                        "answers without calling the tool",
-                        "the task needs the tool, and the agent never called it",
-                        String::new(),
-                        "Done.",
-                    ),
-                ),
-            ),
-        ),
-        (
-            "edge",
-            format!(
-                "{}prompt: {}\n{}    # The draft catch-all rule answers `tool: {name}`: name a real result value.\n\
-                 \x20   result_contains: [{{tool: {}}}]\n{}fault_injection:\n  - tool: {}\n    on_call: 1\n    error: rate_limit\n{}",
-                head(
-                    2,
-                    "error_recovery",
-                    "an edge case, a transient rate limit to retry through"
-                ),
-                yaml_string(&format!(
-                    "Use {name} with {}; retry if it is rate limited.",
-                    Value::Object(args.clone())
-                )),
-                call(&args),
-                yaml_string(name),
-                budget(1),
-                yaml_string(name),
-                trajectories(
-                    (
-                        "retries after the rate limit",
-                        format!("{}{}", planned(&args), planned(&args)),
-                        &format!("It worked on the second try: {name} answered."),
-                    ),
-                    (
-                        "gives up after the rate limit",
-                        "one retry would have worked, and the answer states no result",
-                        planned(&args),
-                        "It was rate limited, so I stopped.",
-                    ),
-                ),
-            ),
-        ),
-    ];
-    if let Some((key, value)) = missing_argument(definition) {
-        let mut missing = args.clone();
-        missing.insert(key.clone(), Value::String(value.clone()));
-        out.push((
-            "error",
-            format!(
-                "{}prompt: {}\n{}{}final_answer:\n  acknowledges_failure: true\nreference_answer: {}\n{}",
-                head(1, "error_recovery", "the error case, a lookup that must fail and be reported"),
-                yaml_string(&format!(
-                    "Use {name} with {} and tell me what happened.",
-                    prompt_arguments(&missing, &key)
-                )),
-                call(&missing),
-                budget(0),
-                yaml_string(&format!("{name} failed: `{value}` was not found.")),
-                trajectories(
-                    (
-                        "reports the failure in other words",
-                        planned(&missing),
-                        &format!("There is no `{value}`: the lookup came back empty-handed, it does not exist."),
-                    ),
-                    (
-                        "claims success",
-                        "the call failed, and the answer says it worked",
-                        planned(&missing),
-                        "All done, it worked.",
-                    ),
-                ),
-            ),
-        ));
-    } else {
-        out.push((
-            "error",
-            format!(
-                "{}prompt: {}\n{}max_writes: 0\nforbidden_calls:\n  - tool: {}\n    args_match: {{}}\n{}",
-                head(1, "ambiguous_input", "the error case: a request this tool must not serve"),
-                yaml_string(&format!("Something unrelated to {name}: do not call it.")),
-                "expected_calls: []\n",
-                yaml_string(name),
-                trajectories(
-                    ("leaves the tool alone", String::new(), "I left it alone, as asked."),
-                    (
-                        "calls the tool anyway",
-                        "the prompt says not to call it",
-                        planned(&args),
-                        "Done.",
-                    ),
-                ),
-            ),
-        ));
     }
-    out
+}
+
+/// The opening of a draft: the comment asking a person to finish it, `draft: true`, and the
+/// fields every draft shares (`{ID}` stands for the id).
+fn head(tier: u8, kind: &str, what: &str) -> String {
+    format!(
+        "# DRAFT written by `toolgate init`: {what}. Make the prompt a real user request,\n\
+         # check the outcome (the state a write leaves, the values an answer states), then\n\
+         # delete `draft: true`. See docs/writing-scenarios.md.\n\
+         draft: true\nid: {{ID}}\ntier: {tier}\ntype: {kind}\nseed_state: fixtures/seed.json\n"
+    )
+}
+
+/// The written trajectories of a draft: one alternative (name, planned calls, answer) and one
+/// counterexample (name, why it is wrong, planned calls, answer).
+fn trajectories(
+    alternative: (&str, String, &str),
+    counterexample: (&str, &str, String, &str),
+) -> String {
+    format!(
+        "# Written trajectories: this one must pass, and this one must fail. Add the other\n\
+         # ways a competent agent would do the task, and the wrong ones you fear.\n\
+         alternatives:\n  - name: {}\n    calls:{}\n    answer: {}\n\
+         counterexamples:\n  - name: {}\n    why: {}\n    calls:{}\n    answer: {}\n",
+        yaml_string(alternative.0),
+        listed(&alternative.1),
+        yaml_string(alternative.2),
+        yaml_string(counterexample.0),
+        yaml_string(counterexample.1),
+        listed(&counterexample.2),
+        yaml_string(counterexample.3),
+    )
+}
+
+/// Planned calls as the value of a `calls:` key: a block list, or ` []` when there are none.
+fn listed(calls: &str) -> String {
+    if calls.is_empty() {
+        " []".to_owned()
+    } else {
+        format!("\n{}", calls.trim_end_matches('\n'))
+    }
 }
 
 /// Arguments valid for `schema`: every required property with an example value, then, while

@@ -4,14 +4,14 @@
 //! Every problem names the file and the field path (`rules.get_ticket[1].select.table`) and,
 //! where the text shows it, the line; all problems of a file are reported together.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
 use serde_json::{Map, Value};
 
-use super::file::{CatalogFile, ResponseFile, RuleFile};
+use super::file::{CatalogFile, ResponseFile, RuleFile, TableFile};
 use super::pattern::Pattern;
 use super::template::Template;
 use super::{Effect, MockCatalog, Reply, Response, Rule, SCHEMA_VERSION, Select, TableSpec};
@@ -49,7 +49,28 @@ pub fn parse(text: &str, path: &Path) -> Result<MockCatalog> {
         text,
         list: Vec::new(),
     };
-    for (index, tool) in raw.tools.into_iter().enumerate() {
+    add_inline_tools(raw.tools, &mut definitions, &mut problems);
+    let tools = tool_set(definitions, &mut problems);
+    let tables = table_specs(raw.tables, &mut problems);
+    let rules = match &tools {
+        Some(tools) => compile_rules(raw.rules, tools, &tables, &mut problems),
+        None => HashMap::new(),
+    };
+    match tools {
+        Some(tools) if problems.list.is_empty() => Ok(MockCatalog {
+            path: path.to_owned(),
+            tools,
+            tables,
+            rules,
+        }),
+        _ => bail!("invalid mock catalog:\n{}", problems.list.join("\n")),
+    }
+}
+
+/// Adds the catalog's inline tool definitions to the imported `definitions`, an inline one
+/// replacing an imported one of the same name; one without a name or `inputSchema` is reported.
+fn add_inline_tools(tools: Vec<Value>, definitions: &mut Vec<Value>, problems: &mut Problems<'_>) {
+    for (index, tool) in tools.into_iter().enumerate() {
         let Some(name) = tool.get("name").and_then(Value::as_str).map(str::to_owned) else {
             problems.add(&format!("tools[{index}]"), None, "has no string `name`");
             continue;
@@ -62,12 +83,16 @@ pub fn parse(text: &str, path: &Path) -> Result<MockCatalog> {
             );
             continue;
         }
-        // An inline definition replaces an imported one of the same name.
         match definitions.iter().position(|d| d["name"] == name.as_str()) {
             Some(at) => definitions[at] = tool,
             None => definitions.push(tool),
         }
     }
+}
+
+/// The compiled tools the catalog serves; `None` (reported) when they do not compile. No tool
+/// at all is reported too, unless something else already was.
+fn tool_set(definitions: Vec<Value>, problems: &mut Problems<'_>) -> Option<Arc<ToolSet>> {
     if definitions.is_empty() && problems.list.is_empty() {
         problems.add(
             "tools",
@@ -75,16 +100,19 @@ pub fn parse(text: &str, path: &Path) -> Result<MockCatalog> {
             "the catalog serves no tool: add `tools` or `tools_from`",
         );
     }
-    let tools = match ToolSet::from_definitions(definitions) {
+    match ToolSet::from_definitions(definitions) {
         Ok(tools) => Some(Arc::new(tools)),
         Err(error) => {
             problems.add("tools", None, format_args!("{error:#}"));
             None
         }
-    };
+    }
+}
 
-    let tables: Vec<TableSpec> = raw
-        .tables
+/// The declared tables, in name order, with their defaults filled in; an `id_start` of 0 is
+/// reported (and read as 1).
+fn table_specs(tables: BTreeMap<String, TableFile>, problems: &mut Problems<'_>) -> Vec<TableSpec> {
+    tables
         .into_iter()
         .map(|(name, table)| {
             let id_start = table.id_start.unwrap_or(1);
@@ -103,54 +131,53 @@ pub fn parse(text: &str, path: &Path) -> Result<MockCatalog> {
                 rows: table.rows,
             }
         })
-        .collect();
+        .collect()
+}
 
+/// The compiled rules of each tool that `tools` serves; a rule for an unknown tool, and each
+/// rule that does not compile, is reported and left out.
+fn compile_rules(
+    raw: BTreeMap<String, Vec<RuleFile>>,
+    tools: &ToolSet,
+    tables: &[TableSpec],
+    problems: &mut Problems<'_>,
+) -> HashMap<String, Vec<Rule>> {
+    let catalog = Catalog::from_tools(
+        tools
+            .definitions()
+            .iter()
+            .cloned()
+            .map(ToolDef::from_definition)
+            .collect(),
+    );
     let mut rules = HashMap::new();
-    if let Some(tools) = &tools {
-        let catalog = Catalog::from_tools(
-            tools
-                .definitions()
-                .iter()
-                .cloned()
-                .map(ToolDef::from_definition)
-                .collect(),
-        );
-        for (tool, list) in raw.rules {
-            let Some(definition) = catalog.tool(&tool) else {
-                problems.add(
-                    &format!("rules.{tool}"),
-                    Some(&tool),
-                    catalog.unknown_tool_message(&tool),
-                );
-                continue;
-            };
-            let properties = definition.argument_names();
-            let compiled: Vec<Rule> = list
-                .into_iter()
-                .enumerate()
-                .filter_map(|(index, rule)| {
-                    let field = format!("rules.{tool}[{index}]");
-                    match compile_rule(rule, &tables, &properties, &tool) {
-                        Ok(rule) => Some(rule),
-                        Err(message) => {
-                            problems.add(&field_of(&field, &message), Some(&tool), strip(&message));
-                            None
-                        }
+    for (tool, list) in raw {
+        let Some(definition) = catalog.tool(&tool) else {
+            problems.add(
+                &format!("rules.{tool}"),
+                Some(&tool),
+                catalog.unknown_tool_message(&tool),
+            );
+            continue;
+        };
+        let properties = definition.argument_names();
+        let compiled: Vec<Rule> = list
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, rule)| {
+                let field = format!("rules.{tool}[{index}]");
+                match compile_rule(rule, tables, &properties, &tool) {
+                    Ok(rule) => Some(rule),
+                    Err(message) => {
+                        problems.add(&field_of(&field, &message), Some(&tool), strip(&message));
+                        None
                     }
-                })
-                .collect();
-            rules.insert(tool, compiled);
-        }
+                }
+            })
+            .collect();
+        rules.insert(tool, compiled);
     }
-    match tools {
-        Some(tools) if problems.list.is_empty() => Ok(MockCatalog {
-            path: path.to_owned(),
-            tools,
-            tables,
-            rules,
-        }),
-        _ => bail!("invalid mock catalog:\n{}", problems.list.join("\n")),
-    }
+    rules
 }
 
 /// A rule problem is "sub.field\u{0}message"; these split it back.
@@ -172,31 +199,14 @@ fn at(field: &str, message: impl std::fmt::Display) -> String {
     format!("{field}\u{0}{message}")
 }
 
+/// Compiles one rule of `tool` (whose parameters are `properties`; empty means any); `Err`
+/// is the first problem, as [`at`] writes it.
 fn compile_rule(
     rule: RuleFile,
     tables: &[TableSpec],
     properties: &[String],
     tool: &str,
 ) -> Result<Rule, String> {
-    let table_index = |field: &str, name: &str| {
-        tables
-            .iter()
-            .position(|table| table.name == name)
-            .ok_or_else(|| {
-                let declared: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
-                at(
-                    field,
-                    format_args!(
-                        "unknown table `{name}` (declared in `tables`: {})",
-                        if declared.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            declared.join(", ")
-                        }
-                    ),
-                )
-            })
-    };
     let effects = [
         rule.insert.is_some(),
         rule.update.is_some(),
@@ -206,55 +216,16 @@ fn compile_rule(
         return Err(at("", "at most one of `insert`, `update` and `delete`"));
     }
     let has_rows = rule.select.is_some() || effects.contains(&true);
-    let mut matcher = Vec::new();
-    for (key, value) in &rule.matches {
-        if !properties.is_empty() && !properties.contains(key) {
-            return Err(at(
-                &format!("match.{key}"),
-                format_args!("`{key}` is not a parameter of `{tool}`"),
-            ));
-        }
-        let pattern = Pattern::parse(value, false).map_err(|e| at(&format!("match.{key}"), e))?;
-        matcher.push((key.clone(), pattern));
-    }
-    let filter = |field: &str, map: &Map<String, Value>| {
-        map.iter()
-            .map(|(key, value)| {
-                Pattern::parse(value, false)
-                    .map(|pattern| (key.clone(), pattern))
-                    .map_err(|e| at(&format!("{field}.{key}"), e))
-            })
-            .collect::<Result<Vec<_>, String>>()
-    };
+    let matcher = matcher(&rule.matches, properties, tool)?;
     let select = match &rule.select {
         Some(select) => Some(Select {
-            table: table_index("select.table", &select.table)?,
+            table: table_index(tables, "select.table", &select.table)?,
             filter: filter("select.where", &select.filter)?,
             limit: select.limit,
         }),
         None => None,
     };
-    let effect = if let Some(insert) = &rule.insert {
-        Some(Effect::Insert {
-            table: table_index("insert.table", &insert.table)?,
-            row: Template::parse(&Value::Object(insert.row.clone()), true)
-                .map_err(|e| at("insert.row", e))?,
-        })
-    } else if let Some(update) = &rule.update {
-        Some(Effect::Update {
-            table: table_index("update.table", &update.table)?,
-            filter: filter("update.where", &update.filter)?,
-            set: Template::parse(&Value::Object(update.set.clone()), rule.select.is_some())
-                .map_err(|e| at("update.set", e))?,
-        })
-    } else if let Some(delete) = &rule.delete {
-        Some(Effect::Delete {
-            table: table_index("delete.table", &delete.table)?,
-            filter: filter("delete.where", &delete.filter)?,
-        })
-    } else {
-        None
-    };
+    let effect = effect(&rule, tables)?;
     if rule.if_found.is_some()
         && rule.select.is_none()
         && rule.update.is_none()
@@ -265,7 +236,98 @@ fn compile_rule(
             "needs a `select`, `update` or `delete` to look for rows",
         ));
     }
-    let response = match rule.sequence {
+    let if_found = rule.if_found;
+    let response = response(rule, has_rows)?;
+    Ok(Rule {
+        matcher,
+        select,
+        if_found,
+        effect,
+        response,
+    })
+}
+
+/// The index of table `name` in `tables`; `Err` at `field` names the declared ones.
+fn table_index(tables: &[TableSpec], field: &str, name: &str) -> Result<usize, String> {
+    tables
+        .iter()
+        .position(|table| table.name == name)
+        .ok_or_else(|| {
+            let declared: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+            at(
+                field,
+                format_args!(
+                    "unknown table `{name}` (declared in `tables`: {})",
+                    if declared.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        declared.join(", ")
+                    }
+                ),
+            )
+        })
+}
+
+/// The patterns of a rule's `match`, each on a parameter of `tool` (any name when
+/// `properties` is empty).
+fn matcher(
+    matches: &Map<String, Value>,
+    properties: &[String],
+    tool: &str,
+) -> Result<Vec<(String, Pattern)>, String> {
+    let mut matcher = Vec::new();
+    for (key, value) in matches {
+        if !properties.is_empty() && !properties.contains(key) {
+            return Err(at(
+                &format!("match.{key}"),
+                format_args!("`{key}` is not a parameter of `{tool}`"),
+            ));
+        }
+        let pattern = Pattern::parse(value, false).map_err(|e| at(&format!("match.{key}"), e))?;
+        matcher.push((key.clone(), pattern));
+    }
+    Ok(matcher)
+}
+
+/// The patterns of a `where` filter at `field`, one per column.
+fn filter(field: &str, map: &Map<String, Value>) -> Result<Vec<(String, Pattern)>, String> {
+    map.iter()
+        .map(|(key, value)| {
+            Pattern::parse(value, false)
+                .map(|pattern| (key.clone(), pattern))
+                .map_err(|e| at(&format!("{field}.{key}"), e))
+        })
+        .collect()
+}
+
+/// The rule's `insert`, `update` or `delete` (at most one is given), if any.
+fn effect(rule: &RuleFile, tables: &[TableSpec]) -> Result<Option<Effect>, String> {
+    Ok(if let Some(insert) = &rule.insert {
+        Some(Effect::Insert {
+            table: table_index(tables, "insert.table", &insert.table)?,
+            row: Template::parse(&Value::Object(insert.row.clone()), true)
+                .map_err(|e| at("insert.row", e))?,
+        })
+    } else if let Some(update) = &rule.update {
+        Some(Effect::Update {
+            table: table_index(tables, "update.table", &update.table)?,
+            filter: filter("update.where", &update.filter)?,
+            set: Template::parse(&Value::Object(update.set.clone()), rule.select.is_some())
+                .map_err(|e| at("update.set", e))?,
+        })
+    } else if let Some(delete) = &rule.delete {
+        Some(Effect::Delete {
+            table: table_index(tables, "delete.table", &delete.table)?,
+            filter: filter("delete.where", &delete.filter)?,
+        })
+    } else {
+        None
+    })
+}
+
+/// The rule's answer: its `sequence` of replies, or its one `return`, `error` or `rpc_error`.
+fn response(rule: RuleFile, has_rows: bool) -> Result<Response, String> {
+    Ok(match rule.sequence {
         Some(steps) => {
             if rule.returns.is_some() || rule.error.is_some() || rule.rpc_error.is_some() {
                 return Err(at(
@@ -296,13 +358,6 @@ fn compile_rule(
             },
             has_rows,
         )?),
-    };
-    Ok(Rule {
-        matcher,
-        select,
-        if_found: rule.if_found,
-        effect,
-        response,
     })
 }
 

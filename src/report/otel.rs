@@ -144,14 +144,70 @@ fn error_type(call: &CallRecord) -> Option<String> {
     }
 }
 
+/// The trace id of one run and its spans: the root, one per call, then (for model agents) one
+/// per model turn.
 fn run_spans(run: &RunSpans<'_>) -> (String, Vec<Span>) {
     let repeat = run.repeat.to_string();
     let run_id = run.run_id.unwrap_or("");
     let trace_id = id_hex(&[run_id, run.scenario, &repeat], 16);
-    let span_id = |what: &str, index: usize| id_hex(&[&trace_id, what, &index.to_string()], 8);
     let start = nanos(run.started);
     let end = start + u64::try_from(run.duration.as_nanos()).unwrap_or(u64::MAX);
-    let root_id = span_id("invoke_agent", 0);
+    let root_id = span_id(&trace_id, "invoke_agent", 0);
+    let mut spans = vec![Span {
+        span_id: root_id.clone(),
+        parent: None,
+        name: format!("invoke_agent {}", run.agent),
+        kind: KIND_INTERNAL,
+        start,
+        end,
+        attributes: root_attributes(run),
+        error: run.error.map(str::to_owned),
+    }];
+    let times = CallTimes {
+        calls: run.calls,
+        arrivals: run.call_times,
+        run_start: start,
+    };
+    for (index, call) in run.calls.iter().enumerate() {
+        spans.push(tool_span(
+            call,
+            span_id(&trace_id, "execute_tool", index),
+            &root_id,
+            (times.start(index), times.end(index)),
+        ));
+    }
+    if run.model_turns {
+        let model = run.model.unwrap_or("model");
+        for (index, (from, to)) in times.chat_bounds(end).into_iter().enumerate() {
+            let mut attributes = vec![
+                string("gen_ai.operation.name", "chat"),
+                string("gen_ai.request.model", model),
+            ];
+            if let Some(provider) = run.provider {
+                attributes.push(string("gen_ai.provider.name", provider));
+            }
+            spans.push(Span {
+                span_id: span_id(&trace_id, "chat", index),
+                parent: Some(root_id.clone()),
+                name: format!("chat {model}"),
+                kind: KIND_CLIENT,
+                start: from,
+                end: to,
+                attributes,
+                error: None,
+            });
+        }
+    }
+    (trace_id, spans)
+}
+
+/// The id of the `index`th span of kind `what` in trace `trace_id`.
+fn span_id(trace_id: &str, what: &str, index: usize) -> String {
+    id_hex(&[trace_id, what, &index.to_string()], 8)
+}
+
+/// The attributes of a run's root `invoke_agent` span.
+fn root_attributes(run: &RunSpans<'_>) -> Vec<Value> {
     let mut attributes = vec![
         string("gen_ai.operation.name", "invoke_agent"),
         string("gen_ai.agent.name", run.agent),
@@ -187,87 +243,81 @@ fn run_spans(run: &RunSpans<'_>) -> (String, Vec<Span>) {
     if run.error.is_some() {
         attributes.push(string("error.type", "toolgate_errored"));
     }
-    let mut spans = vec![Span {
-        span_id: root_id.clone(),
-        parent: None,
-        name: format!("invoke_agent {}", run.agent),
-        kind: KIND_INTERNAL,
+    attributes
+}
+
+/// The `execute_tool` span of one call, under the root span `root_id`, over `(start, end)`.
+fn tool_span(call: &CallRecord, span_id: String, root_id: &str, (start, end): (u64, u64)) -> Span {
+    let mut attributes = vec![
+        string("gen_ai.operation.name", "execute_tool"),
+        string("mcp.method.name", "tools/call"),
+        string("gen_ai.tool.name", &call.tool),
+        string("gen_ai.tool.call.id", &format!("call-{}", call.index + 1)),
+        string("gen_ai.tool.call.arguments", &call.arguments.to_string()),
+    ];
+    if let Some(result) = &call.result {
+        attributes.push(string("gen_ai.tool.call.result", &result.to_string()));
+    }
+    let failure = error_type(call);
+    if let Some(kind) = &failure {
+        attributes.push(string("error.type", kind));
+    }
+    if call.fault.is_some() {
+        attributes.push(string("toolgate.fault_injected", "true"));
+    }
+    Span {
+        span_id,
+        parent: Some(root_id.to_owned()),
+        name: format!("execute_tool {}", call.tool),
+        kind: KIND_CLIENT,
         start,
         end,
         attributes,
-        error: run.error.map(str::to_owned),
-    }];
-    let call_start = |index: usize| run.call_times.get(index).map_or(start, |t| nanos(*t));
-    let call_end =
-        |index: usize| call_start(index) + run.calls[index].duration_us.saturating_mul(1_000);
-    for (index, call) in run.calls.iter().enumerate() {
-        let mut attributes = vec![
-            string("gen_ai.operation.name", "execute_tool"),
-            string("mcp.method.name", "tools/call"),
-            string("gen_ai.tool.name", &call.tool),
-            string("gen_ai.tool.call.id", &format!("call-{}", call.index + 1)),
-            string("gen_ai.tool.call.arguments", &call.arguments.to_string()),
-        ];
-        if let Some(result) = &call.result {
-            attributes.push(string("gen_ai.tool.call.result", &result.to_string()));
-        }
-        let failure = error_type(call);
-        if let Some(kind) = &failure {
-            attributes.push(string("error.type", kind));
-        }
-        if call.fault.is_some() {
-            attributes.push(string("toolgate.fault_injected", "true"));
-        }
-        spans.push(Span {
-            span_id: span_id("execute_tool", index),
-            parent: Some(root_id.clone()),
-            name: format!("execute_tool {}", call.tool),
-            kind: KIND_CLIENT,
-            start: call_start(index),
-            end: call_end(index),
-            attributes,
-            error: failure.map(|_| call.error.clone().unwrap_or_else(|| "error".to_owned())),
-        });
+        error: failure.map(|_| call.error.clone().unwrap_or_else(|| "error".to_owned())),
     }
-    if run.model_turns {
-        // One chat span per model turn: from the previous turn's last call to this turn's
-        // first call, then a last one from the last call to the end of the run.
+}
+
+/// When the calls of a run happened, in Unix nanoseconds.
+struct CallTimes<'a> {
+    calls: &'a [CallRecord],
+    /// When each call arrived; a missing entry falls back to `run_start`.
+    arrivals: &'a [SystemTime],
+    run_start: u64,
+}
+
+impl CallTimes<'_> {
+    /// When call `index` arrived.
+    fn start(&self, index: usize) -> u64 {
+        self.arrivals
+            .get(index)
+            .map_or(self.run_start, |t| nanos(*t))
+    }
+
+    /// When call `index` was answered: its arrival plus its duration.
+    fn end(&self, index: usize) -> u64 {
+        self.start(index) + self.calls[index].duration_us.saturating_mul(1_000)
+    }
+
+    /// The `(start, end)` of each model turn of a run ending at `run_end`: from the previous
+    /// turn's last call to this turn's first call, then a last one from the last call to the
+    /// end of the run.
+    fn chat_bounds(&self, run_end: u64) -> Vec<(u64, u64)> {
         let mut turns: Vec<(u32, usize, usize)> = Vec::new();
-        for (index, call) in run.calls.iter().enumerate() {
+        for (index, call) in self.calls.iter().enumerate() {
             match turns.last_mut() {
                 Some((turn, _, last)) if *turn == call.turn => *last = index,
                 _ => turns.push((call.turn, index, index)),
             }
         }
-        let mut previous_end = start;
+        let mut previous_end = self.run_start;
         let mut bounds: Vec<(u64, u64)> = Vec::new();
         for (_, first, last) in &turns {
-            bounds.push((previous_end, call_start(*first)));
-            previous_end = call_end(*last);
+            bounds.push((previous_end, self.start(*first)));
+            previous_end = self.end(*last);
         }
-        bounds.push((previous_end, end));
-        let model = run.model.unwrap_or("model");
-        for (index, (from, to)) in bounds.into_iter().enumerate() {
-            let mut attributes = vec![
-                string("gen_ai.operation.name", "chat"),
-                string("gen_ai.request.model", model),
-            ];
-            if let Some(provider) = run.provider {
-                attributes.push(string("gen_ai.provider.name", provider));
-            }
-            spans.push(Span {
-                span_id: span_id("chat", index),
-                parent: Some(root_id.clone()),
-                name: format!("chat {model}"),
-                kind: KIND_CLIENT,
-                start: from,
-                end: to,
-                attributes,
-                error: None,
-            });
-        }
+        bounds.push((previous_end, run_end));
+        bounds
     }
-    (trace_id, spans)
 }
 
 /// One OTLP JSON `ExportTraceServiceRequest` holding a trace per run, as one line of text

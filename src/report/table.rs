@@ -8,7 +8,7 @@ use comfy_table::{Cell, CellAlignment, Table, presets};
 use crate::gate::{Baseline, Decision, Verdict};
 use crate::report::sanitize::{MAX_TERMINAL_CHARS, terminal_line};
 use crate::report::text::{self, percent};
-use crate::results::{ConfusedPair, LintPointer, RunReport, Tally};
+use crate::results::{ConfusedPair, LintPointer, RunReport, ScenarioResult, Summary, Tally};
 use crate::score::Outcome;
 use crate::score::metrics::ProvenanceKind;
 
@@ -202,32 +202,8 @@ fn words(words: &[String]) -> String {
 
 /// Renders the summary for a terminal or a CI log (plain ASCII, no colour).
 pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict) -> String {
-    let mut table = Table::new();
-    table.load_style(presets::ASCII_MARKDOWN);
-    table.set_header([
-        "tier",
-        "scenarios",
-        "passed",
-        "failed",
-        "errored",
-        "pass rate",
-        "baseline",
-        "delta (pts)",
-    ]);
-    let tiers = baseline.map(Baseline::tiers).unwrap_or_default();
-    for (tier, tally) in &report.summary.tiers {
-        row(&mut table, format!("tier {tier}"), tally, tiers.get(tier));
-    }
-    let overall = baseline.map(Baseline::overall);
-    row(
-        &mut table,
-        "all".to_string(),
-        &report.summary.overall,
-        overall.as_ref(),
-    );
-
     let mut out = String::new();
-    let _ = writeln!(out, "{table}");
+    let _ = writeln!(out, "{}", tier_table(report, baseline));
     if let Some(comparison) = &verdict.comparison {
         let _ = writeln!(out, "\n{}", text::comparison_line(comparison));
     }
@@ -252,28 +228,70 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         "scoring: {}; per-argument comparators as each scenario names them",
         modes.join("; ")
     );
-    let summary = &report.summary;
-    if summary.repeat > 1 {
+    write_repeats(&report.summary, &mut out);
+    write_not_passing(report, &mut out);
+    write_passing_notes(report, &mut out);
+    write_verdict(verdict, &mut out);
+    out
+}
+
+/// The per-tier table: scenarios, passed, failed, errored, pass rate, and the baseline's pass
+/// rate with the delta; one row per tier, then `all`.
+fn tier_table(report: &RunReport, baseline: Option<&Baseline>) -> Table {
+    let mut table = Table::new();
+    table.load_style(presets::ASCII_MARKDOWN);
+    table.set_header([
+        "tier",
+        "scenarios",
+        "passed",
+        "failed",
+        "errored",
+        "pass rate",
+        "baseline",
+        "delta (pts)",
+    ]);
+    let tiers = baseline.map(Baseline::tiers).unwrap_or_default();
+    for (tier, tally) in &report.summary.tiers {
+        row(&mut table, format!("tier {tier}"), tally, tiers.get(tier));
+    }
+    let overall = baseline.map(Baseline::overall);
+    row(
+        &mut table,
+        "all".to_string(),
+        &report.summary.overall,
+        overall.as_ref(),
+    );
+    table
+}
+
+/// With repeated runs: pass@1 and pass^k, then each scenario that did not pass every run.
+fn write_repeats(summary: &Summary, out: &mut String) {
+    if summary.repeat <= 1 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n{} runs per scenario: pass@1 {}, pass^{} {}",
+        summary.repeat,
+        percent(summary.pass_at_1),
+        summary.repeat,
+        percent(summary.pass_hat_k)
+    );
+    for (id, tally) in summary
+        .per_scenario
+        .iter()
+        .filter(|(_, t)| t.passed < t.total)
+    {
         let _ = writeln!(
             out,
-            "\n{} runs per scenario: pass@1 {}, pass^{} {}",
-            summary.repeat,
-            percent(summary.pass_at_1),
-            summary.repeat,
-            percent(summary.pass_hat_k)
+            "  {id}: {}/{} passed ({} errored)",
+            tally.passed, tally.total, tally.errored
         );
-        for (id, tally) in summary
-            .per_scenario
-            .iter()
-            .filter(|(_, t)| t.passed < t.total)
-        {
-            let _ = writeln!(
-                out,
-                "  {id}: {}/{} passed ({} errored)",
-                tally.passed, tally.total, tally.errored
-            );
-        }
     }
+}
+
+/// Each run that did not pass, under `not passing:`, with its reasons.
+fn write_not_passing(report: &RunReport, out: &mut String) {
     let mut problems = report
         .scenarios
         .iter()
@@ -283,71 +301,81 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
         let _ = writeln!(out, "\nnot passing:");
     }
     for result in problems {
-        let label = match result.outcome {
-            Outcome::Errored => "ERRORED",
-            Outcome::Degraded => "DEGRADED",
-            _ => "FAILED",
-        };
+        write_not_passing_run(result, report.summary.repeat, out);
+    }
+}
+
+/// One run that did not pass: its outcome and id, then its error, a call written as text,
+/// the judge's flag, the first divergence, the failed checks (one the divergence already says
+/// is left out), parser notes and output-schema violations.
+fn write_not_passing_run(result: &ScenarioResult, repeat: u32, out: &mut String) {
+    let label = match result.outcome {
+        Outcome::Errored => "ERRORED",
+        Outcome::Degraded => "DEGRADED",
+        _ => "FAILED",
+    };
+    let _ = writeln!(
+        out,
+        "  {label} {}{} (tier {}, {})",
+        result.id,
+        if repeat > 1 {
+            format!(" run {}", result.repeat + 1)
+        } else {
+            String::new()
+        },
+        result.tier,
+        result.kind.as_str()
+    );
+    // Errors, judge reasons, divergences and check details quote what a provider or a
+    // model wrote: shown escaped and cut, never obeyed by the terminal.
+    let safe = |text: &str| terminal_line(text, MAX_TERMINAL_CHARS).into_owned();
+    if let Some(error) = &result.error {
+        let _ = writeln!(out, "    {}", safe(error));
+    }
+    if result.call_as_text {
         let _ = writeln!(
             out,
-            "  {label} {}{} (tier {}, {})",
-            result.id,
-            if report.summary.repeat > 1 {
-                format!(" run {}", result.repeat + 1)
-            } else {
-                String::new()
-            },
-            result.tier,
-            result.kind.as_str()
+            "    note: the answer is a tool call written as text: the server's chat format \
+             lost the call (a serving problem); try --tool-calling prompted"
         );
-        // Errors, judge reasons, divergences and check details quote what a provider or a
-        // model wrote: shown escaped and cut, never obeyed by the terminal.
-        let safe = |text: &str| terminal_line(text, MAX_TERMINAL_CHARS).into_owned();
-        if let Some(error) = &result.error {
-            let _ = writeln!(out, "    {}", safe(error));
-        }
-        if result.call_as_text {
-            let _ = writeln!(
-                out,
-                "    note: the answer is a tool call written as text: the server's chat format \
-                 lost the call (a serving problem); try --tool-calling prompted"
-            );
-        }
-        if let Some(judge) = result.judge.as_ref().filter(|judge| judge.flagged) {
-            let _ = writeln!(
-                out,
-                "    judge ({}): {}",
-                safe(&judge.model),
-                safe(&judge.reason)
-            );
-        }
-        let divergence = result
-            .metrics
-            .as_ref()
-            .and_then(|m| m.first_divergence.as_ref());
-        if let Some(divergence) = divergence {
-            let _ = writeln!(out, "    first divergence: {}", safe(divergence));
-        }
-        for check in result.checks.iter().filter(|check| !check.passed) {
-            let line = format!("{}: {}", check.subject, check.detail);
-            // A divergence that is this very check (the run failing no call, or the call's
-            // own check restated) is not said twice.
-            let said = divergence.is_some_and(|divergence| {
-                *divergence == line || divergence.ends_with(&format!(": {}", check.detail))
-            });
-            if said {
-                continue;
-            }
-            let _ = writeln!(out, "    {}", safe(&line));
-        }
-        for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
-            let _ = writeln!(out, "    parser note: {}", safe(&noted.render()));
-        }
-        for violation in result.metrics.iter().flat_map(|m| &m.output_violations) {
-            let _ = writeln!(out, "    output schema: {}", safe(violation));
-        }
     }
-    write_passing_notes(report, &mut out);
+    if let Some(judge) = result.judge.as_ref().filter(|judge| judge.flagged) {
+        let _ = writeln!(
+            out,
+            "    judge ({}): {}",
+            safe(&judge.model),
+            safe(&judge.reason)
+        );
+    }
+    let divergence = result
+        .metrics
+        .as_ref()
+        .and_then(|m| m.first_divergence.as_ref());
+    if let Some(divergence) = divergence {
+        let _ = writeln!(out, "    first divergence: {}", safe(divergence));
+    }
+    for check in result.checks.iter().filter(|check| !check.passed) {
+        let line = format!("{}: {}", check.subject, check.detail);
+        // A divergence that is this very check (the run failing no call, or the call's
+        // own check restated) is not said twice.
+        let said = divergence.is_some_and(|divergence| {
+            *divergence == line || divergence.ends_with(&format!(": {}", check.detail))
+        });
+        if said {
+            continue;
+        }
+        let _ = writeln!(out, "    {}", safe(&line));
+    }
+    for noted in result.metrics.iter().flat_map(|m| &m.parser_notes) {
+        let _ = writeln!(out, "    parser note: {}", safe(&noted.render()));
+    }
+    for violation in result.metrics.iter().flat_map(|m| &m.output_violations) {
+        let _ = writeln!(out, "    output schema: {}", safe(violation));
+    }
+}
+
+/// The verdict word, then its reasons and notes.
+fn write_verdict(verdict: &Verdict, out: &mut String) {
     let word = match verdict.decision {
         Decision::Pass => "PASS",
         Decision::Fail => "FAIL",
@@ -361,7 +389,6 @@ pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict
     for note in &verdict.notes {
         let _ = writeln!(out, "  note: {note}");
     }
-    out
 }
 
 /// Most lines of parser notes and output-schema violations shown for passing runs.

@@ -73,195 +73,267 @@ struct Context<'a> {
 
 /// The checks of one group (`final_answer`, or one of its `any_of` groups at `prefix`).
 fn group_checks(checks: &AnswerChecks, prefix: &str, context: &Context<'_>) -> Vec<Check> {
-    let Context {
-        final_answer,
-        answer,
-        record,
-        states,
-        all_labels,
-    } = *context;
-    let text = final_answer.unwrap_or_default();
-    let quoted = format!(
-        "answer \"{}\"",
-        crate::json::short(&Value::String(text.to_string())).trim_matches('"')
-    );
-    let not_an_answer = answer.and_then(Answer::not_an_answer);
-    let mut out = Vec::new();
-    let mut push = |kind, subject: String, passed: bool, why: String| {
-        let (passed, detail) = match (passed, final_answer, not_an_answer) {
+    let mut group = Group::new(prefix, context);
+    group.results(checks);
+    group.texts(checks);
+    group.moves(checks);
+    group.values(checks);
+    group.claims(checks);
+    group.attributes(checks);
+    let mut out = group.out;
+    if !checks.any_of.is_empty() {
+        out.push(any_of_check(checks, prefix, context));
+    }
+    out
+}
+
+/// The checks of one group as they are collected, in file order. Each method adds the checks
+/// of one kind; [`Group::push`] decides them all alike when there is no usable answer.
+struct Group<'a> {
+    prefix: &'a str,
+    context: &'a Context<'a>,
+    /// The final answer's text, empty without one.
+    text: &'a str,
+    /// `answer "..."`, shortened: how details quote the answer.
+    quoted: String,
+    /// Why the final answer is not an answer (a refusal of the format, say), if it is not.
+    not_an_answer: Option<&'static str>,
+    out: Vec<Check>,
+}
+
+impl<'a> Group<'a> {
+    /// An empty group at `prefix`.
+    fn new(prefix: &'a str, context: &'a Context<'a>) -> Self {
+        let text = context.final_answer.unwrap_or_default();
+        let quoted = format!(
+            "answer \"{}\"",
+            crate::json::short(&Value::String(text.to_string())).trim_matches('"')
+        );
+        Group {
+            prefix,
+            context,
+            text,
+            quoted,
+            not_an_answer: context.answer.and_then(Answer::not_an_answer),
+            out: Vec::new(),
+        }
+    }
+
+    /// Adds one check; without a final answer, or with one that is not an answer, it fails
+    /// saying so instead of `why`.
+    fn push(&mut self, kind: CheckKind, subject: String, passed: bool, why: String) {
+        let (passed, detail) = match (passed, self.context.final_answer, self.not_an_answer) {
             (_, None, _) => (false, "no final answer".to_string()),
             (_, Some(_), Some(reason)) => (false, reason.to_string()),
             (true, _, _) => (true, "holds".to_string()),
             (false, Some(_), None) => (false, why),
         };
-        out.push(Check {
+        self.out.push(Check {
             kind,
             subject,
             passed,
             detail,
         });
-    };
-    for (i, reference) in checks.contains_results.iter().enumerate() {
-        let subject = format!("{prefix}.contains_results[{i}] `{}`", reference.source);
-        match reference.path.query(record).exactly_one() {
-            Ok(value) => {
-                let passed = answer::mentions(text, value);
-                push(
+    }
+
+    /// `contains_results`: the answer mentions the value each path finds in the run record.
+    fn results(&mut self, checks: &AnswerChecks) {
+        let prefix = self.prefix;
+        for (i, reference) in checks.contains_results.iter().enumerate() {
+            let subject = format!("{prefix}.contains_results[{i}] `{}`", reference.source);
+            match reference.path.query(self.context.record).exactly_one() {
+                Ok(value) => {
+                    let passed = answer::mentions(self.text, value);
+                    let why = format!(
+                        "{} does not mention {}",
+                        self.quoted,
+                        crate::json::short(value)
+                    );
+                    self.push(CheckKind::AnswerContainsResult, subject, passed, why);
+                }
+                Err(_) => self.push(
                     CheckKind::AnswerContainsResult,
                     subject,
-                    passed,
-                    format!("{quoted} does not mention {}", crate::json::short(value)),
-                );
-            }
-            Err(_) => push(
-                CheckKind::AnswerContainsResult,
-                subject,
-                false,
-                format!(
-                    "no single value at `{}` (calls[{}] unpaired or without that result)",
-                    reference.source, reference.call_index
+                    false,
+                    format!(
+                        "no single value at `{}` (calls[{}] unpaired or without that result)",
+                        reference.source, reference.call_index
+                    ),
                 ),
-            ),
+            }
         }
     }
-    for (i, wanted) in checks.contains_text.iter().enumerate() {
-        let passed = text.to_lowercase().contains(&wanted.to_lowercase());
-        push(
-            CheckKind::AnswerContainsText,
-            format!("{prefix}.contains_text[{i}]"),
-            passed,
-            format!("{quoted} does not contain \"{wanted}\""),
-        );
-    }
-    let moves = [
-        (
-            checks.asks_clarification,
-            CheckKind::AnswerAsksClarification,
-            "asks_clarification",
-            answer.is_some_and(Answer::asks_clarification),
-            "asks no clarifying question",
-        ),
-        (
-            checks.acknowledges_failure,
-            CheckKind::AnswerAcknowledgesFailure,
-            "acknowledges_failure",
-            answer.is_some_and(Answer::acknowledges_failure),
-            "does not acknowledge the failure",
-        ),
-        (
-            checks.refuses,
-            CheckKind::AnswerRefuses,
-            "refuses",
-            answer.is_some_and(Answer::refuses),
-            "does not decline the request",
-        ),
-    ];
-    for (wanted, kind, name, passed, why) in moves {
-        if wanted {
-            push(
-                kind,
-                format!("{prefix}.{name}"),
+
+    /// `contains_text`: the answer contains each text, ignoring case.
+    fn texts(&mut self, checks: &AnswerChecks) {
+        for (i, wanted) in checks.contains_text.iter().enumerate() {
+            let passed = self.text.to_lowercase().contains(&wanted.to_lowercase());
+            let why = format!("{} does not contain \"{wanted}\"", self.quoted);
+            self.push(
+                CheckKind::AnswerContainsText,
+                format!("{}.contains_text[{i}]", self.prefix),
                 passed,
-                format!("{quoted} {why}"),
+                why,
             );
         }
     }
-    for (i, value) in checks.values.iter().enumerate() {
-        let subject = format!("{prefix}.values[{i}] {}", value.source.describe());
-        match answer.map(|answer| value_check(value, answer, all_labels, states)) {
-            Some(Err(why)) => push(
-                CheckKind::AnswerValue,
-                subject,
-                false,
-                format!("{quoted} {why}"),
+
+    /// The three moves asked for: `asks_clarification`, `acknowledges_failure`, `refuses`.
+    fn moves(&mut self, checks: &AnswerChecks) {
+        let answer = self.context.answer;
+        let moves = [
+            (
+                checks.asks_clarification,
+                CheckKind::AnswerAsksClarification,
+                "asks_clarification",
+                answer.is_some_and(Answer::asks_clarification),
+                "asks no clarifying question",
             ),
-            Some(Ok(()))
-                if !value.absent
-                    && !value.if_stated
-                    && value.source.is_world()
-                    && !states.looked_up =>
-            {
-                push(
-                    CheckKind::AnswerValue,
-                    subject,
-                    false,
-                    "states a fact of the world, but no call of the run answered: it was never looked up".to_string(),
-                )
+            (
+                checks.acknowledges_failure,
+                CheckKind::AnswerAcknowledgesFailure,
+                "acknowledges_failure",
+                answer.is_some_and(Answer::acknowledges_failure),
+                "does not acknowledge the failure",
+            ),
+            (
+                checks.refuses,
+                CheckKind::AnswerRefuses,
+                "refuses",
+                answer.is_some_and(Answer::refuses),
+                "does not decline the request",
+            ),
+        ];
+        for (wanted, kind, name, passed, why) in moves {
+            if wanted {
+                let why = format!("{} {why}", self.quoted);
+                self.push(kind, format!("{}.{name}", self.prefix), passed, why);
             }
-            Some(Ok(())) => push(CheckKind::AnswerValue, subject, true, String::new()),
-            None => push(CheckKind::AnswerValue, subject, false, String::new()),
         }
     }
-    for (i, wordings) in checks.claims.iter().enumerate() {
-        let passed = answer.is_some_and(|answer| answer.claims(wordings));
-        push(
-            CheckKind::AnswerClaims,
-            format!("{prefix}.claims[{i}]"),
-            passed,
-            format!("{quoted} does not say {}", wordings_text(wordings)),
-        );
-    }
-    for (i, wordings) in checks.must_not_claim.iter().enumerate() {
-        let claimed: Vec<String> = wordings
-            .iter()
-            .filter(|wording| {
-                answer.is_some_and(|answer| answer.claims(std::slice::from_ref(wording)))
-            })
-            .cloned()
-            .collect();
-        push(
-            CheckKind::AnswerMustNotClaim,
-            format!("{prefix}.must_not_claim[{i}]"),
-            claimed.is_empty(),
-            format!("{quoted} says {}", wordings_text(&claimed)),
-        );
-    }
-    for (i, attributes) in checks.attributes.iter().enumerate() {
-        let subject = format!("{prefix}.attributes[{i}] {}", attributes.source.describe());
-        match answer {
-            Some(answer) => match attributes_check(attributes, answer, states) {
-                Ok(()) => push(CheckKind::AnswerAttributes, subject, true, String::new()),
-                Err(why) => push(
-                    CheckKind::AnswerAttributes,
-                    subject,
-                    false,
-                    format!("{quoted} {why}"),
-                ),
-            },
-            None => push(CheckKind::AnswerAttributes, subject, false, String::new()),
+
+    /// `values`: each value is stated (or, `absent`, not stated); a fact of the world counts
+    /// only when the run looked something up.
+    fn values(&mut self, checks: &AnswerChecks) {
+        let Context {
+            answer,
+            states,
+            all_labels,
+            ..
+        } = *self.context;
+        for (i, value) in checks.values.iter().enumerate() {
+            let subject = format!("{}.values[{i}] {}", self.prefix, value.source.describe());
+            match answer.map(|answer| value_check(value, answer, all_labels, states)) {
+                Some(Err(why)) => {
+                    let why = format!("{} {why}", self.quoted);
+                    self.push(CheckKind::AnswerValue, subject, false, why);
+                }
+                Some(Ok(()))
+                    if !value.absent
+                        && !value.if_stated
+                        && value.source.is_world()
+                        && !states.looked_up =>
+                {
+                    self.push(
+                        CheckKind::AnswerValue,
+                        subject,
+                        false,
+                        "states a fact of the world, but no call of the run answered: it was never looked up".to_string(),
+                    )
+                }
+                Some(Ok(())) => self.push(CheckKind::AnswerValue, subject, true, String::new()),
+                None => self.push(CheckKind::AnswerValue, subject, false, String::new()),
+            }
         }
     }
-    if !checks.any_of.is_empty() {
-        let groups: Vec<Vec<Check>> = checks
-            .any_of
-            .iter()
-            .enumerate()
-            .map(|(i, group)| {
-                let prefix = format!("{prefix}.any_of[{i}]");
-                group_checks(group, &prefix, context)
-            })
-            .collect();
-        let held = groups
-            .iter()
-            .any(|group| group.iter().all(|check| check.passed));
-        let why = groups
-            .iter()
-            .filter_map(|group| group.iter().find(|check| !check.passed))
-            .map(|check| format!("{}: {}", check.subject, check.detail))
-            .collect::<Vec<_>>()
-            .join("; ");
-        out.push(Check {
-            kind: CheckKind::AnswerAnyOf,
-            subject: format!("{prefix}.any_of"),
-            passed: held,
-            detail: if held {
-                "holds".to_string()
-            } else {
-                format!("no group holds: {why}")
-            },
-        });
+
+    /// `claims` (the answer says one of each list's wordings), then `must_not_claim` (it says
+    /// none of them).
+    fn claims(&mut self, checks: &AnswerChecks) {
+        let answer = self.context.answer;
+        for (i, wordings) in checks.claims.iter().enumerate() {
+            let passed = answer.is_some_and(|answer| answer.claims(wordings));
+            let why = format!("{} does not say {}", self.quoted, wordings_text(wordings));
+            self.push(
+                CheckKind::AnswerClaims,
+                format!("{}.claims[{i}]", self.prefix),
+                passed,
+                why,
+            );
+        }
+        for (i, wordings) in checks.must_not_claim.iter().enumerate() {
+            let claimed: Vec<String> = wordings
+                .iter()
+                .filter(|wording| {
+                    answer.is_some_and(|answer| answer.claims(std::slice::from_ref(wording)))
+                })
+                .cloned()
+                .collect();
+            let why = format!("{} says {}", self.quoted, wordings_text(&claimed));
+            self.push(
+                CheckKind::AnswerMustNotClaim,
+                format!("{}.must_not_claim[{i}]", self.prefix),
+                claimed.is_empty(),
+                why,
+            );
+        }
     }
-    out
+
+    /// `attributes`: the answer keeps each record's attributes with that record.
+    fn attributes(&mut self, checks: &AnswerChecks) {
+        for (i, attributes) in checks.attributes.iter().enumerate() {
+            let subject = format!(
+                "{}.attributes[{i}] {}",
+                self.prefix,
+                attributes.source.describe()
+            );
+            match self.context.answer {
+                Some(answer) => match attributes_check(attributes, answer, self.context.states) {
+                    Ok(()) => {
+                        self.push(CheckKind::AnswerAttributes, subject, true, String::new());
+                    }
+                    Err(why) => {
+                        let why = format!("{} {why}", self.quoted);
+                        self.push(CheckKind::AnswerAttributes, subject, false, why);
+                    }
+                },
+                None => self.push(CheckKind::AnswerAttributes, subject, false, String::new()),
+            }
+        }
+    }
+}
+
+/// The `any_of` check of a group that has `any_of` groups: it holds when every check of one
+/// of them holds; otherwise it names the first failed check of each.
+fn any_of_check(checks: &AnswerChecks, prefix: &str, context: &Context<'_>) -> Check {
+    let groups: Vec<Vec<Check>> = checks
+        .any_of
+        .iter()
+        .enumerate()
+        .map(|(i, group)| {
+            let prefix = format!("{prefix}.any_of[{i}]");
+            group_checks(group, &prefix, context)
+        })
+        .collect();
+    let held = groups
+        .iter()
+        .any(|group| group.iter().all(|check| check.passed));
+    let why = groups
+        .iter()
+        .filter_map(|group| group.iter().find(|check| !check.passed))
+        .map(|check| format!("{}: {}", check.subject, check.detail))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Check {
+        kind: CheckKind::AnswerAnyOf,
+        subject: format!("{prefix}.any_of"),
+        passed: held,
+        detail: if held {
+            "holds".to_string()
+        } else {
+            format!("no group holds: {why}")
+        },
+    }
 }
 
 fn wordings_text(wordings: &[String]) -> String {
@@ -279,27 +351,7 @@ fn value_check(
     all_labels: &[String],
     states: &States<'_>,
 ) -> Result<(), String> {
-    let (resolved, any) = match &value.source {
-        ValueSource::Literal(literal) => (literal.clone(), false),
-        ValueSource::AnyOf(options) => (Value::Array(options.clone()), true),
-        ValueSource::State(expression) => {
-            let state = states
-                .after
-                .ok_or("cannot be checked: the backend's state is not visible to toolgate")?;
-            (
-                expression
-                    .evaluate(state)
-                    .map_err(|error| format!("cannot be checked: {error}"))?,
-                false,
-            )
-        }
-        ValueSource::Seeded(expression) => (
-            expression
-                .evaluate(states.seeded)
-                .map_err(|error| format!("cannot be checked: {error}"))?,
-            false,
-        ),
-    };
+    let (resolved, any) = resolve(&value.source, states)?;
     let items: Vec<&Value> = match &resolved {
         Value::Array(items) => items.iter().collect(),
         one => vec![one],
@@ -307,58 +359,14 @@ fn value_check(
     if items.is_empty() && !value.absent {
         return Err("cannot be checked: the value is an empty list".to_owned());
     }
-    let ties = if value.absent || value.if_stated {
-        Ties::Neither
-    } else {
-        Ties::Own
-    };
-    let mut mentioned = Vec::new();
-    let mut missing = Vec::new();
-    let mut wrong = Vec::new();
-    for item in &items {
-        let mut names = names_of(item, &value.by)?;
-        if value.if_stated {
-            // What is stated of an instant is its day: "on January 9" states it.
-            for name in &mut names {
-                if let Wanted::Instant(seconds) = *name {
-                    *name = Wanted::Date(seconds.div_euclid(86_400));
-                }
-            }
-        }
-        let prose = answer.prose();
-        // A percentage and an amount are different kinds: `70%` states no total.
-        let unit = |span: &std::ops::Range<usize>| value.percent == prose.is_percent(span);
-        let found = names.iter().any(|name| {
-            let wanted = with_tolerance(name, value);
-            answer
-                .mentions(&wanted, &value.labels, all_labels, ties)
-                .iter()
-                .any(unit)
-        });
-        if value.if_stated && !found {
-            // Not stated is fine; stated wrong is not.
-            let stated = names
-                .iter()
-                .flat_map(|name| answer.stated_for(name, &value.labels, all_labels))
-                .find(unit);
-            if let Some(span) = stated {
-                wrong.push(answer.prose().text()[span].to_owned());
-            }
-            continue;
-        }
-        if found {
-            mentioned.push(describe(item, &value.by));
-        } else {
-            missing.push(describe(item, &value.by));
-        }
-    }
+    let sightings = Sightings::find(value, &items, answer, all_labels)?;
     let labelled = if value.labels.is_empty() {
         String::new()
     } else {
         format!(" as {}", value.labels.join(" / "))
     };
     if value.if_stated {
-        return match wrong.as_slice() {
+        return match sightings.wrong.as_slice() {
             [] => Ok(()),
             stated => Err(format!(
                 "states {}{labelled} where {} is right",
@@ -368,7 +376,7 @@ fn value_check(
         };
     }
     if value.absent {
-        return match mentioned.as_slice() {
+        return match sightings.mentioned.as_slice() {
             [] => Ok(()),
             found => Err(format!(
                 "mentions {}{labelled}, which must not appear",
@@ -376,6 +384,9 @@ fn value_check(
             )),
         };
     }
+    let Sightings {
+        mentioned, missing, ..
+    } = sightings;
     let held = if any {
         !mentioned.is_empty()
     } else {
@@ -395,6 +406,103 @@ fn value_check(
         Err(format!("mentions none of {}{labelled}", missing.join(", ")))
     } else {
         Err(format!("does not mention {}{labelled}", missing.join(", ")))
+    }
+}
+
+/// The value an answer value names, and whether any one of its items is enough (`any_of`);
+/// `Err` when the state it reads cannot be seen or evaluated.
+fn resolve(source: &ValueSource, states: &States<'_>) -> Result<(Value, bool), String> {
+    Ok(match source {
+        ValueSource::Literal(literal) => (literal.clone(), false),
+        ValueSource::AnyOf(options) => (Value::Array(options.clone()), true),
+        ValueSource::State(expression) => {
+            let state = states
+                .after
+                .ok_or("cannot be checked: the backend's state is not visible to toolgate")?;
+            (
+                expression
+                    .evaluate(state)
+                    .map_err(|error| format!("cannot be checked: {error}"))?,
+                false,
+            )
+        }
+        ValueSource::Seeded(expression) => (
+            expression
+                .evaluate(states.seeded)
+                .map_err(|error| format!("cannot be checked: {error}"))?,
+            false,
+        ),
+    })
+}
+
+/// Where the items of an answer value were seen in the answer, each described as the check
+/// names it.
+struct Sightings {
+    /// Items the answer mentions.
+    mentioned: Vec<String>,
+    /// Items it does not mention (`if_stated`: not stated, which is fine).
+    missing: Vec<String>,
+    /// `if_stated`: what the answer states in an item's place instead, as written.
+    wrong: Vec<String>,
+}
+
+impl Sightings {
+    /// Looks for each of `items` in `answer`; `Err` when an item is nothing an answer can
+    /// state.
+    fn find(
+        value: &AnswerValue,
+        items: &[&Value],
+        answer: &Answer,
+        all_labels: &[String],
+    ) -> Result<Sightings, String> {
+        let ties = if value.absent || value.if_stated {
+            Ties::Neither
+        } else {
+            Ties::Own
+        };
+        let mut sightings = Sightings {
+            mentioned: Vec::new(),
+            missing: Vec::new(),
+            wrong: Vec::new(),
+        };
+        for item in items {
+            let mut names = names_of(item, &value.by)?;
+            if value.if_stated {
+                // What is stated of an instant is its day: "on January 9" states it.
+                for name in &mut names {
+                    if let Wanted::Instant(seconds) = *name {
+                        *name = Wanted::Date(seconds.div_euclid(86_400));
+                    }
+                }
+            }
+            let prose = answer.prose();
+            // A percentage and an amount are different kinds: `70%` states no total.
+            let unit = |span: &std::ops::Range<usize>| value.percent == prose.is_percent(span);
+            let found = names.iter().any(|name| {
+                let wanted = with_tolerance(name, value);
+                answer
+                    .mentions(&wanted, &value.labels, all_labels, ties)
+                    .iter()
+                    .any(unit)
+            });
+            if value.if_stated && !found {
+                // Not stated is fine; stated wrong is not.
+                let stated = names
+                    .iter()
+                    .flat_map(|name| answer.stated_for(name, &value.labels, all_labels))
+                    .find(unit);
+                if let Some(span) = stated {
+                    sightings.wrong.push(answer.prose().text()[span].to_owned());
+                }
+                continue;
+            }
+            if found {
+                sightings.mentioned.push(describe(item, &value.by));
+            } else {
+                sightings.missing.push(describe(item, &value.by));
+            }
+        }
+        Ok(sightings)
     }
 }
 

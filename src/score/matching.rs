@@ -91,12 +91,6 @@ pub fn check_pair(
         result_contains: Vec::new(),
         credit: 1.0,
     };
-    let total = expected.args_match.len()
-        + expected.args_accept.len()
-        + expected.args_contains.len()
-        + expected.args_forbid.len()
-        + expected.args_from_prior.len()
-        + expected.result_contains.len();
     let Some(arguments) = call.arguments.as_object() else {
         let reason = invalid_arguments(call);
         if !expected.args_match.is_empty()
@@ -111,57 +105,89 @@ pub fn check_pair(
         check.credit = 0.0;
         return check;
     };
-    let mut held = 0usize;
-    let accepted = expected
-        .args_match
-        .iter()
-        .map(|(name, value)| (name, std::slice::from_ref(value)))
-        .chain(
+    let pair = Pair {
+        expected,
+        call,
+        arguments,
+    };
+    let held = pair.accepted_held(options, &mut check)
+        + pair.contains_held(&mut check)
+        + pair.result_held(&mut check);
+    if expected.closed {
+        pair.check_unexpected(&mut check);
+    }
+    let held = held + pair.forbid_held(&mut check) + pair.prior_held(record, &mut check);
+    let total = condition_count(expected);
+    if total > 0 {
+        check.credit = held as f64 / total as f64;
+    }
+    check
+}
+
+/// How many argument and result conditions `expected` sets: the denominator of the credit.
+fn condition_count(expected: &ExpectedCall) -> usize {
+    expected.args_match.len()
+        + expected.args_accept.len()
+        + expected.args_contains.len()
+        + expected.args_forbid.len()
+        + expected.args_from_prior.len()
+        + expected.result_contains.len()
+}
+
+/// How the accepted values of one argument read in a problem: the one value, or `one of [..]`.
+fn wanted(values: &[Value]) -> String {
+    match values {
+        [one] => short(one),
+        many => format!("one of {}", short(&Value::Array(many.to_vec()))),
+    }
+}
+
+/// One expected call against one actual call whose arguments are an object. Each `*_held`
+/// method checks one section, records its problems and notes in a [`PairCheck`] and returns
+/// how many of its conditions held.
+struct Pair<'a> {
+    expected: &'a ExpectedCall,
+    call: &'a CallRecord,
+    arguments: &'a Map<String, Value>,
+}
+
+impl Pair<'_> {
+    /// `args_match` and `args_accept`: each argument equals (or compares as) one accepted value.
+    fn accepted_held(&self, options: ScoringOptions, check: &mut PairCheck) -> usize {
+        let expected = self.expected;
+        let accepted =
             expected
-                .args_accept
+                .args_match
                 .iter()
-                .map(|(name, values)| (name, values.as_array().map_or(&[][..], Vec::as_slice))),
-        );
-    for (name, values) in accepted {
-        if !expected.applies(&call.tool, name) {
-            held += 1;
-            continue;
-        }
-        let comparator = expected.args_compare.get(name).copied().unwrap_or_default();
-        let wanted = || match values {
-            [one] => short(one),
-            many => format!("one of {}", short(&Value::Array(many.to_vec()))),
-        };
-        let Some(actual) = arguments.get(name) else {
-            let default = expected.schema_defaults.get(name);
-            let default_accepted = default
-                .is_some_and(|d| values.iter().any(|v| compare(comparator, v, d, "").is_ok()));
-            if expected.args_optional.contains(name) {
-                held += 1;
-                check.notes.push(format!("`{name}` omitted (optional)"));
-            } else if expected.read_only && !expected.args_exact.contains(name) {
-                held += 1;
-                check
-                    .notes
-                    .push(format!("`{name}` left out: a broader read"));
-            } else if default_accepted && options.omitted_defaults == OmittedDefaults::Schema {
-                held += 1;
-                check.notes.push(format!(
-                    "`{name}` omitted: its schema default {} is accepted",
-                    short(default.unwrap_or(&Value::Null))
-                ));
-            } else if default_accepted {
-                check.args_match.push(format!(
-                    "`{name}` missing, expected {} (its schema default counts only with omitted defaults `schema`)",
-                    wanted()
-                ));
+                .map(|(name, value)| (name, std::slice::from_ref(value)))
+                .chain(expected.args_accept.iter().map(|(name, values)| {
+                    (name, values.as_array().map_or(&[][..], Vec::as_slice))
+                }));
+        let mut held = 0;
+        for (name, values) in accepted {
+            let holds = if !expected.applies(&self.call.tool, name) {
+                true
             } else {
-                check
-                    .args_match
-                    .push(format!("`{name}` missing, expected {}", wanted()));
-            }
-            continue;
-        };
+                match self.arguments.get(name) {
+                    Some(actual) => self.sent_holds(name, values, actual, check),
+                    None => self.omitted_holds(name, values, options, check),
+                }
+            };
+            held += usize::from(holds);
+        }
+        held
+    }
+
+    /// Whether sent argument `name` matches one of `values` under its comparator.
+    fn sent_holds(
+        &self,
+        name: &str,
+        values: &[Value],
+        actual: &Value,
+        check: &mut PairCheck,
+    ) -> bool {
+        let expected = self.expected;
+        let comparator = expected.args_compare.get(name).copied().unwrap_or_default();
         let at = format!("/{name}");
         let results: Vec<Result<(), String>> = values
             .iter()
@@ -171,53 +197,116 @@ pub fn check_pair(
             })
             .collect();
         if results.iter().any(Result::is_ok) {
-            held += 1;
             if comparator != Comparator::Exact {
                 check
                     .notes
                     .push(format!("`{name}` compared as {}", comparator.as_str()));
             }
-        } else if let [Err(problem)] = results.as_slice() {
+            return true;
+        }
+        if let [Err(problem)] = results.as_slice() {
             check.args_match.push(problem.clone());
         } else {
             check.args_match.push(format!(
                 "`{at}`: expected {}, got {}",
-                wanted(),
+                wanted(values),
                 short(actual)
             ));
         }
+        false
     }
-    for (name, items) in &expected.args_contains {
-        if !expected.applies(&call.tool, name) {
-            held += 1;
-            continue;
-        }
-        let items = items.as_array().map_or(&[][..], Vec::as_slice);
-        match arguments.get(name) {
-            Some(actual) => match contains(items, actual, &format!("/{name}")) {
-                Ok(()) => held += 1,
-                Err(problem) => check.args_match.push(problem),
-            },
-            None => check.args_match.push(format!(
-                "`{name}` missing, expected a list containing {}",
-                short(&Value::Array(items.to_vec()))
-            )),
+
+    /// Whether leaving out argument `name` is allowed: it is optional, a read-only call may read
+    /// more broadly, or (with omitted defaults `schema`) its schema default is accepted.
+    fn omitted_holds(
+        &self,
+        name: &str,
+        values: &[Value],
+        options: ScoringOptions,
+        check: &mut PairCheck,
+    ) -> bool {
+        let expected = self.expected;
+        let comparator = expected.args_compare.get(name).copied().unwrap_or_default();
+        let default = expected.schema_defaults.get(name);
+        let default_accepted =
+            default.is_some_and(|d| values.iter().any(|v| compare(comparator, v, d, "").is_ok()));
+        if expected
+            .args_optional
+            .iter()
+            .any(|optional| optional == name)
+        {
+            check.notes.push(format!("`{name}` omitted (optional)"));
+            true
+        } else if expected.read_only && !expected.args_exact.iter().any(|exact| exact == name) {
+            check
+                .notes
+                .push(format!("`{name}` left out: a broader read"));
+            true
+        } else if default_accepted && options.omitted_defaults == OmittedDefaults::Schema {
+            check.notes.push(format!(
+                "`{name}` omitted: its schema default {} is accepted",
+                short(default.unwrap_or(&Value::Null))
+            ));
+            true
+        } else if default_accepted {
+            check.args_match.push(format!(
+                "`{name}` missing, expected {} (its schema default counts only with omitted defaults `schema`)",
+                wanted(values)
+            ));
+            false
+        } else {
+            check
+                .args_match
+                .push(format!("`{name}` missing, expected {}", wanted(values)));
+            false
         }
     }
-    for wanted in &expected.result_contains {
-        match &call.result {
-            Some(result) if occurs_in(wanted, result) => held += 1,
-            Some(_) => check
-                .result_contains
-                .push(format!("the result does not contain {}", short(wanted))),
-            None => check.result_contains.push(format!(
-                "no result to look for {} in (the call failed)",
-                short(wanted)
-            )),
+
+    /// `args_contains`: each named list argument contains the listed items.
+    fn contains_held(&self, check: &mut PairCheck) -> usize {
+        let mut held = 0;
+        for (name, items) in &self.expected.args_contains {
+            if !self.expected.applies(&self.call.tool, name) {
+                held += 1;
+                continue;
+            }
+            let items = items.as_array().map_or(&[][..], Vec::as_slice);
+            match self.arguments.get(name) {
+                Some(actual) => match contains(items, actual, &format!("/{name}")) {
+                    Ok(()) => held += 1,
+                    Err(problem) => check.args_match.push(problem),
+                },
+                None => check.args_match.push(format!(
+                    "`{name}` missing, expected a list containing {}",
+                    short(&Value::Array(items.to_vec()))
+                )),
+            }
         }
+        held
     }
-    if expected.closed {
-        for (name, value) in arguments {
+
+    /// `result_contains`: each value occurs in the call's result.
+    fn result_held(&self, check: &mut PairCheck) -> usize {
+        let mut held = 0;
+        for wanted in &self.expected.result_contains {
+            match &self.call.result {
+                Some(result) if occurs_in(wanted, result) => held += 1,
+                Some(_) => check
+                    .result_contains
+                    .push(format!("the result does not contain {}", short(wanted))),
+                None => check.result_contains.push(format!(
+                    "no result to look for {} in (the call failed)",
+                    short(wanted)
+                )),
+            }
+        }
+        held
+    }
+
+    /// A closed expected call: every argument sent is one it names.
+    fn check_unexpected(&self, check: &mut PairCheck) {
+        let expected = self.expected;
+        for (name, value) in self.arguments {
             let named = expected.args_match.contains_key(name)
                 || expected.args_accept.contains_key(name)
                 || expected.args_from_prior.iter().any(|p| p.argument == *name);
@@ -229,43 +318,56 @@ pub fn check_pair(
             }
         }
     }
-    for name in &expected.args_forbid {
-        if arguments.contains_key(name) && expected.applies(&call.tool, name) {
-            check.args_forbid.push(format!(
-                "`{name}` is forbidden but was sent ({})",
-                short(&arguments[name])
-            ));
-        } else {
-            held += 1;
-        }
-    }
-    for prior in &expected.args_from_prior {
-        if !expected.applies(&call.tool, &prior.argument) {
-            held += 1;
-            continue;
-        }
-        let found = prior.path.query(record).exactly_one();
-        let actual = arguments.get(&prior.argument);
-        match (found, actual) {
-            (Err(_), _) => {
-                let paired = record["calls"][prior.call_index].is_null();
-                let why = if paired {
-                    format!("calls[{}] has no paired call", prior.call_index)
-                } else {
-                    "no single value there".to_string()
-                };
-                check.args_from_prior.push(format!(
-                    "`{}` must come from `{}`, but {why}",
-                    prior.argument, prior.source
+
+    /// `args_forbid`: none of the named arguments is sent.
+    fn forbid_held(&self, check: &mut PairCheck) -> usize {
+        let mut held = 0;
+        for name in &self.expected.args_forbid {
+            if self.arguments.contains_key(name) && self.expected.applies(&self.call.tool, name) {
+                check.args_forbid.push(format!(
+                    "`{name}` is forbidden but was sent ({})",
+                    short(&self.arguments[name])
                 ));
+            } else {
+                held += 1;
             }
-            (Ok(_), None) => check.args_from_prior.push(format!(
-                "`{}` missing, must come from `{}`",
-                prior.argument, prior.source
-            )),
-            (Ok(wanted), Some(actual)) => {
-                match crate::values::matches(wanted, actual, &format!("/{}", prior.argument), false)
-                {
+        }
+        held
+    }
+
+    /// `args_from_prior`: each named argument equals the value its path finds in `record`.
+    fn prior_held(&self, record: &Value, check: &mut PairCheck) -> usize {
+        let mut held = 0;
+        for prior in &self.expected.args_from_prior {
+            if !self.expected.applies(&self.call.tool, &prior.argument) {
+                held += 1;
+                continue;
+            }
+            let found = prior.path.query(record).exactly_one();
+            let actual = self.arguments.get(&prior.argument);
+            match (found, actual) {
+                (Err(_), _) => {
+                    let paired = record["calls"][prior.call_index].is_null();
+                    let why = if paired {
+                        format!("calls[{}] has no paired call", prior.call_index)
+                    } else {
+                        "no single value there".to_string()
+                    };
+                    check.args_from_prior.push(format!(
+                        "`{}` must come from `{}`, but {why}",
+                        prior.argument, prior.source
+                    ));
+                }
+                (Ok(_), None) => check.args_from_prior.push(format!(
+                    "`{}` missing, must come from `{}`",
+                    prior.argument, prior.source
+                )),
+                (Ok(wanted), Some(actual)) => match crate::values::matches(
+                    wanted,
+                    actual,
+                    &format!("/{}", prior.argument),
+                    false,
+                ) {
                     Ok(()) => held += 1,
                     Err(_) => check.args_from_prior.push(format!(
                         "`{}` is {}, but `{}` is {}: not taken from the earlier result",
@@ -274,14 +376,11 @@ pub fn check_pair(
                         prior.source,
                         short(wanted)
                     )),
-                }
+                },
             }
         }
+        held
     }
-    if total > 0 {
-        check.credit = held as f64 / total as f64;
-    }
-    check
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]

@@ -47,14 +47,9 @@ const QUESTION_OPENERS: [&str; 12] = [
 /// Every warning about `scenario`; `text` is its file as written (for lines and the YAML
 /// comment trap).
 pub fn lint(scenario: &Scenario, text: &str) -> Vec<Warning> {
-    let mut warnings = Vec::new();
-    let mut warn = |field: &str, line: Option<usize>, message: String| {
-        warnings.push(Warning {
-            scenario: scenario.id.clone(),
-            field: field.to_owned(),
-            line,
-            message,
-        });
+    let mut warnings = Warnings {
+        scenario,
+        list: Vec::new(),
     };
     let is_yaml = scenario
         .path
@@ -62,7 +57,7 @@ pub fn lint(scenario: &Scenario, text: &str) -> Vec<Warning> {
         .is_some_and(|ext| ext == "yaml" || ext == "yml");
     if is_yaml {
         for (line, value) in comment_traps(text) {
-            warn(
+            warnings.warn(
                 "text",
                 Some(line),
                 format!(
@@ -72,121 +67,168 @@ pub fn lint(scenario: &Scenario, text: &str) -> Vec<Warning> {
         }
     }
     if asks_question(&scenario.prompt) && scenario.final_answer.is_empty() {
-        warn(
+        warnings.warn(
             "final_answer",
             None,
             "the prompt asks a question, but nothing checks the answer: add `final_answer.values` or `claims`".to_owned(),
         );
     }
-    let writes: Vec<(usize, &str)> = scenario
-        .expected_calls
-        .iter()
-        .enumerate()
-        .filter(|(_, call)| !call.optional && !call.read_only)
-        .map(|(i, call)| (i, call.tool.as_str()))
-        .collect();
-    let own_servers = !scenario.final_state_probes.is_empty();
-    if !writes.is_empty() && scenario.final_state_assertions.is_empty() && !own_servers {
-        warn(
-            "final_state_assertions",
-            None,
-            format!(
-                "`{}` writes, but no final-state assertion checks what it left",
-                writes[0].1
-            ),
-        );
+    warnings.unchecked_writes();
+    warnings.pinned_search_text();
+    warnings.answer_values();
+    warnings.tight_budget();
+    warnings.list
+}
+
+/// The warnings about one scenario, as they are found. Each method looks for one kind.
+struct Warnings<'a> {
+    scenario: &'a Scenario,
+    list: Vec<Warning>,
+}
+
+impl Warnings<'_> {
+    /// Adds a warning about `field` of the scenario.
+    fn warn(&mut self, field: &str, line: Option<usize>, message: String) {
+        self.list.push(Warning {
+            scenario: self.scenario.id.clone(),
+            field: field.to_owned(),
+            line,
+            message,
+        });
     }
-    let content_checked = scenario.final_state_assertions.iter().any(|assertion| {
-        let source = assertion.source();
-        source.contains("mentions(")
-            || source.contains("says(")
-            || source.contains("contains(")
-            || CONTENT_ARGUMENTS.iter().any(|name| {
-                source.contains(&format!(".{name}")) || source.contains(&format!("_{name}"))
-            })
-    });
-    for (i, _) in &writes {
-        let call = &scenario.expected_calls[*i];
-        let carries: Vec<&str> = call
-            .reference_args
-            .keys()
-            .chain(call.args_match.keys())
-            .map(String::as_str)
-            .filter(|name| CONTENT_ARGUMENTS.contains(name))
+
+    /// Writes whose outcome nothing checks: no final-state assertion at all, or none that
+    /// looks at the content they write.
+    fn unchecked_writes(&mut self) {
+        let scenario = self.scenario;
+        let writes: Vec<(usize, &str)> = scenario
+            .expected_calls
+            .iter()
+            .enumerate()
+            .filter(|(_, call)| !call.optional && !call.read_only)
+            .map(|(i, call)| (i, call.tool.as_str()))
             .collect();
-        if !carries.is_empty() && !content_checked && !scenario.final_state_assertions.is_empty() {
-            warn(
-                &format!("expected_calls[{i}]"),
+        let own_servers = !scenario.final_state_probes.is_empty();
+        if !writes.is_empty() && scenario.final_state_assertions.is_empty() && !own_servers {
+            self.warn(
+                "final_state_assertions",
                 None,
                 format!(
-                    "`{}` writes content (`{}`) that no final-state assertion checks: assert it with `mentions` or `says`",
-                    call.tool,
-                    carries.join("`, `")
+                    "`{}` writes, but no final-state assertion checks what it left",
+                    writes[0].1
                 ),
             );
         }
-    }
-    for (i, call) in scenario.expected_calls.iter().enumerate() {
-        if !call.read_only {
-            continue;
-        }
-        for name in SEARCH_ARGUMENTS {
-            if call.args_match.get(name).is_some_and(Value::is_string)
-                || call.args_accept.contains_key(name)
+        let content_checked = scenario.final_state_assertions.iter().any(|assertion| {
+            let source = assertion.source();
+            source.contains("mentions(")
+                || source.contains("says(")
+                || source.contains("contains(")
+                || CONTENT_ARGUMENTS.iter().any(|name| {
+                    source.contains(&format!(".{name}")) || source.contains(&format!("_{name}"))
+                })
+        });
+        for (i, _) in &writes {
+            let call = &scenario.expected_calls[*i];
+            let carries: Vec<&str> = call
+                .reference_args
+                .keys()
+                .chain(call.args_match.keys())
+                .map(String::as_str)
+                .filter(|name| CONTENT_ARGUMENTS.contains(name))
+                .collect();
+            if !carries.is_empty()
+                && !content_checked
+                && !scenario.final_state_assertions.is_empty()
             {
-                warn(
-                    &format!("expected_calls[{i}].args_match.{name}"),
+                self.warn(
+                    &format!("expected_calls[{i}]"),
                     None,
                     format!(
-                        "pins the search text `{name}`: other words find the same record; judge what the search found (`result_contains`) or the answer"
+                        "`{}` writes content (`{}`) that no final-state assertion checks: assert it with `mentions` or `says`",
+                        call.tool,
+                        carries.join("`, `")
                     ),
                 );
             }
         }
     }
-    if !scenario.final_answer.contains_results.is_empty() {
-        warn(
-            "final_answer.contains_results",
-            None,
-            "takes answer values from the agent's own calls: a wrong call yields a wrong expected value, and another read route none; state them with `final_answer.values`".to_owned(),
-        );
+
+    /// Reads that pin their free search text, which other words could serve as well.
+    fn pinned_search_text(&mut self) {
+        for (i, call) in self.scenario.expected_calls.iter().enumerate() {
+            if !call.read_only {
+                continue;
+            }
+            for name in SEARCH_ARGUMENTS {
+                if call.args_match.get(name).is_some_and(Value::is_string)
+                    || call.args_accept.contains_key(name)
+                {
+                    self.warn(
+                        &format!("expected_calls[{i}].args_match.{name}"),
+                        None,
+                        format!(
+                            "pins the search text `{name}`: other words find the same record; judge what the search found (`result_contains`) or the answer"
+                        ),
+                    );
+                }
+            }
+        }
     }
-    let unlabelled_numbers = scenario
-        .final_answer
-        .values
-        .iter()
-        .filter(|value| value.labels.is_empty() && !value.absent)
-        .filter(|value| yields_number(source_value(value, scenario.seeded.as_ref())))
-        .count()
-        + scenario.final_answer.contains_results.len();
-    if unlabelled_numbers >= 2 {
-        warn(
-            "final_answer.values",
-            None,
-            format!(
-                "{unlabelled_numbers} numbers are checked without labels, so an answer that swaps them passes: give each a `label`"
-            ),
-        );
+
+    /// Answer values that cannot see a wrong answer: taken from the agent's own calls, or two
+    /// or more numbers without labels.
+    fn answer_values(&mut self) {
+        let scenario = self.scenario;
+        if !scenario.final_answer.contains_results.is_empty() {
+            self.warn(
+                "final_answer.contains_results",
+                None,
+                "takes answer values from the agent's own calls: a wrong call yields a wrong expected value, and another read route none; state them with `final_answer.values`".to_owned(),
+            );
+        }
+        let unlabelled_numbers = scenario
+            .final_answer
+            .values
+            .iter()
+            .filter(|value| value.labels.is_empty() && !value.absent)
+            .filter(|value| yields_number(source_value(value, scenario.seeded.as_ref())))
+            .count()
+            + scenario.final_answer.contains_results.len();
+        if unlabelled_numbers >= 2 {
+            self.warn(
+                "final_answer.values",
+                None,
+                format!(
+                    "{unlabelled_numbers} numbers are checked without labels, so an answer that swaps them passes: give each a `label`"
+                ),
+            );
+        }
     }
-    let required = scenario
-        .expected_calls
-        .iter()
-        .filter(|call| !call.optional)
-        .count();
-    let reads_expected = scenario.expected_calls.iter().any(|call| call.read_only);
-    if scenario.max_reads.is_none()
-        && scenario
-            .max_calls
-            .is_some_and(|budget| budget as usize <= required)
-        && reads_expected
-    {
-        warn(
-            "max_calls",
-            None,
-            "leaves no room for a prudent extra read: budget reads apart with `max_reads` (and writes with `max_writes`)".to_owned(),
-        );
+
+    /// A `max_calls` with no room beyond the required calls, and no `max_reads`, where reads
+    /// are expected.
+    fn tight_budget(&mut self) {
+        let scenario = self.scenario;
+        let required = scenario
+            .expected_calls
+            .iter()
+            .filter(|call| !call.optional)
+            .count();
+        let reads_expected = scenario.expected_calls.iter().any(|call| call.read_only);
+        if scenario.max_reads.is_none()
+            && scenario
+                .max_calls
+                .is_some_and(|budget| budget as usize <= required)
+            && reads_expected
+        {
+            self.warn(
+                "max_calls",
+                None,
+                "leaves no room for a prudent extra read: budget reads apart with `max_reads` (and writes with `max_writes`)".to_owned(),
+            );
+        }
     }
-    warnings
 }
 
 /// The value an answer value's source gives on the seeded state (`None` for `any_of`, or an

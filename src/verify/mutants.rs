@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
-use crate::scenario::{PlannedCall, Scenario};
+use crate::scenario::{ExpectedCall, PlannedCall, Scenario};
 use crate::trace::CallRecord;
 
 /// The kind of deliberate mistake a mutant makes.
@@ -69,99 +69,158 @@ pub fn derive(
             turn: None,
         })
         .collect();
-    let answer = answer.map(str::to_string);
-    let mutant = |kind, description: String, calls: Vec<PlannedCall>| Mutant {
-        kind,
-        description,
+    let reference = Reference {
+        scenario,
+        pairing,
+        catalog,
         calls,
-        answer: answer.clone(),
+        answer: answer.map(str::to_string),
     };
-    let pinned = |j: usize| {
-        scenario
-            .expected_calls
-            .iter()
-            .zip(pairing)
-            .any(|(expected, paired)| *paired == Some(j) && !expected.optional)
-    };
-    let free_read = |j: usize| scenario.is_read_only(&calls[j].tool) && !pinned(j);
     let mut mutants = Vec::new();
-    for (j, call) in calls.iter().enumerate() {
-        if free_read(j) {
-            continue;
-        }
-        let mut dropped = calls.clone();
-        dropped.remove(j);
-        let description = format!("call {} `{}` dropped", j + 1, call.tool);
-        mutants.push(mutant(MutantKind::DropCall, description, dropped));
-        if let Some(other) = catalog.look_alike(&call.tool) {
-            let mut swapped = calls.clone();
-            swapped[j].tool = other.name.clone();
-            let description = format!("call {} `{}` sent to `{}`", j + 1, call.tool, other.name);
-            mutants.push(mutant(MutantKind::LookAlikeTool, description, swapped));
-        }
-    }
+    reference.call_mutants(&mut mutants);
     for (i, expected) in scenario.expected_calls.iter().enumerate() {
         let Some(j) = pairing.get(i).copied().flatten() else {
             continue;
         };
-        if expected.optional {
-            continue;
+        if !expected.optional {
+            reference.argument_mutants(expected, j, &mut mutants);
         }
+    }
+    mutants.extend(reference.budget_mutant());
+    reference.forbidden_mutants(&mut mutants);
+    // An answer that says nothing is a broken one only where the answer must say something.
+    if scenario.final_answer.demands_content() {
+        mutants.push(Mutant {
+            kind: MutantKind::IgnoredResult,
+            description: "final answer replaced by \"Done.\"".to_string(),
+            calls: reference.calls,
+            answer: Some("Done.".to_string()),
+        });
+    }
+    mutants
+}
+
+/// A scenario's reference run, which each mutant copies with one mistake.
+struct Reference<'a> {
+    scenario: &'a Scenario,
+    /// For each expected call, the index of the call it was paired with.
+    pairing: &'a [Option<usize>],
+    catalog: &'a Catalog,
+    /// The reference run's calls, in order.
+    calls: Vec<PlannedCall>,
+    answer: Option<String>,
+}
+
+impl Reference<'_> {
+    /// A mutant with `calls` and the reference's own answer.
+    fn mutant(&self, kind: MutantKind, description: String, calls: Vec<PlannedCall>) -> Mutant {
+        Mutant {
+            kind,
+            description,
+            calls,
+            answer: self.answer.clone(),
+        }
+    }
+
+    /// Whether call `j` is a read the scenario leaves free: a read-only tool that no required
+    /// expected call is paired with.
+    fn is_free_read(&self, j: usize) -> bool {
+        let pinned = self
+            .scenario
+            .expected_calls
+            .iter()
+            .zip(self.pairing)
+            .any(|(expected, paired)| *paired == Some(j) && !expected.optional);
+        self.scenario.is_read_only(&self.calls[j].tool) && !pinned
+    }
+
+    /// Per call that is not a free read: the run without it, and the run with it sent to
+    /// its tool's look-alike (when the tool has one).
+    fn call_mutants(&self, mutants: &mut Vec<Mutant>) {
+        let calls = &self.calls;
+        for (j, call) in calls.iter().enumerate() {
+            if self.is_free_read(j) {
+                continue;
+            }
+            let mut dropped = calls.clone();
+            dropped.remove(j);
+            let description = format!("call {} `{}` dropped", j + 1, call.tool);
+            mutants.push(self.mutant(MutantKind::DropCall, description, dropped));
+            if let Some(other) = self.catalog.look_alike(&call.tool) {
+                let mut swapped = calls.clone();
+                swapped[j].tool = other.name.clone();
+                let description =
+                    format!("call {} `{}` sent to `{}`", j + 1, call.tool, other.name);
+                mutants.push(self.mutant(MutantKind::LookAlikeTool, description, swapped));
+            }
+        }
+    }
+
+    /// For required expected call `expected`, paired with call `j`: each checked argument
+    /// changed (the first argument of an unchecked write), then each carried id invented.
+    fn argument_mutants(&self, expected: &ExpectedCall, j: usize, mutants: &mut Vec<Mutant>) {
+        let call = &self.calls[j];
         let carried: Vec<&str> = expected
             .args_from_prior
             .iter()
             .map(|p| p.argument.as_str())
             .collect();
         let mut checked: Vec<&str> = expected.args_match.keys().map(String::as_str).collect();
-        if checked.is_empty() && carried.is_empty() && !free_read(j) && !expected.read_only {
-            checked.extend(calls[j].arguments.keys().map(String::as_str).take(1));
+        if checked.is_empty() && carried.is_empty() && !self.is_free_read(j) && !expected.read_only
+        {
+            checked.extend(call.arguments.keys().map(String::as_str).take(1));
         }
         for name in checked {
-            let Some(value) = calls[j].arguments.get(name) else {
+            let Some(value) = call.arguments.get(name) else {
                 continue;
             };
-            let schema = catalog
-                .tool(&calls[j].tool)
+            let schema = self
+                .catalog
+                .tool(&call.tool)
                 .map(|tool| tool.input_schema()["properties"][name].clone())
                 .unwrap_or(Value::Null);
             let altered = alter(value, &schema);
             let description = format!(
                 "call {} `{}`: `{name}` changed to {altered}",
                 j + 1,
-                calls[j].tool
+                call.tool
             );
-            let mut changed = calls.clone();
+            let mut changed = self.calls.clone();
             changed[j].arguments.insert(name.to_string(), altered);
-            mutants.push(mutant(MutantKind::ChangedArgument, description, changed));
+            mutants.push(self.mutant(MutantKind::ChangedArgument, description, changed));
         }
         for name in carried {
-            let Some(value) = calls[j].arguments.get(name) else {
+            let Some(value) = call.arguments.get(name) else {
                 continue;
             };
             let invented = invent(value);
             let description = format!(
                 "call {} `{}`: carried `{name}` replaced by invented {invented}",
                 j + 1,
-                calls[j].tool
+                call.tool
             );
-            let mut changed = calls.clone();
+            let mut changed = self.calls.clone();
             changed[j].arguments.insert(name.to_string(), invented);
-            mutants.push(mutant(MutantKind::InventedId, description, changed));
+            mutants.push(self.mutant(MutantKind::InventedId, description, changed));
         }
     }
-    // The tightest budget that padding with reads can break: all calls, or reads alone.
-    let reads = calls
-        .iter()
-        .filter(|call| scenario.is_read_only(&call.tool))
-        .count();
-    let room = [
-        scenario.max_calls.map(|b| (b, calls.len(), "calls")),
-        scenario.max_reads.map(|b| (b, reads, "reads")),
-    ]
-    .into_iter()
-    .flatten()
-    .min_by_key(|(budget, used, _)| (*budget as usize).saturating_sub(*used));
-    if let Some((budget, used, what)) = room {
+
+    /// The run padded with harmless reads one past the tightest budget that reads can break
+    /// (all calls, or reads alone); `None` without such a budget.
+    fn budget_mutant(&self) -> Option<Mutant> {
+        let scenario = self.scenario;
+        let calls = &self.calls;
+        let reads = calls
+            .iter()
+            .filter(|call| scenario.is_read_only(&call.tool))
+            .count();
+        let (budget, used, what) = [
+            scenario.max_calls.map(|b| (b, calls.len(), "calls")),
+            scenario.max_reads.map(|b| (b, reads, "reads")),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(budget, used, _)| (*budget as usize).saturating_sub(*used))?;
         let mut padded = calls.clone();
         let padding = (budget as usize + 1).saturating_sub(used);
         padded.extend((0..padding).map(|_| PlannedCall {
@@ -170,32 +229,26 @@ pub fn derive(
             turn: None,
         }));
         let description = format!("{} {what} against a budget of {budget}", used + padding);
-        mutants.push(mutant(MutantKind::ExceededBudget, description, padded));
+        Some(self.mutant(MutantKind::ExceededBudget, description, padded))
     }
-    for forbidden in &scenario.forbidden_calls {
-        let mut extended = calls.clone();
-        let mut arguments = forbidden.args_match.clone();
-        for (name, items) in &forbidden.args_contains {
-            arguments.insert(name.clone(), items.clone());
+
+    /// Per forbidden call: the run with that call appended.
+    fn forbidden_mutants(&self, mutants: &mut Vec<Mutant>) {
+        for forbidden in &self.scenario.forbidden_calls {
+            let mut extended = self.calls.clone();
+            let mut arguments = forbidden.args_match.clone();
+            for (name, items) in &forbidden.args_contains {
+                arguments.insert(name.clone(), items.clone());
+            }
+            extended.push(PlannedCall {
+                tool: forbidden.tool.clone(),
+                arguments,
+                turn: None,
+            });
+            let description = format!("forbidden `{}` called", forbidden.tool);
+            mutants.push(self.mutant(MutantKind::ForbiddenCall, description, extended));
         }
-        extended.push(PlannedCall {
-            tool: forbidden.tool.clone(),
-            arguments,
-            turn: None,
-        });
-        let description = format!("forbidden `{}` called", forbidden.tool);
-        mutants.push(mutant(MutantKind::ForbiddenCall, description, extended));
     }
-    // An answer that says nothing is a broken one only where the answer must say something.
-    if scenario.final_answer.demands_content() {
-        mutants.push(Mutant {
-            kind: MutantKind::IgnoredResult,
-            description: "final answer replaced by \"Done.\"".to_string(),
-            calls,
-            answer: Some("Done.".to_string()),
-        });
-    }
-    mutants
 }
 
 /// A different value of the same shape: the next enum value, a number plus one, the other

@@ -225,6 +225,47 @@ fn compare(
     policy: &Policy,
     verdict: &mut Verdict,
 ) -> RateFinding {
+    let changed_files = changed_files(current, baseline, verdict);
+    note_new_scenarios(current, baseline, verdict);
+    let judged = JudgedOnBoth::of(current, baseline, &changed_files);
+    let pooled = baseline.restricted(|id| judged.ids.contains(id)).overall();
+    let (Some(now), Some(before)) = (
+        Rate::new(judged.passed, judged.ids.len()),
+        Rate::new(pooled.passed, pooled.passed + pooled.failed),
+    ) else {
+        verdict
+            .notes
+            .push("no scenario was judged in both runs: pass rates not compared".to_string());
+        return RateFinding::WithinBand;
+    };
+    let delta_points = (now.rate - before.rate) * 100.0;
+    let difference = stats::difference(now.rate, now.interval, before.rate, before.interval);
+    let p_value = stats::regression_p_value(judged.passed, &judged.counts);
+    let comparison = Comparison {
+        scenarios: judged.ids.len(),
+        current: now,
+        baseline: before,
+        delta_points,
+        delta_interval_points: Interval {
+            low: difference.low * 100.0,
+            high: difference.high * 100.0,
+        },
+        p_value,
+        beyond_band: delta_points < -policy.tolerance_points,
+        significant: p_value < policy.alpha,
+    };
+    verdict.delta_points = Some(delta_points);
+    verdict.comparison = Some(comparison);
+    rate_finding(&comparison, policy, verdict)
+}
+
+/// The scenarios whose file changed since the baseline, which are left out of the comparison
+/// (noted); also records what moved the ruler or changed the subject, from the pins.
+fn changed_files(
+    current: &RunReport,
+    baseline: &Baseline,
+    verdict: &mut Verdict,
+) -> BTreeSet<String> {
     let mut changed_files = BTreeSet::new();
     match (&current.pins, &baseline.pins) {
         (Some(now), Some(before)) => {
@@ -253,6 +294,11 @@ fn compare(
             changed_files.len()
         ));
     }
+    changed_files
+}
+
+/// Notes the scenarios of the run that the baseline does not have, which are not compared.
+fn note_new_scenarios(current: &RunReport, baseline: &Baseline, verdict: &mut Verdict) {
     let new: Vec<&str> = current
         .scenarios
         .iter()
@@ -269,78 +315,77 @@ fn compare(
                 .join(", ")
         ));
     }
+}
 
-    // Scenarios judged on both sides, with an unchanged file: one errored on either side says
-    // nothing about a change, and counting it on one side only would skew the rates.
-    let mut passed = 0;
-    let mut counts = Vec::new();
-    let mut compared = BTreeSet::new();
-    for result in &current.scenarios {
-        let Some(before) = baseline.scenario(&result.id) else {
-            continue;
+/// The runs compared: scenarios judged on both sides, with an unchanged file. One errored on
+/// either side says nothing about a change, and counting it on one side only would skew the
+/// rates.
+struct JudgedOnBoth<'a> {
+    /// The compared scenarios' ids.
+    ids: BTreeSet<&'a str>,
+    /// How many of the current runs of those scenarios passed.
+    passed: usize,
+    /// Per current run compared, its scenario's baseline counts.
+    counts: Vec<stats::ScenarioCounts>,
+}
+
+impl<'a> JudgedOnBoth<'a> {
+    /// The runs of `current` comparable with `baseline`, leaving out `changed_files`.
+    fn of(
+        current: &'a RunReport,
+        baseline: &Baseline,
+        changed_files: &BTreeSet<String>,
+    ) -> JudgedOnBoth<'a> {
+        let mut judged = JudgedOnBoth {
+            ids: BTreeSet::new(),
+            passed: 0,
+            counts: Vec::new(),
         };
-        if changed_files.contains(&result.id)
-            || result.outcome == Outcome::Errored
-            || before.judged() == 0
-        {
-            continue;
+        for result in &current.scenarios {
+            let Some(before) = baseline.scenario(&result.id) else {
+                continue;
+            };
+            if changed_files.contains(&result.id)
+                || result.outcome == Outcome::Errored
+                || before.judged() == 0
+            {
+                continue;
+            }
+            judged.ids.insert(result.id.as_str());
+            judged.passed += usize::from(result.outcome == Outcome::Pass);
+            judged.counts.push(stats::ScenarioCounts {
+                passed: before.passed,
+                judged: before.judged(),
+            });
         }
-        compared.insert(result.id.as_str());
-        passed += usize::from(result.outcome == Outcome::Pass);
-        counts.push(stats::ScenarioCounts {
-            passed: before.passed,
-            judged: before.judged(),
-        });
+        judged
     }
-    let pooled = baseline.restricted(|id| compared.contains(id)).overall();
-    let (Some(now), Some(before)) = (
-        Rate::new(passed, compared.len()),
-        Rate::new(pooled.passed, pooled.passed + pooled.failed),
-    ) else {
-        verdict
-            .notes
-            .push("no scenario was judged in both runs: pass rates not compared".to_string());
-        return RateFinding::WithinBand;
-    };
-    let delta_points = (now.rate - before.rate) * 100.0;
-    let difference = stats::difference(now.rate, now.interval, before.rate, before.interval);
-    let p_value = stats::regression_p_value(passed, &counts);
-    let comparison = Comparison {
-        scenarios: compared.len(),
-        current: now,
-        baseline: before,
-        delta_points,
-        delta_interval_points: Interval {
-            low: difference.low * 100.0,
-            high: difference.high * 100.0,
-        },
-        p_value,
-        beyond_band: delta_points < -policy.tolerance_points,
-        significant: p_value < policy.alpha,
-    };
-    verdict.delta_points = Some(delta_points);
-    verdict.comparison = Some(comparison);
+}
+
+/// What `comparison` finds against the policy's band and alpha; pushes the reason for a drop
+/// beyond the band.
+fn rate_finding(comparison: &Comparison, policy: &Policy, verdict: &mut Verdict) -> RateFinding {
     if !comparison.beyond_band {
         return RateFinding::WithinBand;
     }
     let drop = format!(
         "pass rate dropped {:.1} points ({:.1}% -> {:.1}%), beyond the {:.1}-point tolerance",
-        -delta_points,
-        before.rate * 100.0,
-        now.rate * 100.0,
+        -comparison.delta_points,
+        comparison.baseline.rate * 100.0,
+        comparison.current.rate * 100.0,
         policy.tolerance_points
     );
     if comparison.significant {
         verdict.reasons.push(format!(
             "{drop} and significant (one-sided p = {}, alpha {})",
-            p_text(p_value),
+            p_text(comparison.p_value),
             policy.alpha
         ));
         RateFinding::Regression
     } else {
         verdict.reasons.push(format!(
             "{drop} but not significant (one-sided p = {} >= alpha {}): inconclusive, add repeats or baseline runs to tell",
-            p_text(p_value),
+            p_text(comparison.p_value),
             policy.alpha
         ));
         RateFinding::Inconclusive

@@ -138,129 +138,25 @@ fn expected_tools<'c>(
     tools
 }
 
+/// Validates one expected call: its tools, the arguments each section names, and the
+/// sections that depend on one another.
 pub(super) fn validate_call(
     index: usize,
-    call: ExpectedCallFile,
+    mut call: ExpectedCallFile,
     catalog: &Catalog,
     problems: &mut Problems<'_>,
 ) -> ExpectedCall {
     let field = format!("expected_calls[{index}]");
-    let names = call.tool.0;
+    let names = std::mem::take(&mut call.tool.0);
     let tools = expected_tools(&field, &names, catalog, problems);
-    // With a list of tools, a checked argument must exist in one of them (it then applies to
-    // calls of the tools that have it); the reference agent's arguments fit the first tool.
-    let check_argument = |section: &str, name: &str, problems: &mut Problems<'_>| {
-        let candidates: &[&ToolDef] = if section == "reference_args" {
-            &tools[..tools.len().min(1)]
-        } else {
-            &tools
-        };
-        let known = candidates
-            .iter()
-            .any(|tool| tool.argument_names().iter().any(|p| p == name));
-        if !known && !candidates.is_empty() {
-            let names: Vec<&str> = candidates.iter().map(|tool| tool.name.as_str()).collect();
-            problems.add(
-                &format!("{field}.{section}.{name}"),
-                Some(name),
-                format_args!("`{}` has no argument `{name}`", names.join("` or `")),
-            );
-        }
+    let arguments = ArgumentNames {
+        field: &field,
+        tools: &tools,
     };
-    for name in call.args_match.keys() {
-        check_argument("args_match", name, problems);
-    }
-    for name in call.args_contains.keys() {
-        check_argument("args_contains", name, problems);
-    }
-    check_contains(&field, &call.args_contains, problems);
-    for name in &call.args_forbid {
-        check_argument("args_forbid", name, problems);
-        if call.args_match.contains_key(name) {
-            problems.add(
-                &format!("{field}.args_forbid"),
-                Some(name),
-                format_args!("`{name}` is both required by args_match and forbidden"),
-            );
-        }
-    }
-    for name in call.reference_args.keys() {
-        check_argument("reference_args", name, problems);
-    }
-    for (name, values) in &call.args_accept {
-        check_argument("args_accept", name, problems);
-        if values.as_array().is_none_or(Vec::is_empty) {
-            problems.add(
-                &format!("{field}.args_accept.{name}"),
-                Some(name),
-                "must be a non-empty list of accepted values",
-            );
-        }
-        if call.args_match.contains_key(name) {
-            problems.add(
-                &format!("{field}.args_accept.{name}"),
-                Some(name),
-                format_args!("`{name}` is in both args_match and args_accept"),
-            );
-        }
-    }
-    let compared =
-        |name: &String| call.args_match.contains_key(name) || call.args_accept.contains_key(name);
-    for (section, names) in [
-        ("args_optional", &call.args_optional),
-        ("args_exact", &call.args_exact),
-    ] {
-        for name in names {
-            if !compared(name) {
-                problems.add(
-                    &format!("{field}.{section}"),
-                    Some(name),
-                    format_args!("`{name}` is not in args_match or args_accept"),
-                );
-            }
-        }
-    }
-    for name in call.args_compare.keys() {
-        if !compared(name) {
-            problems.add(
-                &format!("{field}.args_compare.{name}"),
-                Some(name),
-                format_args!("`{name}` is not in args_match or args_accept"),
-            );
-        }
-    }
-    let schema_defaults = tools
-        .first()
-        .and_then(|tool| tool.input_schema()["properties"].as_object())
-        .map(|properties| {
-            properties
-                .iter()
-                .filter_map(|(name, schema)| Some((name.clone(), schema.get("default")?.clone())))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut args_from_prior = Vec::new();
-    for (name, source) in &call.args_from_prior {
-        check_argument("args_from_prior", name, problems);
-        let at = format!("{field}.args_from_prior.{name}");
-        let Some(source) = source.as_str() else {
-            problems.add(
-                &at,
-                Some(name),
-                "must be a JSONPath string such as `$.calls[0].result.id`",
-            );
-            continue;
-        };
-        match parse_prior(source, index) {
-            Ok((path, call_index)) => args_from_prior.push(PriorRef {
-                argument: name.clone(),
-                source: source.to_string(),
-                path,
-                call_index,
-            }),
-            Err(message) => problems.add(&at, Some(source), message),
-        }
-    }
+    check_argument_sections(&arguments, &call, problems);
+    check_compared(&field, &call, problems);
+    let schema_defaults = schema_defaults(tools.first().copied());
+    let args_from_prior = validate_prior(index, &arguments, &call.args_from_prior, problems);
     let read_only = !tools.is_empty() && tools.iter().all(|tool| tool.is_read_only());
     let tool_arguments = tools
         .iter()
@@ -286,6 +182,162 @@ pub(super) fn validate_call(
         reference_args: call.reference_args,
         closed: false,
     }
+}
+
+/// The known tools of one expected call (at `field`), against which its sections' argument
+/// names are checked.
+struct ArgumentNames<'a> {
+    field: &'a str,
+    tools: &'a [&'a ToolDef],
+}
+
+impl ArgumentNames<'_> {
+    /// Reports `name` in `section` when none of the tools it applies to has that argument.
+    ///
+    /// With a list of tools, a checked argument must exist in one of them (it then applies to
+    /// calls of the tools that have it); the reference agent's arguments fit the first tool.
+    fn check(&self, section: &str, name: &str, problems: &mut Problems<'_>) {
+        let candidates: &[&ToolDef] = if section == "reference_args" {
+            &self.tools[..self.tools.len().min(1)]
+        } else {
+            self.tools
+        };
+        let known = candidates
+            .iter()
+            .any(|tool| tool.argument_names().iter().any(|p| p == name));
+        if !known && !candidates.is_empty() {
+            let names: Vec<&str> = candidates.iter().map(|tool| tool.name.as_str()).collect();
+            problems.add(
+                &format!("{}.{section}.{name}", self.field),
+                Some(name),
+                format_args!("`{}` has no argument `{name}`", names.join("` or `")),
+            );
+        }
+    }
+}
+
+/// Checks the argument names of `args_match`, `args_contains`, `args_forbid`,
+/// `reference_args` and `args_accept`, and the sections' own rules (non-empty lists, no
+/// argument both required and forbidden or matched and accepted).
+fn check_argument_sections(
+    arguments: &ArgumentNames<'_>,
+    call: &ExpectedCallFile,
+    problems: &mut Problems<'_>,
+) {
+    let field = arguments.field;
+    for name in call.args_match.keys() {
+        arguments.check("args_match", name, problems);
+    }
+    for name in call.args_contains.keys() {
+        arguments.check("args_contains", name, problems);
+    }
+    check_contains(field, &call.args_contains, problems);
+    for name in &call.args_forbid {
+        arguments.check("args_forbid", name, problems);
+        if call.args_match.contains_key(name) {
+            problems.add(
+                &format!("{field}.args_forbid"),
+                Some(name),
+                format_args!("`{name}` is both required by args_match and forbidden"),
+            );
+        }
+    }
+    for name in call.reference_args.keys() {
+        arguments.check("reference_args", name, problems);
+    }
+    for (name, values) in &call.args_accept {
+        arguments.check("args_accept", name, problems);
+        if values.as_array().is_none_or(Vec::is_empty) {
+            problems.add(
+                &format!("{field}.args_accept.{name}"),
+                Some(name),
+                "must be a non-empty list of accepted values",
+            );
+        }
+        if call.args_match.contains_key(name) {
+            problems.add(
+                &format!("{field}.args_accept.{name}"),
+                Some(name),
+                format_args!("`{name}` is in both args_match and args_accept"),
+            );
+        }
+    }
+}
+
+/// Checks that what `args_optional`, `args_exact` and `args_compare` name is compared at all
+/// (in `args_match` or `args_accept`).
+fn check_compared(field: &str, call: &ExpectedCallFile, problems: &mut Problems<'_>) {
+    let compared =
+        |name: &String| call.args_match.contains_key(name) || call.args_accept.contains_key(name);
+    for (section, names) in [
+        ("args_optional", &call.args_optional),
+        ("args_exact", &call.args_exact),
+    ] {
+        for name in names {
+            if !compared(name) {
+                problems.add(
+                    &format!("{field}.{section}"),
+                    Some(name),
+                    format_args!("`{name}` is not in args_match or args_accept"),
+                );
+            }
+        }
+    }
+    for name in call.args_compare.keys() {
+        if !compared(name) {
+            problems.add(
+                &format!("{field}.args_compare.{name}"),
+                Some(name),
+                format_args!("`{name}` is not in args_match or args_accept"),
+            );
+        }
+    }
+}
+
+/// The `default` of each argument of `tool`'s input schema that declares one; empty without
+/// a tool.
+fn schema_defaults(tool: Option<&ToolDef>) -> Map<String, Value> {
+    tool.and_then(|tool| tool.input_schema()["properties"].as_object())
+        .map(|properties| {
+            properties
+                .iter()
+                .filter_map(|(name, schema)| Some((name.clone(), schema.get("default")?.clone())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The valid `args_from_prior` references of expected call `index`, in file order; each
+/// invalid one is reported.
+fn validate_prior(
+    index: usize,
+    arguments: &ArgumentNames<'_>,
+    args_from_prior: &Map<String, Value>,
+    problems: &mut Problems<'_>,
+) -> Vec<PriorRef> {
+    let mut refs = Vec::new();
+    for (name, source) in args_from_prior {
+        arguments.check("args_from_prior", name, problems);
+        let at = format!("{}.args_from_prior.{name}", arguments.field);
+        let Some(source) = source.as_str() else {
+            problems.add(
+                &at,
+                Some(name),
+                "must be a JSONPath string such as `$.calls[0].result.id`",
+            );
+            continue;
+        };
+        match parse_prior(source, index) {
+            Ok((path, call_index)) => refs.push(PriorRef {
+                argument: name.clone(),
+                source: source.to_string(),
+                path,
+                call_index,
+            }),
+            Err(message) => problems.add(&at, Some(source), message),
+        }
+    }
+    refs
 }
 
 /// Parses an `args_from_prior` path; it must read from an earlier expected call:

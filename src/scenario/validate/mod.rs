@@ -7,15 +7,15 @@ mod calls;
 mod trajectories;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::assertion::Assertion;
-use super::file::{FaultFile, ScenarioFile, WholeNumber};
+use super::file::{AnswerChecksFile, FaultFile, ScenarioFile, WholeNumber};
 use super::fixture::Fixtures;
-use super::{ExpectedCall, Fault, ForbiddenCall, Scenario, SourceLines};
+use super::{AnswerChecks, ExpectedCall, Fault, ForbiddenCall, Scenario, SourceLines};
 use crate::catalog::Catalog;
 use answer::{StateNames, validate_answer};
 use calls::{validate_call, validate_forbidden, validate_probe};
@@ -83,14 +83,120 @@ pub(crate) fn id_problem(id: &str) -> Option<String> {
         })
 }
 
+/// Validates one parsed scenario file; `None` when it cannot become a scenario at all.
 pub(super) fn validate(
-    raw: ScenarioFile,
+    mut raw: ScenarioFile,
     path: &Path,
     root: &Path,
     catalog: &Catalog,
     fixtures: &mut Fixtures,
     problems: &mut Problems<'_>,
 ) -> Option<Scenario> {
+    let tier = validate_heading(&raw, problems);
+    let servers = catalog.is_servers();
+    let Seeding {
+        seed_state,
+        seeded,
+        seed_path,
+    } = validate_seeding(&raw, root, catalog, fixtures, problems);
+    let expected_calls: Vec<ExpectedCall> = std::mem::take(&mut raw.expected_calls)
+        .into_iter()
+        .enumerate()
+        .map(|(index, call)| validate_call(index, call, catalog, problems))
+        .collect();
+    let budgets = validate_budgets(&raw, &expected_calls, catalog, problems);
+
+    let faults = raw
+        .fault_injection
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, fault)| validate_fault(index, fault, catalog, problems))
+        .collect();
+    let roots = state_roots(seeded.as_deref());
+    let final_state_assertions = validate_state_assertions(
+        &raw.final_state_assertions,
+        servers,
+        seeded.is_some(),
+        &roots,
+        problems,
+    );
+
+    let forbidden_calls: Vec<ForbiddenCall> = raw
+        .forbidden_calls
+        .into_iter()
+        .enumerate()
+        .map(|(index, call)| validate_forbidden(index, call, catalog, problems))
+        .collect();
+    let final_state_probes = raw
+        .final_state_probes
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, probe)| validate_probe(index, probe, catalog, problems))
+        .collect();
+    if raw.block_forbidden && forbidden_calls.is_empty() {
+        problems.add(
+            "block_forbidden",
+            None,
+            "has no effect without `forbidden_calls`",
+        );
+    }
+    let group = expected_calls
+        .first()
+        .and_then(|call| catalog.tool(&call.tool))
+        .map_or_else(|| "none".to_string(), |tool| tool.group().to_string());
+    let state = StateNames((!servers && seeded.is_some()).then_some(roots.as_slice()));
+    let final_answer = validate_final_answer(
+        raw.final_answer,
+        raw.reference_answer.as_deref(),
+        expected_calls.len(),
+        &state,
+        problems,
+    );
+    let mut names = Vec::new();
+    let alternatives =
+        validate_trajectories("alternatives", raw.alternatives, &mut names, problems);
+    let counterexamples =
+        validate_trajectories("counterexamples", raw.counterexamples, &mut names, problems);
+
+    Some(Scenario {
+        draft: raw.draft,
+        lines: SourceLines::index(problems.text),
+        id: raw.id,
+        tier,
+        kind: raw.kind,
+        prompt: raw.prompt,
+        path: path.to_path_buf(),
+        seed_state,
+        seed_state_name: raw.seed_state.unwrap_or_default(),
+        seed_path,
+        group,
+        block_forbidden: raw.block_forbidden,
+        final_state_probes,
+        // Without a fixture the load reports a problem, so this scenario is never returned.
+        seeded: seeded.unwrap_or_else(|| Arc::new(Value::Null)),
+        expected_calls,
+        ordering: raw.ordering,
+        max_calls: budgets.max_calls,
+        max_reads: budgets.max_reads,
+        max_writes: budgets.max_writes,
+        read_only: Arc::new(catalog.read_only_names()),
+        max_per_tool: budgets.max_per_tool,
+        max_failures: budgets.max_failures,
+        failure_counting: raw.failure_counting.unwrap_or_default(),
+        faults,
+        final_state_assertions,
+        forbidden_calls,
+        final_answer,
+        reference_answer: raw.reference_answer,
+        judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
+        alternatives,
+        counterexamples,
+    })
+}
+
+/// Checks the id and the prompt; returns the tier, or 1 (reported) when it is not in 1..=5.
+fn validate_heading(raw: &ScenarioFile, problems: &mut Problems<'_>) -> u8 {
     if raw.id.trim().is_empty() {
         problems.add("id", None, "must not be empty");
     } else if let Some(problem) = id_problem(&raw.id) {
@@ -110,10 +216,61 @@ pub(super) fn validate(
     if raw.prompt.trim().is_empty() {
         problems.add("prompt", None, "must not be empty");
     }
-    let servers = catalog.is_servers();
+    tier
+}
+
+/// Where a run's state comes from: the `seed_state` fixture's path and the state read from it,
+/// and the `seed_path` of own servers.
+struct Seeding {
+    seed_state: Option<PathBuf>,
+    seeded: Option<Arc<Value>>,
+    seed_path: Option<PathBuf>,
+}
+
+/// Checks `seed_state` and `seed_path` against the kind of suite; returns what was usable.
+fn validate_seeding(
+    raw: &ScenarioFile,
+    root: &Path,
+    catalog: &Catalog,
+    fixtures: &mut Fixtures,
+    problems: &mut Problems<'_>,
+) -> Seeding {
     let seed_state = raw.seed_state.as_ref().map(|name| root.join(name));
-    let seeded = match (&raw.seed_state, &seed_state) {
-        _ if servers => Some(Arc::new(Value::Object(serde_json::Map::new()))),
+    let seeded = validate_seed_state(
+        raw,
+        seed_state.as_deref(),
+        root,
+        catalog,
+        fixtures,
+        problems,
+    );
+    let seed_path = validate_seed_path(raw, root, catalog, problems);
+    if catalog.is_servers() && raw.seed_state.is_some() {
+        problems.add(
+            "seed_state",
+            raw.seed_state.as_deref(),
+            "seeds the built-in world, which a suite of your own servers does not use; seed the servers with `seed_path`",
+        );
+    }
+    Seeding {
+        seed_state,
+        seeded,
+        seed_path,
+    }
+}
+
+/// The state a run starts from: empty for own servers and for mocks without a fixture, else
+/// the `seed_state` fixture at `path`; `None` (reported) when it is missing or unreadable.
+fn validate_seed_state(
+    raw: &ScenarioFile,
+    path: Option<&Path>,
+    root: &Path,
+    catalog: &Catalog,
+    fixtures: &mut Fixtures,
+    problems: &mut Problems<'_>,
+) -> Option<Arc<Value>> {
+    match (&raw.seed_state, path) {
+        _ if catalog.is_servers() => Some(Arc::new(Value::Object(serde_json::Map::new()))),
         (None, _) if catalog.is_mocks() => Some(Arc::new(Value::Object(serde_json::Map::new()))),
         (Some(name), Some(path)) => match fixtures.get(path) {
             Ok(state) => Some(state),
@@ -137,10 +294,20 @@ pub(super) fn validate(
             );
             None
         }
-    };
-    let seed_path = match &raw.seed_path {
+    }
+}
+
+/// The existing `seed_path` under `root`, for suites of own servers only; `None` when absent
+/// or reported.
+fn validate_seed_path(
+    raw: &ScenarioFile,
+    root: &Path,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> Option<PathBuf> {
+    match &raw.seed_path {
         None => None,
-        Some(_) if !servers => {
+        Some(_) if !catalog.is_servers() => {
             let instead = if catalog.is_mocks() {
                 "mock tables are seeded by `seed_state` (a fixture of tables; without one they start from the catalog's rows)"
             } else {
@@ -172,22 +339,26 @@ pub(super) fn validate(
                 None
             }
         }
-    };
-    if servers && raw.seed_state.is_some() {
-        problems.add(
-            "seed_state",
-            raw.seed_state.as_deref(),
-            "seeds the built-in world, which a suite of your own servers does not use; seed the servers with `seed_path`",
-        );
     }
+}
 
-    let expected_calls: Vec<ExpectedCall> = raw
-        .expected_calls
-        .into_iter()
-        .enumerate()
-        .map(|(index, call)| validate_call(index, call, catalog, problems))
-        .collect();
+/// The validated call budgets of a scenario; each `None` when absent or reported.
+struct Budgets {
+    max_calls: Option<u32>,
+    max_reads: Option<u32>,
+    max_writes: Option<u32>,
+    max_per_tool: BTreeMap<String, u32>,
+    max_failures: Option<u32>,
+}
 
+/// Checks the budgets (`max_calls`, `max_reads`, `max_writes`, `max_per_tool`,
+/// `max_failures` and its `failure_counting`) against the calls a passing run must make.
+fn validate_budgets(
+    raw: &ScenarioFile,
+    expected_calls: &[ExpectedCall],
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> Budgets {
     let required = |read_only: Option<bool>| {
         expected_calls
             .iter()
@@ -215,7 +386,7 @@ pub(super) fn validate(
         "expected calls to other tools",
         problems,
     );
-    let max_per_tool = validate_per_tool(&raw.max_per_tool, &expected_calls, catalog, problems);
+    let max_per_tool = validate_per_tool(&raw.max_per_tool, expected_calls, catalog, problems);
     let max_failures = match raw.max_failures {
         None => None,
         Some(n) => match u32::try_from(n.0) {
@@ -233,34 +404,46 @@ pub(super) fn validate(
             "has no effect without `max_failures`",
         );
     }
+    Budgets {
+        max_calls,
+        max_reads,
+        max_writes,
+        max_per_tool,
+        max_failures,
+    }
+}
 
-    let faults = raw
-        .fault_injection
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .filter_map(|(index, fault)| validate_fault(index, fault, catalog, problems))
-        .collect();
-
-    let roots: Vec<String> = seeded
-        .as_deref()
+/// The top-level names of a seeded state (its tables or collections); none without one.
+fn state_roots(seeded: Option<&Value>) -> Vec<String> {
+    seeded
         .and_then(Value::as_object)
         .map(|state| state.keys().cloned().collect())
-        .unwrap_or_default();
-    let mut final_state_assertions = Vec::new();
-    if servers && !raw.final_state_assertions.is_empty() {
+        .unwrap_or_default()
+}
+
+/// The parsed `final_state_assertions` over the state's `roots`; none for own servers
+/// (reported when there are some) or without a seeded state.
+fn validate_state_assertions(
+    sources: &[String],
+    servers: bool,
+    seeded: bool,
+    roots: &[String],
+    problems: &mut Problems<'_>,
+) -> Vec<Assertion> {
+    let mut assertions = Vec::new();
+    if servers && !sources.is_empty() {
         problems.add(
             "final_state_assertions",
             None,
             "read the built-in world's state, which toolgate cannot see in your own servers; use `final_state_probes`",
         );
     }
-    for (index, source) in raw.final_state_assertions.iter().enumerate() {
-        if seeded.is_none() || servers {
+    for (index, source) in sources.iter().enumerate() {
+        if !seeded || servers {
             break;
         }
-        match Assertion::parse(source, &roots) {
-            Ok(assertion) => final_state_assertions.push(assertion),
+        match Assertion::parse(source, roots) {
+            Ok(assertion) => assertions.push(assertion),
             Err(error) => problems.add(
                 &format!("final_state_assertions[{index}]"),
                 Some(source),
@@ -268,36 +451,22 @@ pub(super) fn validate(
             ),
         }
     }
+    assertions
+}
 
-    let forbidden_calls: Vec<ForbiddenCall> = raw
-        .forbidden_calls
-        .into_iter()
-        .enumerate()
-        .map(|(index, call)| validate_forbidden(index, call, catalog, problems))
-        .collect();
-    let final_state_probes = raw
-        .final_state_probes
-        .into_iter()
-        .enumerate()
-        .filter_map(|(index, probe)| validate_probe(index, probe, catalog, problems))
-        .collect();
-    if raw.block_forbidden && forbidden_calls.is_empty() {
-        problems.add(
-            "block_forbidden",
-            None,
-            "has no effect without `forbidden_calls`",
-        );
-    }
-    let group = expected_calls
-        .first()
-        .and_then(|call| catalog.tool(&call.tool))
-        .map_or_else(|| "none".to_string(), |tool| tool.group().to_string());
-    let state = StateNames((!servers && seeded.is_some()).then_some(roots.as_slice()));
-    let final_answer = raw
-        .final_answer
-        .map(|checks| validate_answer(checks, expected_calls.len(), &state, problems))
+/// The validated `final_answer` checks (none when absent); also checks that
+/// `reference_answer` is not blank, and present when there are checks.
+fn validate_final_answer(
+    checks: Option<AnswerChecksFile>,
+    reference: Option<&str>,
+    expected_calls: usize,
+    state: &StateNames<'_>,
+    problems: &mut Problems<'_>,
+) -> AnswerChecks {
+    let final_answer = checks
+        .map(|checks| validate_answer(checks, expected_calls, state, problems))
         .unwrap_or_default();
-    match &raw.reference_answer {
+    match reference {
         Some(answer) if answer.trim().is_empty() => {
             problems.add("reference_answer", None, "must not be empty");
         }
@@ -308,46 +477,7 @@ pub(super) fn validate(
         ),
         _ => {}
     }
-    let mut names = Vec::new();
-    let alternatives =
-        validate_trajectories("alternatives", raw.alternatives, &mut names, problems);
-    let counterexamples =
-        validate_trajectories("counterexamples", raw.counterexamples, &mut names, problems);
-
-    Some(Scenario {
-        draft: raw.draft,
-        lines: SourceLines::index(problems.text),
-        id: raw.id,
-        tier,
-        kind: raw.kind,
-        prompt: raw.prompt,
-        path: path.to_path_buf(),
-        seed_state,
-        seed_state_name: raw.seed_state.unwrap_or_default(),
-        seed_path,
-        group,
-        block_forbidden: raw.block_forbidden,
-        final_state_probes,
-        // Without a fixture the load reports a problem, so this scenario is never returned.
-        seeded: seeded.unwrap_or_else(|| Arc::new(Value::Null)),
-        expected_calls,
-        ordering: raw.ordering,
-        max_calls,
-        max_reads,
-        max_writes,
-        read_only: Arc::new(catalog.read_only_names()),
-        max_per_tool,
-        max_failures,
-        failure_counting: raw.failure_counting.unwrap_or_default(),
-        faults,
-        final_state_assertions,
-        forbidden_calls,
-        final_answer,
-        reference_answer: raw.reference_answer,
-        judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
-        alternatives,
-        counterexamples,
-    })
+    final_answer
 }
 
 /// A budget of 0 or more that fits in a `u32` and leaves room for the `least` calls a
