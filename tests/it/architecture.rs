@@ -9,7 +9,7 @@
 //! The checker reads a map from a path under `src/` to the file's text, so its own tests feed
 //! it small planted sources.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::Path;
 
 use crate::support::repo;
@@ -52,6 +52,38 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("cli", &["agent", "lint", "provider", "results", "runner", "score"]),
     // `toolgate.yaml` fills in what the command line leaves out.
     ("config", &["agent", "cli", "runner", "score", "suite"]),
+];
+
+/// Modules a module must never reach, not even through others: checked on the transitive
+/// closure of the module graph (and of [`ALLOWED`], so the table cannot permit it either).
+/// Data flows one way, and the pure layers never reach one that does I/O.
+const FORBIDDEN_REACHES: &[(&str, &[&str])] = &[
+    // The file formats are data: they run nothing and know nothing of a later stage.
+    ("scenario", RUNS_OR_LATER),
+    ("trace", RUNS_OR_LATER),
+    // Scoring is pure and deterministic: no I/O, no judge, no mock state, no later stage.
+    (
+        "score",
+        &[
+            "harness", "agent", "runner", "provider", "judge", "world", "mock", "results", "gate",
+            "report", "github",
+        ],
+    ),
+    // The harness and the agents produce the trace; neither sees how it is scored or gated.
+    ("harness", &["agent", "runner", "score", "results", "gate", "report", "github"]),
+    ("agent", &["harness", "runner", "score", "results", "gate", "report", "github"]),
+    // The run report, the verdict and the renderers never deliver, mock, or look ahead.
+    ("results", &["gate", "report", "github", "mock"]),
+    ("gate", &["report", "github", "mock"]),
+    ("report", &["github", "mock"]),
+    // Importers of production traces only parse.
+    ("ingest", &["harness", "agent", "runner", "provider", "judge"]),
+];
+
+/// What the file formats (`scenario`, `trace`) must not reach.
+const RUNS_OR_LATER: &[&str] = &[
+    "harness", "agent", "runner", "provider", "judge", "score", "results", "gate", "report",
+    "github",
 ];
 
 /// Direct uses against [`ALLOWED`] that exist today and await a decision: allow the use (in
@@ -672,6 +704,57 @@ fn direct_violations(graph: &Graph, allowed: &[(&str, &[&str])], neutral: &[&str
     violations
 }
 
+/// Each reach that `forbidden` rules out, as the shortest path of uses that makes it
+/// (`gate -> results -> runner -> harness`).
+fn reach_violations(graph: &Graph, forbidden: &[(&str, &[&str])]) -> Vec<String> {
+    let mut violations = Vec::new();
+    for (module, banned) in forbidden {
+        for target in *banned {
+            if let Some(path) = path_between(graph, module, target) {
+                violations.push(path.join(" -> "));
+            }
+        }
+    }
+    violations
+}
+
+/// The shortest path of uses from `from` to `to`, both ends included, if `from` reaches `to`
+/// (breadth-first search).
+fn path_between(graph: &Graph, from: &str, to: &str) -> Option<Vec<String>> {
+    let mut came_from: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut queue = VecDeque::from([from]);
+    while let Some(node) = queue.pop_front() {
+        for next in graph.get(node).into_iter().flatten() {
+            if next == from || came_from.contains_key(next.as_str()) {
+                continue;
+            }
+            came_from.insert(next, node);
+            queue.push_back(next);
+        }
+        if came_from.contains_key(to) {
+            break;
+        }
+    }
+    let mut path = vec![to.to_owned()];
+    while path.last().map(String::as_str) != Some(from) {
+        let previous = came_from.get(path.last()?.as_str())?;
+        path.push((*previous).to_owned());
+    }
+    path.reverse();
+    Some(path)
+}
+
+/// The graph that `allowed` permits at most: each module -> what it may use.
+fn allowed_graph(allowed: &[(&str, &[&str])]) -> Graph {
+    allowed
+        .iter()
+        .map(|(module, uses)| {
+            let uses = uses.iter().map(|used| (*used).to_owned()).collect();
+            ((*module).to_owned(), uses)
+        })
+        .collect()
+}
+
 /// An import cycle, as the path that closes it (`a`, `b`, `a`), if the graph has one.
 fn cycle(graph: &Graph) -> Option<Vec<String>> {
     let mut done = BTreeSet::new();
@@ -730,6 +813,39 @@ fn modules_use_only_what_the_data_flow_allows() {
         "uses against ALLOWED (left) other than the known ones (right): remove the use, or \
          allow it in ALLOWED and docs/architecture.md; a known one that is gone leaves the list"
     );
+}
+
+#[test]
+fn no_module_reaches_what_the_data_flow_forbids() {
+    let graph = module_graph(&real_sources());
+    assert_eq!(
+        reach_violations(&graph, FORBIDDEN_REACHES),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn the_allowed_table_permits_no_forbidden_reach() {
+    assert_eq!(
+        reach_violations(&allowed_graph(ALLOWED), FORBIDDEN_REACHES),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn the_tables_name_only_real_modules() {
+    let graph = module_graph(&real_sources());
+    let named = ALLOWED
+        .iter()
+        .chain(FORBIDDEN_REACHES)
+        .flat_map(|(module, uses)| std::iter::once(module).chain(uses.iter()))
+        .chain(NEUTRAL.iter())
+        .chain(GLUE.iter());
+    let unknown: BTreeSet<&str> = named
+        .copied()
+        .filter(|module| !graph.contains_key(*module))
+        .collect();
+    assert_eq!(unknown, BTreeSet::new());
 }
 
 #[test]
@@ -986,5 +1102,29 @@ fn a_neutral_helper_may_use_only_neutral_helpers_and_glue_anything() {
     assert_eq!(
         direct_violations(&graph, &[("score", &[])], &["json", "calendar"]),
         ["json -> score"]
+    );
+}
+
+#[test]
+fn a_reach_through_another_module_is_a_violation() {
+    let sources = planted(&[
+        ("score/mod.rs", "use crate::trace::CallRecord;\n"),
+        ("trace.rs", "pub fn run() { crate::harness::serve(); }\n"),
+        ("harness/mod.rs", "pub fn serve() {}"),
+    ]);
+    let graph = module_graph(&sources);
+    let allowed: [(&str, &[&str]); 3] = [
+        ("score", &["trace"]),
+        ("trace", &["harness"]),
+        ("harness", &[]),
+    ];
+    assert_eq!(direct_violations(&graph, &allowed, &[]), Vec::<String>::new());
+    assert_eq!(
+        reach_violations(&graph, &[("score", &["harness", "agent"])]),
+        ["score -> trace -> harness"]
+    );
+    assert_eq!(
+        reach_violations(&allowed_graph(&allowed), &[("score", &["harness"])]),
+        ["score -> trace -> harness"]
     );
 }
