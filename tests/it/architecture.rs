@@ -765,6 +765,55 @@ fn long_functions(code: &Sources, max: usize) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The documented table
+
+/// The `| module | owns | may use |` table in `markdown`: each module (`` `scenario/` ``,
+/// `` `trace.rs` `` -> `scenario`, `trace`) -> the modules its "may use" cell lists (backticked
+/// names separated by commas, or `-` for none). An error names a cell that is neither.
+fn documented_uses(markdown: &str) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
+    let mut lines = markdown.lines();
+    lines
+        .by_ref()
+        .find(|line| table_cells(line) == ["module", "owns", "may use"])
+        .ok_or("no `| module | owns | may use |` table")?;
+    let rows = lines.skip(1).take_while(|line| line.starts_with('|'));
+    let mut table = BTreeMap::new();
+    for row in rows {
+        let cells = table_cells(row);
+        let (Some(module), Some(uses)) = (cells.first(), cells.last()) else {
+            continue;
+        };
+        let module = backticked(module)
+            .ok_or(format!("a module cell is not one backticked name: {row}"))?
+            .trim_end_matches('/')
+            .trim_end_matches(".rs")
+            .to_owned();
+        let uses = if *uses == "-" {
+            BTreeSet::new()
+        } else {
+            uses.split(',')
+                .map(|used| backticked(used).map(str::to_owned))
+                .collect::<Option<_>>()
+                .ok_or(format!("the may-use cell of `{module}` is not a list of modules: {row}"))?
+        };
+        table.insert(module, uses);
+    }
+    Ok(table)
+}
+
+/// The trimmed cells of a Markdown table row.
+fn table_cells(row: &str) -> Vec<&str> {
+    let inner = row.trim().trim_start_matches('|').trim_end_matches('|');
+    inner.split('|').map(str::trim).collect()
+}
+
+/// The name inside one code span that is all of `cell`: `` `score` `` -> `score`.
+fn backticked(cell: &str) -> Option<&str> {
+    let name = cell.trim().strip_prefix('`')?.strip_suffix('`')?;
+    (!name.is_empty() && !name.contains('`')).then_some(name)
+}
+
+// ---------------------------------------------------------------------------------------------
 // The rules
 
 /// Each use of a module that `allowed` does not permit (and that is not in `neutral`), as
@@ -929,6 +978,32 @@ fn the_tables_name_only_real_modules() {
         .filter(|module| !graph.contains_key(*module))
         .collect();
     assert_eq!(unknown, BTreeSet::new());
+}
+
+#[test]
+fn the_documented_table_says_what_allowed_says() {
+    let markdown = std::fs::read_to_string(repo().join("docs/architecture.md"))
+        .expect("docs/architecture.md is readable");
+    let documented = documented_uses(&markdown).expect("the table parses");
+    let allowed = allowed_graph(ALLOWED);
+    let mismatches: Vec<String> = documented
+        .iter()
+        .filter(|(module, uses)| allowed.get(*module) != Some(uses))
+        .map(|(module, uses)| {
+            format!(
+                "{module}: the docs say {uses:?}, ALLOWED says {:?}",
+                allowed.get(module)
+            )
+        })
+        .collect();
+    assert_eq!(mismatches, Vec::<String>::new());
+    // The docs call cli.rs and config.rs glue, in the prose under the table.
+    let undocumented: Vec<&str> = ALLOWED
+        .iter()
+        .map(|(module, _)| *module)
+        .filter(|module| !documented.contains_key(*module))
+        .collect();
+    assert_eq!(undocumented, ["cli", "config"]);
 }
 
 #[test]
@@ -1242,4 +1317,32 @@ fn a_function_is_counted_from_its_fn_line_to_its_closing_brace() {
         [("at_the_limit".to_owned(), 120), ("one_over".to_owned(), 121)]
     );
     assert_eq!(long_functions(&code, 120), ["score/run.rs::one_over"]);
+}
+
+#[test]
+fn the_documented_table_is_read_cell_by_cell() {
+    let markdown = "# Architecture\n\n| module | owns | may use |\n|---|---|---|\n\
+                    | `scenario/` | the format (`scenario/assertion/`) | `catalog` |\n\
+                    | `trace.rs` | records | `scenario`, `catalog` |\n\
+                    | `catalog/` | tools | - |\n\nAfter the table.\n| not | a | row |\n";
+    let table = documented_uses(markdown).expect("parses");
+    let shown: Vec<String> = table
+        .iter()
+        .map(|(module, uses)| format!("{module}: {uses:?}"))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "catalog: {}",
+            "scenario: {\"catalog\"}",
+            "trace: {\"catalog\", \"scenario\"}"
+        ]
+    );
+    let vague = markdown.replace("`scenario`, `catalog`", "the run's producers");
+    assert_eq!(
+        documented_uses(&vague),
+        Err("the may-use cell of `trace` is not a list of modules: \
+             | `trace.rs` | records | the run's producers |"
+            .to_owned())
+    );
 }
