@@ -31,25 +31,39 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("suite", &[]),
     ("world", &[]),
     ("trace", &["scenario"]),
-    ("harness", &["scenario", "trace", "world", "catalog", "suite"]),
+    (
+        "harness",
+        &["scenario", "trace", "world", "catalog", "suite"],
+    ),
     ("provider", &[]),
     ("agent", &["scenario", "trace", "provider"]),
     ("judge", &["scenario", "trace", "provider"]),
     ("ingest", &["trace"]),
     ("score", &["scenario", "trace", "catalog"]),
-    ("runner", &["agent", "harness", "judge", "scenario", "score", "trace"]),
+    (
+        "runner",
+        &["agent", "harness", "judge", "scenario", "score", "trace"],
+    ),
     (
         "results",
-        &["agent", "catalog", "judge", "lint", "runner", "scenario", "score", "trace"],
+        &[
+            "agent", "catalog", "judge", "lint", "runner", "scenario", "score", "trace",
+        ],
     ),
     ("gate", &["results", "score"]),
     ("report", &["results", "score", "gate", "trace", "catalog"]),
     ("github", &["report"]),
     ("lint", &["catalog", "harness", "judge"]),
     ("mock", &["catalog", "harness", "lint", "scenario"]),
-    ("verify", &["catalog", "harness", "runner", "scenario", "score", "trace"]),
+    (
+        "verify",
+        &["catalog", "harness", "runner", "scenario", "score", "trace"],
+    ),
     // The command line (clap derive) names the option types it parses.
-    ("cli", &["agent", "lint", "provider", "results", "runner", "score"]),
+    (
+        "cli",
+        &["agent", "lint", "provider", "results", "runner", "score"],
+    ),
     // `toolgate.yaml` fills in what the command line leaves out.
     ("config", &["agent", "cli", "runner", "score", "suite"]),
 ];
@@ -70,14 +84,27 @@ const FORBIDDEN_REACHES: &[(&str, &[&str])] = &[
         ],
     ),
     // The harness and the agents produce the trace; neither sees how it is scored or gated.
-    ("harness", &["agent", "runner", "score", "results", "gate", "report", "github"]),
-    ("agent", &["harness", "runner", "score", "results", "gate", "report", "github"]),
+    (
+        "harness",
+        &[
+            "agent", "runner", "score", "results", "gate", "report", "github",
+        ],
+    ),
+    (
+        "agent",
+        &[
+            "harness", "runner", "score", "results", "gate", "report", "github",
+        ],
+    ),
     // The run report, the verdict and the renderers never deliver, mock, or look ahead.
     ("results", &["gate", "report", "github", "mock"]),
     ("gate", &["report", "github", "mock"]),
     ("report", &["github", "mock"]),
     // Importers of production traces only parse.
-    ("ingest", &["harness", "agent", "runner", "provider", "judge"]),
+    (
+        "ingest",
+        &["harness", "agent", "runner", "provider", "judge"],
+    ),
 ];
 
 /// What the file formats (`scenario`, `trace`) must not reach.
@@ -299,7 +326,10 @@ fn char_literal_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// The end of a raw string whose `#`s (maybe none) start at `from`, right after its `r`;
 /// `None` when no `"` follows them (a raw identifier such as `r#type`, or a plain word).
 fn raw_string_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let hashes = bytes[from..].iter().take_while(|byte| **byte == b'#').count();
+    let hashes = bytes[from..]
+        .iter()
+        .take_while(|byte| **byte == b'#')
+        .count();
     if bytes.get(from + hashes) != Some(&b'"') {
         return None;
     }
@@ -342,9 +372,9 @@ fn production(sources: &Sources) -> Sources {
         code.insert(path.clone(), kept);
     }
     code.retain(|path, _| {
-        !test_modules
-            .iter()
-            .any(|module| *path == format!("{module}.rs") || path.starts_with(&format!("{module}/")))
+        !test_modules.iter().any(|module| {
+            *path == format!("{module}.rs") || path.starts_with(&format!("{module}/"))
+        })
     });
     code
 }
@@ -399,7 +429,13 @@ fn test_item_end(bytes: &[u8], from: usize) -> (usize, Option<String>) {
         || (keyword == Some("const") && !words.iter().any(|word| word == "fn"));
     let end = item_end(bytes, at, !ends_at_semicolon);
     let module = (keyword == Some("mod") && bytes[..end].ends_with(b";"))
-        .then(|| words.iter().skip_while(|word| *word != "mod").nth(1).cloned())
+        .then(|| {
+            words
+                .iter()
+                .skip_while(|word| *word != "mod")
+                .nth(1)
+                .cloned()
+        })
         .flatten();
     (end, module)
 }
@@ -410,7 +446,10 @@ fn leading_words(bytes: &[u8], mut at: usize) -> Vec<String> {
     let mut words = Vec::new();
     loop {
         at = skip_space(bytes, at);
-        let len = bytes[at..].iter().take_while(|byte| is_ident_byte(**byte)).count();
+        let len = bytes[at..]
+            .iter()
+            .take_while(|byte| is_ident_byte(**byte))
+            .count();
         if len > 0 {
             words.push(String::from_utf8_lossy(&bytes[at..at + len]).into_owned());
             at += len;
@@ -728,7 +767,10 @@ fn function_lengths(code: &str) -> Vec<(String, usize)> {
             continue;
         };
         let close = close_of(bytes, open);
-        let lines = 1 + bytes[start..close].iter().filter(|byte| **byte == b'\n').count();
+        let lines = 1 + bytes[start..close]
+            .iter()
+            .filter(|byte| **byte == b'\n')
+            .count();
         functions.push((name.to_owned(), lines));
     }
     functions
@@ -794,7 +836,9 @@ fn documented_uses(markdown: &str) -> Result<BTreeMap<String, BTreeSet<String>>,
             uses.split(',')
                 .map(|used| backticked(used).map(str::to_owned))
                 .collect::<Option<_>>()
-                .ok_or(format!("the may-use cell of `{module}` is not a list of modules: {row}"))?
+                .ok_or(format!(
+                    "the may-use cell of `{module}` is not a list of modules: {row}"
+                ))?
         };
         table.insert(module, uses);
     }
@@ -1018,7 +1062,11 @@ fn every_module_but_the_glue_is_checked() {
                 && !ALLOWED.iter().any(|(name, _)| *name == module)
         })
         .collect();
-    assert_eq!(unchecked, Vec::<&String>::new(), "add them to ALLOWED or NEUTRAL");
+    assert_eq!(
+        unchecked,
+        Vec::<&String>::new(),
+        "add them to ALLOWED or NEUTRAL"
+    );
 }
 
 #[test]
@@ -1112,7 +1160,10 @@ fn masking_blanks_comments_and_literals_and_keeps_lines() {
     assert!(!masked.contains("crate::"), "{masked}");
     let braces: String = masked.chars().filter(|c| "{}".contains(*c)).collect();
     assert_eq!(braces, "{}", "only fn f's body is code: {masked}");
-    assert!(masked.contains("fn f<'a>(s: &'a str) -> &'a str { s }"), "{masked}");
+    assert!(
+        masked.contains("fn f<'a>(s: &'a str) -> &'a str { s }"),
+        "{masked}"
+    );
     assert!(masked.contains("let h = r#type;"), "{masked}");
     let derive = "#[schemars(with = \"Option<crate::suite::ServersSchema>\")]";
     assert_eq!(mask(derive), derive);
@@ -1232,7 +1283,10 @@ fn a_use_through_a_reexport_reaches_where_the_item_lives() {
         ("lib.rs", "mod commands;\npub use commands::run_cli;\n"),
         ("commands.rs", "pub fn run_cli() {}"),
         ("report/mod.rs", "use crate::results::ScenarioKind;\n"),
-        ("results/mod.rs", "mod kinds;\npub use kinds::ScenarioKind;\n"),
+        (
+            "results/mod.rs",
+            "mod kinds;\npub use kinds::ScenarioKind;\n",
+        ),
         (
             "results/kinds.rs",
             "pub(crate) use crate::scenario::{Other, ScenarioKind};\n",
@@ -1261,10 +1315,16 @@ fn a_use_through_a_reexport_reaches_where_the_item_lives() {
 #[test]
 fn a_neutral_helper_may_use_only_neutral_helpers_and_glue_anything() {
     let sources = planted(&[
-        ("json.rs", "use crate::calendar::Date;\nuse crate::score::Check;\n"),
+        (
+            "json.rs",
+            "use crate::calendar::Date;\nuse crate::score::Check;\n",
+        ),
         ("calendar.rs", ""),
         ("score/mod.rs", ""),
-        ("commands.rs", "use crate::score::Check;\nuse crate::json::Value;\n"),
+        (
+            "commands.rs",
+            "use crate::score::Check;\nuse crate::json::Value;\n",
+        ),
     ]);
     let graph = module_graph(&sources);
     assert_eq!(
@@ -1286,7 +1346,10 @@ fn a_reach_through_another_module_is_a_violation() {
         ("trace", &["harness"]),
         ("harness", &[]),
     ];
-    assert_eq!(direct_violations(&graph, &allowed, &[]), Vec::<String>::new());
+    assert_eq!(
+        direct_violations(&graph, &allowed, &[]),
+        Vec::<String>::new()
+    );
     assert_eq!(
         reach_violations(&graph, &[("score", &["harness", "agent"])]),
         ["score -> trace -> harness"]
@@ -1314,7 +1377,10 @@ fn a_function_is_counted_from_its_fn_line_to_its_closing_brace() {
     let code = production(&planted(&[("score/run.rs", &text)]));
     assert_eq!(
         function_lengths(&code["score/run.rs"]),
-        [("at_the_limit".to_owned(), 120), ("one_over".to_owned(), 121)]
+        [
+            ("at_the_limit".to_owned(), 120),
+            ("one_over".to_owned(), 121)
+        ]
     );
     assert_eq!(long_functions(&code, 120), ["score/run.rs::one_over"]);
 }
