@@ -19,7 +19,7 @@
 //! - [`score`]: deterministic checks, trajectory metrics, assertion evaluation (reads
 //!   scenarios and traces only).
 //! - [`results`]: the run report (`results.json`), pins, shards and look-alike pointers.
-//! - [`gate`]: baseline, history, policy -> verdict; [`report`] renders text (pure), and
+//! - [`gate`]: baseline, history, policy -> verdict; `report` renders text (pure), and
 //!   [`github`] delivers it (octocrab lives here).
 //! - [`provider`]: where model APIs are reached and the HTTP client for them, shared by the
 //!   agents and the [`judge`]; [`defaults`] holds every default.
@@ -56,7 +56,7 @@ pub(crate) mod process;
 pub(crate) mod prose;
 pub mod provider;
 pub mod redact;
-pub mod report;
+pub(crate) mod report;
 pub mod results;
 pub mod runner;
 pub mod scenario;
