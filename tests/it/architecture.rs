@@ -1,13 +1,24 @@
-//! The crate's shape, checked from its source: which top-level module may use which, no
-//! import cycle between modules, and each third-party crate in its one corner.
+//! The crate's shape, checked from its source:
+//! - which top-level module may use which ([`ALLOWED`]; the [`NEUTRAL`] helpers use only each
+//!   other, and only the [`GLUE`] is unchecked), and that the table in docs/architecture.md
+//!   says the same;
+//! - which modules a module must never reach, not even through others
+//!   ([`FORBIDDEN_REACHES`], on the transitive closure of the module graph);
+//! - no import cycle between modules;
+//! - each third-party crate in its one corner ([`CORNERS`]), and `unsafe` allowed in one place;
+//! - no function longer than [`MAX_FN_LINES`] lines but the [`KNOWN_LONG`] ones.
+//!
+//! A use is a `crate::` or `super::` path, use trees expanded. It reaches the module it names
+//! and, through `pub use` re-exports, the module where its item lives: `crate::run_cli`
+//! reaches `commands`.
 //!
 //! Only production code counts. Comments and the insides of string, char and byte literals
 //! are blanked first; then each item marked `#[cfg(test)]` (a `mod tests { ... }`, a
 //! function, a `use`) is left out, and so is the file of a `#[cfg(test)] mod tests;` with
 //! everything under it. Code after a test module is checked like any other.
 //!
-//! The checker reads a map from a path under `src/` to the file's text, so its own tests feed
-//! it small planted sources.
+//! The checker reads a map from a path under `src/` to the file's text, so its own tests
+//! (at the end) plant small sources and assert what it reports.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::Path;
@@ -980,6 +991,9 @@ fn corner_strays(code: &Sources) -> Vec<String> {
     strays
 }
 
+// ---------------------------------------------------------------------------------------------
+// The checks on src/
+
 #[test]
 fn modules_use_only_what_the_data_flow_allows() {
     let graph = module_graph(&real_sources());
@@ -1106,6 +1120,9 @@ fn unsafe_code_is_allowed_in_one_place_only() {
         .collect();
     assert_eq!(allowed, vec!["process.rs x1".to_owned()]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The checker itself, on planted sources
 
 #[test]
 fn the_checker_sees_uses_and_skips_comments_and_tests() {
