@@ -4,7 +4,7 @@
 
 /// The deepest nesting of parentheses, unary minus signs and powers accepted: the evaluator
 /// recurses per level.
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// The value of `expression` (`48000 * 0.15 + 2500`); `^` is a power, right-associative.
 ///
@@ -12,7 +12,7 @@ pub const MAX_DEPTH: usize = 64;
 ///
 /// A message naming the first character that is not part of an expression and its 1-based
 /// position, a missing `)`, division by zero, or nesting deeper than [`MAX_DEPTH`].
-pub fn evaluate(expression: &str) -> Result<f64, String> {
+pub(crate) fn evaluate(expression: &str) -> Result<f64, String> {
     let mut calculator = Calculator {
         text: expression.as_bytes(),
         at: 0,

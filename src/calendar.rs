@@ -15,7 +15,7 @@ const WEEKDAYS: [&str; 7] = [
 
 /// Days since 1970-01-01 of a valid calendar date `y-m-d` (Howard Hinnant's
 /// `days_from_civil`).
-pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let year = if month <= 2 { year - 1 } else { year };
     let era = year.div_euclid(400);
     let year_of_era = year - era * 400;
@@ -26,7 +26,7 @@ pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 }
 
 /// The calendar date `(year, month, day)` of a day number (Hinnant's `civil_from_days`).
-pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let shifted = days + 719_468;
     let era = shifted.div_euclid(146_097);
     let day_of_era = shifted - era * 146_097;
@@ -45,7 +45,7 @@ pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
 }
 
 /// Days in `month` (1..=12) of `year`.
-pub fn days_in_month(year: i64, month: i64) -> i64 {
+pub(crate) fn days_in_month(year: i64, month: i64) -> i64 {
     let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     match month {
         2 if leap => 29,
@@ -56,13 +56,13 @@ pub fn days_in_month(year: i64, month: i64) -> i64 {
 }
 
 /// The day number of `year-month-day` when that date exists (`2026-02-30` does not).
-pub fn date(year: i64, month: i64, day: i64) -> Option<i64> {
+pub(crate) fn date(year: i64, month: i64, day: i64) -> Option<i64> {
     let valid = (1..=12).contains(&month) && (1..=days_in_month(year, month)).contains(&day);
     valid.then(|| days_from_civil(year, month, day))
 }
 
 /// Parses `YYYY-MM-DD` into a day number; `None` for anything else or an impossible date.
-pub fn parse_date(text: &str) -> Option<i64> {
+pub(crate) fn parse_date(text: &str) -> Option<i64> {
     let mut parts = text.splitn(3, '-');
     let year: i64 = parts.next().filter(|p| p.len() == 4)?.parse().ok()?;
     let month: i64 = parts.next().filter(|p| p.len() == 2)?.parse().ok()?;
@@ -71,20 +71,20 @@ pub fn parse_date(text: &str) -> Option<i64> {
 }
 
 /// Formats a day number as `YYYY-MM-DD`.
-pub fn format_date(days: i64) -> String {
+pub(crate) fn format_date(days: i64) -> String {
     let (year, month, day) = civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02}")
 }
 
 /// The English weekday name of a day number.
-pub fn weekday(days: i64) -> &'static str {
+pub(crate) fn weekday(days: i64) -> &'static str {
     WEEKDAYS[days.rem_euclid(7) as usize]
 }
 
 /// An RFC 3339 instant: whole seconds since the epoch (UTC) and the fraction as written
 /// (digits after the point, trailing zeros removed; empty for none).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Instant {
+pub(crate) struct Instant {
     /// Seconds since 1970-01-01T00:00:00Z.
     pub seconds: i64,
     /// Fractional digits, without trailing zeros.
@@ -95,7 +95,7 @@ impl Instant {
     /// The canonical UTC spelling: `2026-01-16T09:00:00Z`, with the fraction when there is
     /// one (`...:00.5Z`). Two spellings of one instant (`+00:00` and `Z`, `+01:00` an hour
     /// later) have the same canonical form.
-    pub fn canonical(&self) -> String {
+    pub(crate) fn canonical(&self) -> String {
         let days = self.seconds.div_euclid(86_400);
         let rest = self.seconds.rem_euclid(86_400);
         let fraction = if self.fraction.is_empty() {
@@ -115,7 +115,7 @@ impl Instant {
 
 /// Parses an RFC 3339 date-time (`2026-01-20T14:00:00Z`, `...+01:00`, `t`/`z` in lower case,
 /// an optional fraction); `None` for anything else, a date without a time included.
-pub fn parse_instant(text: &str) -> Option<Instant> {
+pub(crate) fn parse_instant(text: &str) -> Option<Instant> {
     let (date, time) = text.split_once(['T', 't'])?;
     let days = parse_date(date)?;
     let (clock, offset_seconds) = if let Some(clock) = time.strip_suffix(['Z', 'z']) {
@@ -162,7 +162,7 @@ pub fn parse_instant(text: &str) -> Option<Instant> {
 }
 
 /// The canonical spelling of `text` when it is an RFC 3339 instant ([`Instant::canonical`]).
-pub fn canonical_instant(text: &str) -> Option<String> {
+pub(crate) fn canonical_instant(text: &str) -> Option<String> {
     parse_instant(text).map(|instant| instant.canonical())
 }
 

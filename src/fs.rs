@@ -135,7 +135,7 @@ impl StreamedFile {
             .with_context(|| format!("failed to write `{}`", self.path.display()))
     }
 
-    /// Appends `value` as pretty JSON (see [`crate::json::pretty`]) with a trailing newline,
+    /// Appends `value` as pretty JSON (see `crate::json::pretty`) with a trailing newline,
     /// serialized straight into the file: a large document is never held as one string.
     ///
     /// Errors: the write failed, naming the file.

@@ -63,7 +63,7 @@ impl DoubleEncoded {
 ///
 /// `Err` names the first difference as "`/path`: expected X, got Y" (a JSON Pointer below
 /// `at`).
-pub fn match_value(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
+pub(crate) fn match_value(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
     match (expected, actual) {
         (Value::Number(e), Value::Number(a)) => {
             if numbers_equal(e, a) {
@@ -110,7 +110,7 @@ pub fn match_value(expected: &Value, actual: &Value, at: &str) -> Result<(), Str
 /// has a key that the same object in `expected` lacks, at any depth (numbers still compare
 /// by value). `Err` names the first difference, or the first unexpected key as
 /// "`/path`: not expected (value)".
-pub fn equal_value(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
+pub(crate) fn equal_value(expected: &Value, actual: &Value, at: &str) -> Result<(), String> {
     if equals_exactly(expected, actual) {
         return Ok(());
     }
@@ -123,7 +123,7 @@ pub fn equal_value(expected: &Value, actual: &Value, at: &str) -> Result<(), Str
 
 /// Whether [`equal_value`] holds, decided without building a message: the same keys in every
 /// object (in any order), arrays item by item, numbers by value, everything else by equality.
-pub fn equals_exactly(expected: &Value, actual: &Value) -> bool {
+pub(crate) fn equals_exactly(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
         (Value::Number(e), Value::Number(a)) => numbers_equal(e, a),
         (Value::Object(e), Value::Object(a)) => maps_equal_exactly(e, a),
@@ -135,7 +135,10 @@ pub fn equals_exactly(expected: &Value, actual: &Value) -> bool {
 }
 
 /// [`equals_exactly`] for two objects: the same keys, in any order, with equal values.
-pub fn maps_equal_exactly(expected: &Map<String, Value>, actual: &Map<String, Value>) -> bool {
+pub(crate) fn maps_equal_exactly(
+    expected: &Map<String, Value>,
+    actual: &Map<String, Value>,
+) -> bool {
     // Keys are unique, so the same count and every expected key present with an equal value
     // leaves no extra key in `actual`.
     expected.len() == actual.len()
@@ -196,7 +199,7 @@ fn escape_pointer(key: &str) -> String {
 }
 
 /// A value as compact JSON, cut to 80 characters for messages.
-pub fn short(value: &Value) -> String {
+pub(crate) fn short(value: &Value) -> String {
     let text = value.to_string();
     if text.chars().count() > 80 {
         let cut: String = text.chars().take(77).collect();
@@ -209,7 +212,7 @@ pub fn short(value: &Value) -> String {
 /// `value` as an integer when it is one by value, as JSON Schema's `"type": "integer"` reads
 /// it: `3` and `3.0` are both 3; `3.5`, strings and other types are `None`, and so is a whole
 /// number outside `i64`. The one place every built-in tool reads an integer argument.
-pub fn as_integer(value: &Value) -> Option<i64> {
+pub(crate) fn as_integer(value: &Value) -> Option<i64> {
     let Value::Number(number) = value else {
         return None;
     };
@@ -225,7 +228,7 @@ pub fn as_integer(value: &Value) -> Option<i64> {
 /// Canonical JSON text of a value, for comparing values by meaning rather than by spelling:
 /// object keys sorted at every level (so key order does not matter) and numbers by value
 /// (`1`, `1.0` and `1e0` are all written `1`; other numbers as serde_json writes an `f64`).
-/// Arrays keep their order. Two values are equal by [`match_value`]-style semantics with no
+/// Arrays keep their order. Two values are equal by `match_value`-style semantics with no
 /// extra keys exactly when their canonical texts are equal.
 pub fn canonical(value: &Value) -> String {
     serde_json::to_string(&Canonical(value)).expect("a JSON value always serializes")
@@ -269,13 +272,13 @@ impl Serialize for Canonical<'_> {
 
 /// Whether two values are the same by meaning: [`canonical`] texts equal (numbers by value,
 /// objects regardless of key order, arrays in order).
-pub fn same_value(a: &Value, b: &Value) -> bool {
+pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
     canonical(a) == canonical(b)
 }
 
 /// The text of a chat message's `content`: a string, or the `text` parts of an array joined
 /// together without a separator; `None` for any other value or an array without text parts.
-pub fn message_text(content: &Value) -> Option<String> {
+pub(crate) fn message_text(content: &Value) -> Option<String> {
     match content {
         Value::String(text) => Some(text.clone()),
         Value::Array(parts) => {
@@ -291,7 +294,7 @@ pub fn message_text(content: &Value) -> Option<String> {
 
 /// The JSON type of `value` with its article, for messages: "null", "a boolean", "a number",
 /// "a string", "an array" or "an object".
-pub fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -304,14 +307,14 @@ pub fn json_type(value: &Value) -> &'static str {
 
 /// `value` as pretty JSON (two-space indent, keys in their order) with a trailing newline, as
 /// toolgate writes its files. For plain data types, which always serialize.
-pub fn pretty(value: &impl Serialize) -> String {
+pub(crate) fn pretty(value: &impl Serialize) -> String {
     let mut text = serde_json::to_string_pretty(value).expect("plain data always serializes");
     text.push('\n');
     text
 }
 
 /// Escapes one JSON Pointer reference token (RFC 6901: `~` as `~0`, `/` as `~1`).
-pub fn pointer_token(token: &str) -> String {
+pub(crate) fn pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 

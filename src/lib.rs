@@ -11,7 +11,7 @@
 //!   fixtures (uses only the [`catalog`]).
 //! - [`harness`]: a fresh [`harness::Harness`] per run serves the catalog over MCP (rmcp lives
 //!   here), injects faults, checks arguments and records the trace, in front of a
-//!   [`harness::Backend`]: today the built-in [`world`]; the seam for the user's own servers,
+//!   [`harness::Backend`]: today the built-in `world`; the seam for the user's own servers,
 //!   mocks and recorded cassettes. [`runner`] drives each run with an [`agent`]. [`suite`]
 //!   reads the user's own servers (`servers:` in `toolgate.yaml`), which the harness's
 //!   [`harness::ServerBackends`] starts fresh for every run.
@@ -19,13 +19,13 @@
 //! - [`score`]: deterministic checks, trajectory metrics, assertion evaluation (reads
 //!   scenarios and traces only).
 //! - [`results`]: the run report (`results.json`), pins, shards and look-alike pointers.
-//! - [`gate`]: baseline, history, policy -> verdict; [`report`] renders text (pure), and
+//! - [`gate`]: baseline, history, policy -> verdict; `report` renders text (pure), and
 //!   [`github`] delivers it (octocrab lives here).
 //! - [`provider`]: where model APIs are reached and the HTTP client for them, shared by the
 //!   agents and the [`judge`]; [`defaults`] holds every default.
-//! - Neutral helpers any layer may use: [`json`], [`values`] (how checks compare values),
-//!   [`calendar`], [`arith`], [`prose`] (values and claims in written English), [`fs`],
-//!   [`exit`], [`tls`].
+//! - Neutral helpers any layer may use: `json`, `values` (how checks compare values),
+//!   `calendar`, `arith`, `prose` (values and claims in written English), [`fs`],
+//!   [`exit`], `tls`.
 //!
 //! `tests/it/architecture.rs` enforces these directions and the crates' corners.
 //!
@@ -36,8 +36,8 @@
 //! vague descriptions, look-alike tools, context cost and drift against a lock file.
 
 pub mod agent;
-pub mod arith;
-pub mod calendar;
+pub(crate) mod arith;
+pub(crate) mod calendar;
 pub mod catalog;
 pub mod cli;
 pub mod config;
@@ -48,25 +48,26 @@ pub mod gate;
 pub mod github;
 pub mod harness;
 pub mod ingest;
-pub mod json;
+pub(crate) mod json;
 pub mod judge;
 pub mod lint;
 pub mod mock;
-pub mod process;
-pub mod prose;
+pub mod plan;
+pub(crate) mod process;
+pub(crate) mod prose;
 pub mod provider;
 pub mod redact;
-pub mod report;
+pub(crate) mod report;
 pub mod results;
 pub mod runner;
 pub mod scenario;
 pub mod score;
 pub mod suite;
-pub mod tls;
+pub(crate) mod tls;
 pub mod trace;
-pub mod values;
+pub(crate) mod values;
 pub mod verify;
-pub mod world;
+pub(crate) mod world;
 
 mod commands;
 

@@ -11,7 +11,7 @@ use std::os::unix::process::CommandExt as _;
 /// The parent-death signal reaches the child itself, not the processes it starts; those are
 /// reached by killing the group, which toolgate does on every way out it can handle (a normal
 /// end, an error, Ctrl-C and SIGTERM).
-pub fn contain(command: &mut std::process::Command) {
+pub(crate) fn contain(command: &mut std::process::Command) {
     command.process_group(0);
     die_with_parent(command);
 }
@@ -20,7 +20,7 @@ pub fn contain(command: &mut std::process::Command) {
 /// nothing), without moving it out of toolgate's process group, for a child that should still
 /// see a terminal's Ctrl-C.
 #[allow(unsafe_code)]
-pub fn die_with_parent(command: &mut std::process::Command) {
+pub(crate) fn die_with_parent(command: &mut std::process::Command) {
     #[cfg(target_os = "linux")]
     {
         let parent = nix::unistd::Pid::this();
@@ -45,7 +45,7 @@ pub fn die_with_parent(command: &mut std::process::Command) {
 /// Resolves on Ctrl-C (SIGINT) or SIGTERM, which `timeout`, `docker stop`, CI cancellations
 /// and MCP clients send first; a signal whose handler cannot be installed is never seen (the
 /// process then stops on it as it would without toolgate's help). Needs a Tokio runtime.
-pub async fn stop_requested() {
+pub(crate) async fn stop_requested() {
     use tokio::signal::unix::{SignalKind, signal};
     async fn on(kind: SignalKind) {
         match signal(kind) {

@@ -8,7 +8,7 @@ use std::sync::Once;
 
 /// Installs ring as the process-wide rustls provider; later calls do nothing. Call before
 /// building an HTTPS client.
-pub fn install_crypto_provider() {
+pub(crate) fn install_crypto_provider() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         // Err means a provider is already installed (an embedding program chose its own); that

@@ -10,7 +10,12 @@ use crate::json::short;
 
 /// Whether `actual` holds what `expected` asks; `ordered` makes arrays (at any depth) keep
 /// their order. `Err` names the first difference with its JSON Pointer under `at`.
-pub fn matches(expected: &Value, actual: &Value, at: &str, ordered: bool) -> Result<(), String> {
+pub(crate) fn matches(
+    expected: &Value,
+    actual: &Value,
+    at: &str,
+    ordered: bool,
+) -> Result<(), String> {
     match (expected, actual) {
         (Value::Number(_), Value::Number(_)) => crate::json::match_value(expected, actual, at),
         (Value::String(e), Value::String(a)) => {
@@ -68,7 +73,7 @@ pub fn matches(expected: &Value, actual: &Value, at: &str, ordered: bool) -> Res
 
 /// Whether the array `actual` contains every item of `items` (each matched partially, to a
 /// different element, in any order); `Err` says which item is missing.
-pub fn contains(items: &[Value], actual: &Value, at: &str) -> Result<(), String> {
+pub(crate) fn contains(items: &[Value], actual: &Value, at: &str) -> Result<(), String> {
     let Some(elements) = actual.as_array() else {
         return Err(format!(
             "`{}`: expected a list containing {}, got {}",
@@ -94,7 +99,7 @@ pub fn contains(items: &[Value], actual: &Value, at: &str) -> Result<(), String>
 
 /// Whether `wanted` occurs at some depth of `haystack`: a scalar equal to it (as
 /// `matches` compares), or an object or array it `matches` partially.
-pub fn occurs_in(wanted: &Value, haystack: &Value) -> bool {
+pub(crate) fn occurs_in(wanted: &Value, haystack: &Value) -> bool {
     if matches(wanted, haystack, "", false).is_ok() {
         return true;
     }

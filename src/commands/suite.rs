@@ -14,8 +14,8 @@ use crate::config::{self, ConfigFile};
 use crate::defaults;
 use crate::harness::cassette::Scrubber;
 use crate::harness::{BackendFactory, ToolSet};
+use crate::plan::{self, LoadOptions, SchemaModes, SuiteSource};
 use crate::results::pins::ServerPin;
-use crate::runner::plan::{self, LoadOptions, SchemaModes, SuiteSource};
 use crate::scenario::{Scenario, SmokeSet};
 use crate::suite::ServerSpec;
 

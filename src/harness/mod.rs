@@ -1,6 +1,6 @@
 //! The MCP harness: serves a run's catalog over MCP, intercepts every call into the trace,
 //! checks arguments, injects faults, and hands the rest to the run's [`Backend`] (today the
-//! built-in [`World`](crate::world::World), through [`WorldBackend`]).
+//! built-in `World` (`crate::world`), through [`WorldBackend`]).
 //!
 //! rmcp lives here ([`server`], [`client`]); the rest of the crate sees plain data: the
 //! [`CallRecord`](crate::trace::CallRecord)s of [`crate::trace`] and the final state.

@@ -88,7 +88,7 @@ impl ToolSet {
         self
     }
 
-    /// In [`DoubleEncoded::Lenient`] mode, decodes once every argument of `tool`, at any depth
+    /// In `DoubleEncoded::Lenient` mode, decodes once every argument of `tool`, at any depth
     /// through `properties`, whose schema takes an `object` or `array` (as its `type`, in a
     /// `type` list such as `["object", "null"]`, or in an `anyOf`/`oneOf` branch) but not a
     /// string, and whose value is a string holding JSON of that type; whether any was decoded.

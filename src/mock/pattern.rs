@@ -1,6 +1,6 @@
 //! Patterns: what a rule's `match` and a table filter's `where` compare values with.
 //!
-//! The semantics are those of a scenario's `args_match` ([`crate::json::match_value`]):
+//! The semantics are those of a scenario's `args_match` (`crate::json::match_value`):
 //! objects match by the keys given (extra keys are ignored, recursively), arrays item by
 //! item with the same length, numbers by value, everything else by equality. One addition:
 //! an object that is exactly `{"$regex": "..."}` matches a string the regular expression

@@ -40,7 +40,7 @@ impl DateMention {
 
 /// One time of day written in the text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TimeMention {
+pub(crate) struct TimeMention {
     /// Its span in [`Prose::text`].
     pub span: Range<usize>,
     /// Seconds after midnight.

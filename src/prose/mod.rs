@@ -21,9 +21,9 @@ mod words;
 
 use std::ops::Range;
 
-pub use dates::{DateMention, TimeMention};
-pub use numbers::NumberMention;
-pub use pairing::{Misattribution, Ties, bound_to_other_noun, misattribution, paired};
+pub(crate) use dates::{DateMention, TimeMention};
+pub(crate) use numbers::NumberMention;
+pub(crate) use pairing::{Ties, bound_to_other_noun, misattribution, paired};
 
 /// A value to look for in text.
 #[derive(Debug, Clone, PartialEq)]
@@ -488,7 +488,7 @@ fn id_prefix(text: &str) -> Option<String> {
 }
 
 /// Whether `span` overlaps any of `spans`.
-pub fn overlaps(span: &Range<usize>, spans: &[Range<usize>]) -> bool {
+pub(crate) fn overlaps(span: &Range<usize>, spans: &[Range<usize>]) -> bool {
     spans
         .iter()
         .any(|other| span.start < other.end && other.start < span.end)
@@ -501,7 +501,7 @@ fn is_word_byte(byte: u8) -> bool {
 /// Lowercases `text` and writes typographic variants plainly: curly quotes and apostrophes
 /// straight, en and em dashes and the minus sign as `-`, non-breaking spaces as spaces, `_`
 /// as a space, `**` markup removed.
-pub fn normalize(text: &str) -> String {
+pub(crate) fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -34,7 +34,7 @@ pub enum Ties {
 
 /// Whether the mention at `span` pairs with one of `own` labels rather than another of
 /// `all` labels; no label near it at all is no pairing.
-pub fn paired(
+pub(crate) fn paired(
     prose: &Prose,
     span: &Range<usize>,
     own: &[String],
@@ -277,7 +277,7 @@ fn distance(prose: &Prose, a: &Range<usize>, b: &Range<usize>) -> usize {
 
 /// A record's field value stated next to another record: what [`misattribution`] finds.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Misattribution {
+pub(crate) struct Misattribution {
     /// The value, as a person reads it (`"wei.chen@acme.example"`, `980`).
     pub value: String,
     /// The field it belongs to.
@@ -312,7 +312,7 @@ impl std::fmt::Display for Misattribution {
 /// every stated value sits with its own record. Records are named by their `by` fields; a
 /// value inside a record's name ("Hoshi Robotics" in "Hoshi Robotics analytics") is part of
 /// the name, and a value that is also one of the record's own (in any listed field) is its.
-pub fn misattribution(
+pub(crate) fn misattribution(
     prose: &Prose,
     records: &[&serde_json::Map<String, serde_json::Value>],
     by: &[String],
@@ -487,7 +487,11 @@ const FUNCTION_WORDS: &[&str] = &[
     "too",
 ];
 
-pub fn bound_to_other_noun(prose: &Prose, span: &Range<usize>, field_words: &[String]) -> bool {
+pub(crate) fn bound_to_other_noun(
+    prose: &Prose,
+    span: &Range<usize>,
+    field_words: &[String],
+) -> bool {
     let text = prose.text();
     let label_words: Vec<String> = field_words
         .iter()

@@ -11,7 +11,7 @@ fn hint(tool: &Value, name: &str) -> bool {
 
 /// One row per tool, in catalog order: name, category, title and the read-only, destructive
 /// and idempotent hints (`yes` or `-`), then a count per category.
-pub fn render_table(catalog: &Catalog) -> String {
+pub(crate) fn render_table(catalog: &Catalog) -> String {
     let mut table = Table::new();
     table.load_style(presets::ASCII_MARKDOWN);
     table.set_header([
@@ -39,7 +39,7 @@ pub fn render_table(catalog: &Catalog) -> String {
 
 /// A JSON array, one object per tool in catalog order:
 /// `{"name", "category", "title", "description", "annotations"}`.
-pub fn render_json(catalog: &Catalog) -> String {
+pub(crate) fn render_json(catalog: &Catalog) -> String {
     let tools: Vec<Value> = catalog
         .tools()
         .iter()

@@ -5,7 +5,7 @@ use crate::report::markdown::{self, GITHUB_COMMENT_LIMIT};
 
 /// The hidden marker for comments of gate `key`: `<!-- toolgate:sticky key=KEY -->`. Keys
 /// keep `[A-Za-z0-9._-]` only, so a key cannot close the HTML comment.
-pub fn marker(key: &str) -> String {
+pub(crate) fn marker(key: &str) -> String {
     let key: String = key
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
@@ -14,7 +14,7 @@ pub fn marker(key: &str) -> String {
 }
 
 /// The comment body: the marker line, then the report rendered to fit the rest of the limit.
-pub fn render(key: &str, input: &markdown::Input<'_>) -> String {
+pub(crate) fn render(key: &str, input: &markdown::Input<'_>) -> String {
     let marker = marker(key);
     let report = markdown::render(&markdown::Input {
         limit: GITHUB_COMMENT_LIMIT.min(input.limit) - marker.len() - 1,

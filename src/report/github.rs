@@ -8,11 +8,11 @@ use crate::results::RunReport;
 use crate::score::Outcome;
 
 /// GitHub shows at most this many error annotations per step.
-pub const MAX_ANNOTATIONS: usize = 10;
+pub(crate) const MAX_ANNOTATIONS: usize = 10;
 
 /// An error annotation on a file and line of the repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Annotation {
+pub(crate) struct Annotation {
     /// Path relative to the repository root, `/`-separated.
     pub file: String,
     /// 1-based line.
@@ -26,7 +26,7 @@ pub struct Annotation {
 /// `name<<DELIMITER` blocks for `$GITHUB_OUTPUT`, one per output, so any value (also
 /// multi-line) is safe. `delimiter` must be random per run and appear in no value: a value
 /// containing it could otherwise set other outputs. Returns `None` if it does.
-pub fn render_outputs(outputs: &[(&str, String)], delimiter: &str) -> Option<String> {
+pub(crate) fn render_outputs(outputs: &[(&str, String)], delimiter: &str) -> Option<String> {
     let mut out = String::new();
     for (name, value) in outputs {
         if value.contains(delimiter) || name.contains(delimiter) {
@@ -39,7 +39,7 @@ pub fn render_outputs(outputs: &[(&str, String)], delimiter: &str) -> Option<Str
 
 /// `::error` workflow commands, at most [`MAX_ANNOTATIONS`]; when there are more, the last
 /// one says how many were left out.
-pub fn render_annotations(annotations: &[Annotation]) -> String {
+pub(crate) fn render_annotations(annotations: &[Annotation]) -> String {
     let mut out = String::new();
     let shown = if annotations.len() > MAX_ANNOTATIONS {
         MAX_ANNOTATIONS - 1
@@ -67,7 +67,7 @@ pub fn render_annotations(annotations: &[Annotation]) -> String {
 }
 
 /// Escapes a workflow command's message (`%`, CR, LF).
-pub fn escape_data(text: &str) -> String {
+pub(crate) fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
@@ -80,7 +80,7 @@ fn escape_property(text: &str) -> String {
 
 /// One annotation per failing scenario, on its file at the line of its first failing check
 /// (Tier 5 first).
-pub fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
+pub(crate) fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
     let Some(pins) = &report.pins else {
         return Vec::new();
     };
@@ -135,7 +135,7 @@ pub(crate) fn repository_path(root: &Path, path: &str) -> String {
 
 /// `root` relative to `workdir` when it lies inside it (an absolute `--root` on a runner is
 /// under `$GITHUB_WORKSPACE`), else `root` unchanged.
-pub fn relative_root(root: &Path, workdir: &Path) -> std::path::PathBuf {
+pub(crate) fn relative_root(root: &Path, workdir: &Path) -> std::path::PathBuf {
     if root.is_absolute()
         && let Ok(inside) = root.strip_prefix(workdir)
     {

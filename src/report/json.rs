@@ -1,29 +1,16 @@
-//! The results JSON and the trace as JSON Lines.
+//! The results JSON and the verdict JSON.
 
 use crate::gate::Verdict;
 use crate::results::RunReport;
-use crate::trace::TraceLine;
 
 /// The results file: pretty JSON with a trailing newline.
-pub fn render_results(report: &RunReport) -> String {
+pub(crate) fn render_results(report: &RunReport) -> String {
     crate::json::pretty(report)
-}
-
-/// The trace file: each line as one line of JSON, in the order given
-/// ([`crate::results::trace_lines`] orders runs by suite, calls by arrival).
-/// `toolgate gate --agent replay` reads it back.
-pub fn render_trace(lines: &[TraceLine]) -> String {
-    let mut text = String::new();
-    for line in lines {
-        text.push_str(&line.render());
-        text.push('\n');
-    }
-    text
 }
 
 /// `verdict.json`: the verdict as pretty JSON with a trailing newline, with the run's
 /// `run_id` (see [`crate::results::RunMeta::run_id`]) when it has one.
-pub fn render_verdict(verdict: &Verdict, run_id: Option<&str>) -> String {
+pub(crate) fn render_verdict(verdict: &Verdict, run_id: Option<&str>) -> String {
     let mut value = serde_json::to_value(verdict).unwrap_or_default();
     if let (Some(id), Some(object)) = (run_id, value.as_object_mut()) {
         object.insert("run_id".to_owned(), serde_json::Value::from(id));

@@ -18,7 +18,7 @@ use crate::score::Outcome;
 
 /// Renders the run as JUnit XML; the verdict is a property of the report. `root` is the suite
 /// root the scenario paths in the pins are relative to.
-pub fn render(report: &RunReport, verdict: &Verdict, root: &Path) -> String {
+pub(crate) fn render(report: &RunReport, verdict: &Verdict, root: &Path) -> String {
     let mut junit = Report::new("toolgate");
     let mut tiers: BTreeMap<u8, Vec<&ScenarioResult>> = BTreeMap::new();
     for result in &report.scenarios {

@@ -2,17 +2,17 @@
 //! where the text goes (stdout, a file, the step summary, a pull-request comment) happens in
 //! the caller.
 
-pub mod catalog;
-pub mod comment;
-pub mod github;
-pub mod json;
-pub mod junit;
-pub mod markdown;
-pub mod otel;
-pub mod sanitize;
-pub mod table;
-pub mod text;
-pub mod traces;
+pub(crate) mod catalog;
+pub(crate) mod comment;
+pub(crate) mod github;
+pub(crate) mod json;
+pub(crate) mod junit;
+pub(crate) mod markdown;
+pub(crate) mod otel;
+pub(crate) mod sanitize;
+pub(crate) mod table;
+pub(crate) mod text;
+pub(crate) mod traces;
 
 #[cfg(test)]
 pub(crate) mod sample;

@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use crate::trace::{CallOutcome, CallRecord};
 
 /// The semantic-conventions schema the spans follow.
-pub const SCHEMA_URL: &str = "https://opentelemetry.io/schemas/1.41.0";
+pub(crate) const SCHEMA_URL: &str = "https://opentelemetry.io/schemas/1.41.0";
 
 /// OTLP span kinds.
 const KIND_INTERNAL: u8 = 1;
@@ -37,7 +37,7 @@ const STATUS_ERROR: u8 = 2;
 
 /// One scenario run, as the exporter needs it.
 #[derive(Debug, Clone)]
-pub struct RunSpans<'a> {
+pub(crate) struct RunSpans<'a> {
     /// The scenario id.
     pub scenario: &'a str,
     /// Its tier, 1..=5.
@@ -322,7 +322,7 @@ impl CallTimes<'_> {
 
 /// One OTLP JSON `ExportTraceServiceRequest` holding a trace per run, as one line of text
 /// (what OTLP JSON file exporters write, and what `POST /v1/traces` takes).
-pub fn export_request(runs: &[RunSpans<'_>]) -> String {
+pub(crate) fn export_request(runs: &[RunSpans<'_>]) -> String {
     let mut spans = Vec::new();
     for run in runs {
         let (trace_id, run_spans) = run_spans(run);

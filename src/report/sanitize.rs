@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 /// Most characters of one untrusted field that the terminal report shows.
-pub const MAX_TERMINAL_CHARS: usize = 500;
+pub(crate) const MAX_TERMINAL_CHARS: usize = 500;
 
 /// `text` made safe for one line of a terminal.
 ///
@@ -16,7 +16,7 @@ pub const MAX_TERMINAL_CHARS: usize = 500;
 /// the cursor, recolour the log, forge a line or reorder what is read. Text longer than
 /// `max_chars` characters is cut there, with `... (N more characters)` after it. Borrows when
 /// nothing needs changing.
-pub fn terminal_line(text: &str, max_chars: usize) -> Cow<'_, str> {
+pub(crate) fn terminal_line(text: &str, max_chars: usize) -> Cow<'_, str> {
     let total = text.chars().count();
     if total <= max_chars && !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);

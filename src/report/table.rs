@@ -201,7 +201,7 @@ fn words(words: &[String]) -> String {
 }
 
 /// Renders the summary for a terminal or a CI log (plain ASCII, no colour).
-pub fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict) -> String {
+pub(crate) fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &Verdict) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", tier_table(report, baseline));
     if let Some(comparison) = &verdict.comparison {
@@ -392,7 +392,7 @@ fn write_verdict(verdict: &Verdict, out: &mut String) {
 }
 
 /// Most lines of parser notes and output-schema violations shown for passing runs.
-pub const PASSING_NOTES_SHOWN: usize = 20;
+pub(crate) const PASSING_NOTES_SHOWN: usize = 20;
 
 /// What passing runs still carry: parser notes (a repaired or ambiguous call) and results
 /// that broke their tool's `outputSchema`. A passing verdict does not hide them.

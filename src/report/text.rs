@@ -7,12 +7,12 @@ use crate::results::RunReport;
 use crate::score::metrics::{MetricsSummary, ProvenanceFinding};
 
 /// Reads one metric of [`Metrics`].
-pub type MetricPick = fn(&Metrics) -> Option<f64>;
+pub(crate) type MetricPick = fn(&Metrics) -> Option<f64>;
 
 /// The metrics compared with the baseline ([`Metrics`]), by the one name every report uses:
 /// (name, value, whether it is a share in 0.0..=1.0 shown in percent and points; else a mean
 /// shown with two decimals).
-pub const BASELINE_METRICS: [(&str, MetricPick, bool); 4] = [
+pub(crate) const BASELINE_METRICS: [(&str, MetricPick, bool); 4] = [
     ("selection checks", |m| m.selection, true),
     ("argument checks", |m| m.arguments, true),
     ("calls per run", |m| m.calls_per_run, false),
@@ -20,13 +20,13 @@ pub const BASELINE_METRICS: [(&str, MetricPick, bool); 4] = [
 ];
 
 /// A share in 0.0..=1.0 as `97.5%`; `-` when absent.
-pub fn percent(share: Option<f64>) -> String {
+pub(crate) fn percent(share: Option<f64>) -> String {
     share.map_or_else(|| "-".to_string(), |share| format!("{:.1}%", share * 100.0))
 }
 
 /// `value` as [`BASELINE_METRICS`] shows it: `97.5%` for a share, `1.75` for a mean, `-`
 /// when absent.
-pub fn metric_value(value: Option<f64>, is_share: bool) -> String {
+pub(crate) fn metric_value(value: Option<f64>, is_share: bool) -> String {
     match value {
         Some(v) if !is_share => format!("{v:.2}"),
         share => percent(share),
@@ -36,7 +36,7 @@ pub fn metric_value(value: Option<f64>, is_share: bool) -> String {
 /// The baseline's mean metrics when they can be compared with `report`'s: a baseline keeps
 /// whole-suite means only, so a run that leaves out some of its scenarios (`--only`, a shard)
 /// gets `Err` with the line that says why no delta is shown.
-pub fn comparable_metrics<'a>(
+pub(crate) fn comparable_metrics<'a>(
     report: &RunReport,
     baseline: &'a crate::gate::Baseline,
 ) -> Result<&'a Metrics, String> {
@@ -58,7 +58,7 @@ pub fn comparable_metrics<'a>(
 
 /// `now - before` as [`BASELINE_METRICS`] shows it: `+2.5 pts` for a share, `-0.25` for a
 /// mean, `-` when either is absent.
-pub fn metric_delta(now: Option<f64>, before: Option<f64>, is_share: bool) -> String {
+pub(crate) fn metric_delta(now: Option<f64>, before: Option<f64>, is_share: bool) -> String {
     match (now, before) {
         (Some(now), Some(before)) if is_share => format!("{:+.1} pts", (now - before) * 100.0),
         (Some(now), Some(before)) => format!("{:+.2}", now - before),
@@ -70,7 +70,7 @@ pub fn metric_delta(now: Option<f64>, before: Option<f64>, is_share: bool) -> St
 /// with their values as text: tool selection (correct expected calls / expected calls),
 /// call accuracy (accurate calls / calls made), schema-valid, chain efficiency, runs with
 /// loops, invented ids, and the recovery classes when any failure happened.
-pub fn trajectory_metrics(metrics: &MetricsSummary) -> Vec<(&'static str, String)> {
+pub(crate) fn trajectory_metrics(metrics: &MetricsSummary) -> Vec<(&'static str, String)> {
     let mut parts = vec![
         (
             "tool selection",
@@ -106,13 +106,13 @@ pub fn trajectory_metrics(metrics: &MetricsSummary) -> Vec<(&'static str, String
 }
 
 /// How many id findings a report lists before it says how many more there are.
-pub const ID_FINDINGS_SHOWN: usize = 20;
+pub(crate) const ID_FINDINGS_SHOWN: usize = 20;
 
 /// Every id-like argument value that no run had a source for, as (scenario id, finding), in
 /// suite order: invented values (seen in neither the prompt nor an earlier result) and drift
 /// (one edit from a value the run saw), from passing runs as well as failing ones. A finding
 /// repeated by several runs of one scenario (`--repeat`) is listed once.
-pub fn id_findings(report: &RunReport) -> Vec<(&str, &ProvenanceFinding)> {
+pub(crate) fn id_findings(report: &RunReport) -> Vec<(&str, &ProvenanceFinding)> {
     let mut found: Vec<(&str, &ProvenanceFinding)> = Vec::new();
     for result in &report.scenarios {
         for finding in result.metrics.iter().flat_map(|m| &m.provenance) {
@@ -131,7 +131,7 @@ pub fn id_findings(report: &RunReport) -> Vec<(&str, &ProvenanceFinding)> {
 }
 
 /// `93.3% [78.7, 98.2]`: a rate in percent with its 95% Wilson interval.
-pub fn rate(rate: &Rate) -> String {
+pub(crate) fn rate(rate: &Rate) -> String {
     format!(
         "{:.1}% [{:.1}, {:.1}]",
         rate.rate * 100.0,
@@ -142,7 +142,7 @@ pub fn rate(rate: &Rate) -> String {
 
 /// One line comparing the rates: current and baseline with intervals, the difference with
 /// its interval, and the one-sided p-value.
-pub fn comparison_line(comparison: &Comparison) -> String {
+pub(crate) fn comparison_line(comparison: &Comparison) -> String {
     format!(
         "pass rate {} ({}/{}) vs baseline {} ({}/{}): {:+.1} points, 95% CI [{:+.1}, {:+.1}], one-sided p = {}",
         rate(&comparison.current),
@@ -159,7 +159,7 @@ pub fn comparison_line(comparison: &Comparison) -> String {
 }
 
 /// The most characters of model text quoted in one place.
-pub const QUOTE_LIMIT: usize = 300;
+pub(crate) const QUOTE_LIMIT: usize = 300;
 
 /// Model (or provider) text made safe to quote inline in Markdown, also inside a table cell:
 /// - `@name` cannot ping (a zero-width joiner follows the `@`);
@@ -167,7 +167,7 @@ pub const QUOTE_LIMIT: usize = 300;
 /// - no table breakers or layout (`|` is escaped, line breaks become spaces);
 /// - Markdown punctuation is backslash-escaped, so no links, images, emphasis or code;
 /// - at most [`QUOTE_LIMIT`] characters, with `…` when cut.
-pub fn neutralise(text: &str) -> String {
+pub(crate) fn neutralise(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut previous_space = false;
     for (count, c) in text.chars().enumerate() {

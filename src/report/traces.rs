@@ -70,7 +70,7 @@ fn header(summary: &TraceSummary) -> String {
 
 /// The terminal report: a line of totals, a table of the checks (passed, failed,
 /// inconclusive, failure rate among the conclusive), and the first failing trace per check.
-pub fn text(summary: &TraceSummary) -> String {
+pub(crate) fn text(summary: &TraceSummary) -> String {
     let mut table = Table::new();
     table.load_style(presets::ASCII_MARKDOWN);
     table.set_header(["check", "passed", "failed", "inconclusive", "failure rate"]);
@@ -125,7 +125,7 @@ fn trace_ref(trace: &str, trace_url: Option<&str>) -> String {
 
 /// The Markdown report: totals, the checks table with what each means, and per check the
 /// failing traces kept as examples (linked through `trace_url`).
-pub fn markdown(summary: &TraceSummary, trace_url: Option<&str>) -> String {
+pub(crate) fn markdown(summary: &TraceSummary, trace_url: Option<&str>) -> String {
     let mut out = format!("## Production traces\n\n{}.\n\n", header(summary));
     out.push_str("| check | what it holds | passed | failed | inconclusive | failure rate |\n");
     out.push_str("|---|---|---:|---:|---:|---:|\n");
@@ -183,7 +183,11 @@ mod tests {
         let mut summary = TraceSummary::default();
         for (id, calls, answer) in [
             ("trace-ok", std::slice::from_ref(&clean), "Ada is C-1."),
-            ("trace-bad", failing.as_slice(), "Done, the contact is updated."),
+            (
+                "trace-bad",
+                failing.as_slice(),
+                "Done, the contact is updated.",
+            ),
         ] {
             summary.add(&score_trace(&TraceView {
                 trace_id: id,

@@ -421,7 +421,7 @@ pub struct Scenario {
 
 impl ForbiddenCall {
     /// Whether a call to `tool` with `arguments` is this forbidden call: the tool, every
-    /// `args_match` argument matching ([`crate::values::matches`], partially) and every
+    /// `args_match` argument matching (`crate::values::matches`, partially) and every
     /// `args_contains` array holding its items.
     pub fn matches(&self, tool: &str, arguments: &Value) -> bool {
         self.tool == tool

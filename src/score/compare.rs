@@ -1,5 +1,5 @@
 //! Per-argument comparators, opt-in per expected call (`args_compare`). The default compares
-//! by meaning ([`crate::values::matches`]: numbers by value, instants as instants, arrays in
+//! by meaning (`crate::values::matches`: numbers by value, instants as instants, arrays in
 //! any order); every other comparator changes that and is named in the check's detail.
 
 use serde_json::Value;

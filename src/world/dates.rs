@@ -5,21 +5,21 @@
 use super::FROZEN_NOW;
 
 use crate::calendar::{civil_from_days, days_from_civil};
-pub use crate::calendar::{format_date, parse_date, weekday};
+pub(crate) use crate::calendar::{format_date, parse_date, weekday};
 
 /// Whether a day number falls on Saturday or Sunday.
-pub fn is_weekend(days: i64) -> bool {
+pub(crate) fn is_weekend(days: i64) -> bool {
     matches!(weekday(days), "Saturday" | "Sunday")
 }
 
 /// The quarter `YYYY-Qn` of a day number.
-pub fn quarter(days: i64) -> String {
+pub(crate) fn quarter(days: i64) -> String {
     let (year, month, _) = civil_from_days(days);
     format!("{year}-Q{}", (month - 1) / 3 + 1)
 }
 
 /// The first and last day numbers of a quarter written `YYYY-Qn`.
-pub fn quarter_range(text: &str) -> Option<(i64, i64)> {
+pub(crate) fn quarter_range(text: &str) -> Option<(i64, i64)> {
     let (year, q) = text.split_once("-Q")?;
     let year: i64 = year.parse().ok()?;
     let q: i64 = q.parse().ok().filter(|q| (1..=4).contains(q))?;
@@ -33,7 +33,7 @@ pub fn quarter_range(text: &str) -> Option<(i64, i64)> {
 }
 
 /// Whether a record's date or timestamp field falls in `range` (inclusive day numbers).
-pub fn is_within(value: &serde_json::Value, range: (i64, i64)) -> bool {
+pub(crate) fn is_within(value: &serde_json::Value, range: (i64, i64)) -> bool {
     value
         .as_str()
         .and_then(|text| text.get(..10))
@@ -43,17 +43,17 @@ pub fn is_within(value: &serde_json::Value, range: (i64, i64)) -> bool {
 
 /// Parses an RFC 3339 timestamp (`2026-01-20T14:00:00Z`, `...+01:00`, optional fraction)
 /// into seconds since the epoch, UTC.
-pub fn parse_timestamp(text: &str) -> Option<i64> {
+pub(crate) fn parse_timestamp(text: &str) -> Option<i64> {
     crate::calendar::parse_instant(text).map(|instant| instant.seconds)
 }
 
 /// Today's day number on the frozen clock.
-pub fn today() -> i64 {
+pub(crate) fn today() -> i64 {
     parse_date(&FROZEN_NOW[..10]).expect("FROZEN_NOW starts with a valid date")
 }
 
 /// Whether a record's date or timestamp field (`YYYY-MM-DD...`) is on or after `since`.
-pub fn is_on_or_after(value: &serde_json::Value, since: i64) -> bool {
+pub(crate) fn is_on_or_after(value: &serde_json::Value, since: i64) -> bool {
     value
         .as_str()
         .and_then(|text| text.get(..10))

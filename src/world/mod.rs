@@ -14,7 +14,7 @@ mod admin;
 mod comm;
 mod crm;
 mod data;
-pub mod dates;
+pub(crate) mod dates;
 mod erp;
 mod sql;
 mod util;
@@ -22,31 +22,31 @@ mod util;
 use serde_json::{Map, Value};
 
 /// The mock world's current time (RFC 3339, UTC); date tools and default timestamps use it.
-pub const FROZEN_NOW: &str = "2026-01-15T10:00:00Z";
+pub(crate) const FROZEN_NOW: &str = "2026-01-15T10:00:00Z";
 
 /// The mutable mock state of one run.
 #[derive(Debug, Clone)]
-pub struct World {
+pub(crate) struct World {
     state: Map<String, Value>,
 }
 
 impl World {
     /// A world seeded with `state` (a fixture as [`crate::scenario::load_fixture`] returns it).
-    pub fn new(state: &Value) -> World {
+    pub(crate) fn new(state: &Value) -> World {
         World {
             state: state.as_object().cloned().unwrap_or_default(),
         }
     }
 
     /// The current state as one JSON object.
-    pub fn snapshot(&self) -> Value {
+    pub(crate) fn snapshot(&self) -> Value {
         Value::Object(self.state.clone())
     }
 
     /// Runs tool `tool` on the state. `Ok` is the structured result; `Err` is a tool error
     /// message the agent can act on (unknown id, invalid combination). Arguments have already
     /// been validated against the tool's schema.
-    pub fn call(&mut self, tool: &str, args: &Map<String, Value>) -> Result<Value, String> {
+    pub(crate) fn call(&mut self, tool: &str, args: &Map<String, Value>) -> Result<Value, String> {
         match tool.split_once('_').map(|(prefix, _)| prefix) {
             Some("crm") => crm::call(self, tool, args),
             Some("erp") => erp::call(self, tool, args),

@@ -16,11 +16,11 @@ use crate::score::Outcome;
 use crate::score::metrics::ProvenanceKind;
 
 /// GitHub's limit on a comment body, in characters.
-pub const GITHUB_COMMENT_LIMIT: usize = 65_536;
+pub(crate) const GITHUB_COMMENT_LIMIT: usize = 65_536;
 
 /// What the Markdown report shows.
 #[derive(Debug, Clone, Copy)]
-pub struct Input<'a> {
+pub(crate) struct Input<'a> {
     /// This run.
     pub report: &'a RunReport,
     /// The baseline it was compared with.
@@ -77,7 +77,7 @@ struct Section {
 }
 
 /// Renders the report within `input.limit` bytes.
-pub fn render(input: &Input<'_>) -> String {
+pub(crate) fn render(input: &Input<'_>) -> String {
     let head = head(input);
     let sections: Vec<Section> = [
         tier_5(input).map(|text| ("Tier 5 failures", 90, text)),

@@ -1,7 +1,7 @@
 //! Reading the agent's final answer for the checks: which values it states (paired with what
 //! they describe), which claims it makes, and whether it asks, admits a failure or declines.
 //!
-//! The answer is read with [`crate::prose`], so numbers, dates and times count in any common
+//! The answer is read with `crate::prose`, so numbers, dates and times count in any common
 //! written form, and a negated phrase is not a claim. Text the agent copied verbatim from a
 //! tool result or error does not count as its own words: an error message pasted as the
 //! answer does not acknowledge the error. An answer that is JSON or a tool call written as
@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::prose::{Prose, Wanted};
 use crate::trace::CallRecord;
 
-pub use crate::prose::{Ties, paired};
+pub(crate) use crate::prose::{Ties, paired};
 
 /// The shortest stretch of an error message that counts as copied when it appears in the
 /// answer, in bytes.
@@ -140,7 +140,7 @@ pub fn acknowledges_failure(answer: &str) -> bool {
     Answer::read(answer, &[]).acknowledges_failure()
 }
 
-/// Whether `answer` mentions the JSON `value` as a person would write it ([`Wanted`]): a
+/// Whether `answer` mentions the JSON `value` as a person would write it (`Wanted`): a
 /// number by value in digits or words, a date or time in a written form, a string
 /// case-insensitively at word boundaries, a bool as `true`/`false`, an array when every item
 /// is mentioned. Objects and `null` never count: point the path at a scalar.

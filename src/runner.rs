@@ -2,8 +2,6 @@
 //! scores it. One broken run (agent error, timeout) becomes an `errored` result; the suite
 //! goes on.
 
-pub mod plan;
-
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

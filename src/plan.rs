@@ -1,4 +1,5 @@
-//! Where a suite's tools run, decided once ([`SuiteSource`]), and the suite loaded on it
+//! The suite assembled: where its tools run, decided once ([`SuiteSource`]), and the suite
+//! loaded on it
 //! ([`load`]): its catalog, validators, scenarios, smoke set and the factory of each run's
 //! fresh backend. Every command that runs or checks a suite goes through this one `match`.
 
