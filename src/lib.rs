@@ -12,7 +12,7 @@
 //! - [`harness`]: a fresh [`harness::Harness`] per run serves the catalog over MCP (rmcp lives
 //!   here), injects faults, checks arguments and records the trace, in front of a
 //!   [`harness::Backend`]: today the built-in `world`; the seam for the user's own servers,
-//!   mocks and recorded cassettes. [`runner`] drives each run with an [`agent`]. [`suite`]
+//!   mocks and recorded cassettes. `runner` drives each run with an `agent`. `suite`
 //!   reads the user's own servers (`servers:` in `toolgate.yaml`), which the harness's
 //!   [`harness::ServerBackends`] starts fresh for every run.
 //! - [`trace`]: the call records every later stage reads, and the `trace.jsonl` line type.
@@ -22,7 +22,7 @@
 //! - [`gate`]: baseline, history, policy -> verdict; `report` renders text (pure), and
 //!   [`github`] delivers it (octocrab lives here).
 //! - [`provider`]: where model APIs are reached and the HTTP client for them, shared by the
-//!   agents and the [`judge`]; [`defaults`] holds every default.
+//!   agents and the `judge`; `defaults` holds every default.
 //! - Neutral helpers any layer may use: `json`, `values` (how checks compare values),
 //!   `calendar`, `arith`, `prose` (values and claims in written English), [`fs`],
 //!   [`exit`], `tls`.
@@ -40,8 +40,8 @@ pub(crate) mod arith;
 pub(crate) mod calendar;
 pub mod catalog;
 pub mod cli;
-pub mod config;
-pub mod defaults;
+pub(crate) mod config;
+pub(crate) mod defaults;
 pub mod exit;
 pub mod fs;
 pub mod gate;
@@ -52,7 +52,7 @@ pub(crate) mod json;
 pub mod judge;
 pub mod lint;
 pub mod mock;
-pub mod plan;
+pub(crate) mod plan;
 pub(crate) mod process;
 pub(crate) mod prose;
 pub mod provider;
@@ -62,7 +62,7 @@ pub mod results;
 pub mod runner;
 pub mod scenario;
 pub mod score;
-pub mod suite;
+pub(crate) mod suite;
 pub(crate) mod tls;
 pub mod trace;
 pub(crate) mod values;

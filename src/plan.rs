@@ -19,7 +19,7 @@ use crate::suite::ServerSpec;
 
 /// Where a suite's tools run: exactly one of these per suite.
 #[derive(Debug, Clone)]
-pub enum SuiteSource {
+pub(crate) enum SuiteSource {
     /// The built-in world: the 43-tool catalog on seeded mock state.
     BuiltIn,
     /// The user's own MCP servers (`servers:`), started (or reset) fresh for every run; with
@@ -46,7 +46,7 @@ pub enum SuiteSource {
 
 impl SuiteSource {
     /// The servers whose secrets a cassette must not hold; none unless servers run.
-    pub fn specs(&self) -> &[ServerSpec] {
+    pub(crate) fn specs(&self) -> &[ServerSpec] {
         match self {
             SuiteSource::Servers { specs, .. } | SuiteSource::Locked { specs, .. } => specs,
             SuiteSource::BuiltIn | SuiteSource::Mocks(_) | SuiteSource::Replay(_) => &[],
@@ -57,7 +57,7 @@ impl SuiteSource {
 /// How tool arguments are compared with their schemas: the scoring modes that the tools'
 /// validators apply.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SchemaModes {
+pub(crate) struct SchemaModes {
     /// How numbers written as strings are taken.
     pub numbers: NumberMode,
     /// How arguments encoded twice (JSON inside a string) are taken.
@@ -65,7 +65,7 @@ pub struct SchemaModes {
 }
 
 /// A loaded suite: its scenarios, smoke set, catalog and where the tools run.
-pub struct Suite {
+pub(crate) struct Suite {
     /// Every scenario, validated against `catalog`.
     pub scenarios: Vec<Scenario>,
     /// The smoke set.
@@ -84,7 +84,7 @@ pub struct Suite {
 
 /// Where the suite's files live and how its tools are reached.
 #[derive(Debug, Clone, Copy)]
-pub struct LoadOptions<'a> {
+pub(crate) struct LoadOptions<'a> {
     /// The suite root: `scenarios/` and `smoke-set.yaml` are under it; servers' relative
     /// paths resolve against it.
     pub root: &'a Path,
@@ -103,7 +103,11 @@ pub struct LoadOptions<'a> {
 ///
 /// Errors: a server that cannot be started or listed, a lock file, mock catalog or cassette
 /// directory that cannot be read, the scenarios or the smoke set; each naming the file.
-pub fn load(source: &SuiteSource, options: LoadOptions<'_>, scrubber: Scrubber) -> Result<Suite> {
+pub(crate) fn load(
+    source: &SuiteSource,
+    options: LoadOptions<'_>,
+    scrubber: Scrubber,
+) -> Result<Suite> {
     let (catalog, tools, backends, servers) = backends(source, options, scrubber)?;
     let root = options.root;
     let scenarios = scenario::load_dir(&root.join("scenarios"), root, &catalog)?;

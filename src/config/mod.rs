@@ -16,16 +16,16 @@ use serde::Deserialize;
 use crate::agent::{AgentKind, ToolCalling, ToolChoice};
 use crate::runner::ToolOffer;
 
-pub use products::judge_config;
-pub use settings::Settings;
+pub(crate) use products::judge_config;
+pub(crate) use settings::Settings;
 
 /// The config file's name under the suite root, read when `--config` is not given.
-pub const FILE_NAME: &str = "toolgate.yaml";
+pub(crate) const FILE_NAME: &str = "toolgate.yaml";
 
 /// `toolgate.yaml` as written. Every key is optional.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// `reference`, `openai`, `anthropic`, `command` or `replay`.
     pub agent: Option<AgentKind>,
     /// Model name for `openai` and `anthropic` (passed to `command` as `TOOLGATE_MODEL`).
@@ -102,7 +102,7 @@ pub struct ConfigFile {
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ScoringFile {
+pub(crate) struct ScoringFile {
     /// `json_schema` (default) or `bfcl`.
     pub numbers: Option<crate::json::NumberMode>,
     /// `strict` (default) or `lenient`.
@@ -114,7 +114,7 @@ pub struct ScoringFile {
 /// The `mocks:` block of `toolgate.yaml`: the suite's tools are the mock catalog's.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct MocksConfig {
+pub(crate) struct MocksConfig {
     /// The mock catalog file (YAML or JSON), relative to the config file; see `docs/mocks.md`.
     pub catalog: PathBuf,
 }
@@ -122,7 +122,7 @@ pub struct MocksConfig {
 /// The `cassettes:` block of `toolgate.yaml` (docs/cassettes.md). Every key is optional.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CassettesConfig {
+pub(crate) struct CassettesConfig {
     /// Environment variables whose values are replaced by `[redacted]` in cassettes (the
     /// servers' own `env` and header values always are).
     #[serde(default)]
@@ -139,13 +139,13 @@ pub struct CassettesConfig {
 
 impl ConfigFile {
     /// Reads and parses a config file; errors name the file, the key and the line.
-    pub fn load(path: &Path) -> Result<ConfigFile> {
+    pub(crate) fn load(path: &Path) -> Result<ConfigFile> {
         let text = crate::fs::read_text(path, "config", crate::defaults::MAX_SMALL_FILE_BYTES)?;
         Self::parse(&text, path)
     }
 
     /// Parses config text; `path` names it in errors.
-    pub fn parse(text: &str, path: &Path) -> Result<ConfigFile> {
+    pub(crate) fn parse(text: &str, path: &Path) -> Result<ConfigFile> {
         if text.trim().is_empty() {
             return Ok(ConfigFile::default());
         }

@@ -23,7 +23,7 @@ use crate::score::ScoringOptions;
 /// `TOOLGATE_JUDGE_API_KEY`, else the API's; the `api-version` and key header from
 /// `TOOLGATE_JUDGE_API_VERSION` and `TOOLGATE_JUDGE_API_KEY_HEADER`), its verdicts cached in
 /// `cache_dir`; one config for the run judge and the description judge of `lint`.
-pub fn judge_config(args: &JudgeArgs, model: &str, cache_dir: PathBuf) -> JudgeConfig {
+pub(crate) fn judge_config(args: &JudgeArgs, model: &str, cache_dir: PathBuf) -> JudgeConfig {
     let sources = EndpointSources {
         flag_base_url: args.judge_base_url.as_deref(),
         key_variable: Some("TOOLGATE_JUDGE_API_KEY"),
@@ -47,7 +47,7 @@ impl Settings {
     /// Where the agent's model is reached, for the model-backed agents (`None` for the
     /// others): the one resolution that the agent, `run.provider_host` and the provider pin
     /// all use. `env` reads an environment variable.
-    pub fn endpoint(&self, env: &dyn Fn(&str) -> Option<String>) -> Option<Endpoint> {
+    pub(crate) fn endpoint(&self, env: &dyn Fn(&str) -> Option<String>) -> Option<Endpoint> {
         let sources = EndpointSources {
             file_base_url: self.base_url.as_deref(),
             file_key_header: self.api_key_header.as_deref(),
@@ -61,7 +61,7 @@ impl Settings {
     ///
     /// Errors: a model agent's config it rejects (see `OpenAiAgent::new`), a recordings
     /// file that cannot be read, or a model-backed agent without an endpoint of its API.
-    pub fn agent(&self, endpoint: Option<&Endpoint>) -> Result<Agent> {
+    pub(crate) fn agent(&self, endpoint: Option<&Endpoint>) -> Result<Agent> {
         let model = || self.model.clone().unwrap_or_default();
         let endpoint = |api: Api| {
             endpoint
@@ -128,13 +128,13 @@ impl Settings {
     /// The judge, when `--judge-model` names one.
     ///
     /// Errors: a judge base URL that is not http(s), or an HTTP client that cannot be built.
-    pub fn judge(&self) -> Result<Option<Judge>> {
+    pub(crate) fn judge(&self) -> Result<Option<Judge>> {
         self.judge.clone().map(Judge::new).transpose()
     }
 
     /// The scoring rules: the file's number and double-encoding modes and loop rule, and the
     /// omitted-defaults rule of `--omitted-defaults`.
-    pub fn scoring(&self) -> ScoringOptions {
+    pub(crate) fn scoring(&self) -> ScoringOptions {
         ScoringOptions {
             omitted_defaults: self.omitted_defaults,
             numbers: self.scoring.numbers.unwrap_or_default(),
@@ -145,7 +145,7 @@ impl Settings {
 
     /// The runner's limits and rules, with the `judge` (from [`Settings::judge`]) and, for
     /// `--tool-offer scenario`, the tools each scenario offers by scenario id.
-    pub fn run_options(
+    pub(crate) fn run_options(
         &self,
         judge: Option<Arc<Judge>>,
         offered: Option<HashMap<String, Vec<String>>>,
@@ -163,7 +163,7 @@ impl Settings {
 
     /// The run block of `results.json` for run `run_id`, the model reached at `endpoint`;
     /// `catalog_tokens` is left for the caller, who knows the catalog.
-    pub fn run_meta(&self, run_id: String, endpoint: Option<&Endpoint>) -> RunMeta {
+    pub(crate) fn run_meta(&self, run_id: String, endpoint: Option<&Endpoint>) -> RunMeta {
         let model_backed = self.agent.api().is_some();
         RunMeta {
             run_id: Some(run_id),
@@ -198,7 +198,7 @@ impl Settings {
     /// The measured side of the run, for the pins: the model, the provider (its pin for a
     /// model reached at `endpoint`, else the agent's name), the system prompt, prompted tool
     /// calling, and the judge model.
-    pub fn subject(&self, endpoint: Option<&Endpoint>) -> Subject {
+    pub(crate) fn subject(&self, endpoint: Option<&Endpoint>) -> Subject {
         let provider = match (self.agent.api(), endpoint) {
             (Some(_), Some(endpoint)) => endpoint.pin(),
             (Some(_), None) => "unknown".to_owned(),

@@ -15,7 +15,7 @@ use crate::score::OmittedDefaults;
 
 /// The settings of one `gate` run after flags, environment and file are merged and checked.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// The agent under test.
     pub agent: AgentKind,
     /// Model name.
@@ -80,7 +80,11 @@ impl Settings {
     ///
     /// Errors name the file and key for a bad file value, or the setting for a bad final
     /// value; a missing model, command or recordings file for agents that need one.
-    pub fn resolve(args: &GateArgs, file: &ConfigFile, file_path: &Path) -> Result<Settings> {
+    pub(crate) fn resolve(
+        args: &GateArgs,
+        file: &ConfigFile,
+        file_path: &Path,
+    ) -> Result<Settings> {
         let in_file = |key: &str| format!("`{}`: {key}", file_path.display());
         let relative = |path: &PathBuf| match file_path.parent() {
             Some(dir) if path.is_relative() => dir.join(path),

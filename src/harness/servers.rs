@@ -32,7 +32,7 @@ const STDERR_SHOWN_CHARS: usize = 2_000;
 pub struct DiscoveredServer {
     /// The server's name in `servers:`.
     pub name: String,
-    /// Its command line or URL (no secrets; see [`ServerSpec::label`]).
+    /// Its command line or URL (no secrets; see `ServerSpec::label`).
     pub label: String,
     /// `serverInfo` `name version` from `initialize`, when the server sent one.
     pub version: Option<String>,

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 /// One server entry, in the `mcpServers` shape plus toolgate's own fields.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ServerFile {
+pub(crate) struct ServerFile {
     /// MCP clients write `stdio`, `http` or `streamable-http`; checked against the fields.
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
@@ -41,7 +41,7 @@ pub struct ServerFile {
 /// `reset:` of an HTTP server: exactly one of `command` or `tool`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ResetFile {
+pub(crate) struct ResetFile {
     /// A program and its arguments, run before each run.
     pub command: Option<Vec<String>>,
     /// A tool of the server to call before each run.
@@ -54,7 +54,7 @@ pub struct ResetFile {
 /// `servers: {from: PATH}`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct FromFile {
+pub(crate) struct FromFile {
     /// The MCP client config (e.g. `.mcp.json`) whose `mcpServers` to use, relative to the
     /// suite root.
     pub from: String,
@@ -63,7 +63,11 @@ pub struct FromFile {
 /// `servers: {replay: DIR}`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ReplayFile {
+#[expect(
+    dead_code,
+    reason = "only its JSON schema is used; the loader reads a JSON value"
+)]
+pub(crate) struct ReplayFile {
     /// A cassette directory (`toolgate gate --record DIR`), relative to `toolgate.yaml`:
     /// the suite serves its recorded answers and starts no server.
     pub replay: String,
@@ -75,7 +79,11 @@ pub struct ReplayFile {
 /// ([`crate::suite::from_value`]), so only its schema is used.
 #[derive(schemars::JsonSchema)]
 #[schemars(untagged)]
-pub enum ServersSchema {
+#[expect(
+    dead_code,
+    reason = "only its JSON schema is used; the loader reads a JSON value"
+)]
+pub(crate) enum ServersSchema {
     /// `{from: PATH}`: the `mcpServers` of an MCP client config (`.mcp.json`), relative to
     /// `toolgate.yaml`.
     From(FromFile),

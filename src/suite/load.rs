@@ -16,7 +16,7 @@ use super::{Reset, ServerSpec, ToolFilter, Transport};
 /// Errors name the file and the field path (`servers.memory.comand: unknown field ...`): an
 /// unknown field, a server with both or neither of `command` and `url`, stdio-only fields on
 /// an HTTP server or the reverse, a bad glob, an unset `${VAR}`, or no server at all.
-pub fn from_value(
+pub(crate) fn from_value(
     value: &Value,
     config_path: &Path,
     env: &dyn Fn(&str) -> Option<String>,
@@ -45,7 +45,10 @@ pub fn from_value(
 
 /// Reads the `mcpServers` of an MCP client config file (`.mcp.json`). Errors as
 /// [`from_value`], naming this file and `mcpServers.NAME.field`.
-pub fn load_mcp_json(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<ServerSpec>> {
+pub(crate) fn load_mcp_json(
+    path: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<ServerSpec>> {
     read_mcp_json(path, env, Fields::Strict)?
         .into_iter()
         .map(|(_, spec)| spec)
@@ -54,7 +57,7 @@ pub fn load_mcp_json(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Resul
 
 /// How the fields of a server entry are checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fields {
+pub(crate) enum Fields {
     /// An unknown field is an error (a misspelled field must not be ignored): the suite's own
     /// servers.
     Strict,
@@ -69,7 +72,7 @@ pub enum Fields {
 ///
 /// Errors: the file cannot be read, is not JSON, has no `mcpServers` object, or names no
 /// server; each naming the file (and the field and line for JSON errors).
-pub fn read_mcp_json(
+pub(crate) fn read_mcp_json(
     path: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     fields: Fields,

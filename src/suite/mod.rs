@@ -15,8 +15,8 @@ use globset::GlobSet;
 
 use crate::redact::Redactor;
 
-pub use file::ServersSchema;
-pub use load::{Fields, from_value, load_mcp_json, read_mcp_json};
+pub(crate) use file::ServersSchema;
+pub(crate) use load::{Fields, from_value, read_mcp_json};
 
 /// One of the user's servers, validated.
 #[derive(Debug, Clone)]
@@ -207,7 +207,7 @@ impl ServerSpec {
 }
 
 /// `text` with `{seed_dir}` and `{seed}` replaced by the run's paths.
-pub fn fill_templates(text: &str, paths: &RunPaths) -> String {
+pub(crate) fn fill_templates(text: &str, paths: &RunPaths) -> String {
     text.replace("{seed_dir}", &paths.seed_dir.to_string_lossy())
         .replace("{seed}", &paths.seed.to_string_lossy())
 }

@@ -23,7 +23,7 @@ pub use parse::{
 };
 
 /// `max_tokens` is required by the Messages API; this is sent when none is configured
-/// ([`crate::defaults::MAX_TOKENS`]).
+/// (`crate::defaults::MAX_TOKENS`).
 pub const DEFAULT_MAX_TOKENS: u32 = crate::defaults::MAX_TOKENS;
 
 /// How to reach the Messages API and how to sample from it.
@@ -57,7 +57,7 @@ pub struct AnthropicConfig {
 impl AnthropicConfig {
     /// From `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` (default `https://api.anthropic.com`) and
     /// the model name. Empty variables count as unset. Other fields as for the OpenAI agent:
-    /// the turn limit, request timeout and attempts of [`crate::defaults`].
+    /// the turn limit, request timeout and attempts of `crate::defaults`.
     pub fn from_env(model: &str) -> Self {
         Self::from_lookup(model, |name| std::env::var(name).ok())
     }

@@ -67,7 +67,7 @@ impl OpenAiConfig {
     /// From `OPENAI_API_KEY`, `OPENAI_BASE_URL` (default `https://api.openai.com/v1`),
     /// `OPENAI_API_VERSION` (Azure-style, optional), and the model name. Empty variables count
     /// as unset. Other fields take their defaults: no temperature, seed or tool choice, and the
-    /// output limit, turn limit, request timeout and attempts of [`crate::defaults`]; no system
+    /// output limit, turn limit, request timeout and attempts of `crate::defaults`; no system
     /// prompt.
     pub fn from_env(model: &str) -> Self {
         Self::from_lookup(model, |name| std::env::var(name).ok())

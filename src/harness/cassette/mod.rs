@@ -174,7 +174,7 @@ impl Cassette {
     /// Reads the cassette at `path`.
     ///
     /// Errors name the file and line: unreadable or too large (see
-    /// [`crate::defaults::MAX_RUN_FILE_BYTES`]), an empty file, a line that is not the JSON
+    /// `crate::defaults::MAX_RUN_FILE_BYTES`), an empty file, a line that is not the JSON
     /// of a header or interaction (with the field), a `cassette_version` of 0 or newer than
     /// [`CASSETTE_VERSION`], an interaction over [`MAX_INTERACTION_BYTES`], or an
     /// interaction naming a server or tool the header does not list.
