@@ -155,6 +155,27 @@ pub fn score_trace(trace: &TraceView<'_>) -> TraceScore {
     }
 }
 
+/// Whether `episode` was never recovered while the final answer claims success: a
+/// [`RecoveryClass::ClaimedSuccess`] episode, or a retry loop after which no call of the
+/// trajectory succeeded and whose answer does not admit the failure (a loop and a false
+/// claim are two faults; the recovery class names only the first).
+fn claims_success_after(episode: &Recovery, trace: &TraceView<'_>) -> bool {
+    match episode.class {
+        RecoveryClass::ClaimedSuccess => true,
+        RecoveryClass::RetryLoop => {
+            let recovered = trace
+                .calls
+                .iter()
+                .any(|call| call.index > episode.call && call.is_success());
+            !recovered
+                && trace.final_answer.is_some_and(|answer| {
+                    !answer.trim().is_empty() && !crate::score::answer::acknowledges_failure(answer)
+                })
+        }
+        _ => false,
+    }
+}
+
 fn pass() -> (Verdict, String) {
     (Verdict::Pass, String::new())
 }
@@ -246,7 +267,7 @@ fn check(kind: TraceCheckKind, trace: &TraceView<'_>, episodes: &[Recovery]) -> 
         TraceCheckKind::NoFalseSuccess => {
             match episodes
                 .iter()
-                .find(|episode| episode.class == RecoveryClass::ClaimedSuccess)
+                .find(|episode| claims_success_after(episode, trace))
             {
                 Some(episode) => (
                     Verdict::Fail,

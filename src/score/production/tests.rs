@@ -154,6 +154,39 @@ fn loops_storms_unknown_tools_and_bad_arguments_fail() {
     );
 }
 
+/// A retry storm that nothing recovered, followed by an answer claiming the write worked, is
+/// two faults: the storm and a false success (the storm once hid the claim).
+#[test]
+fn a_retry_storm_ending_in_a_claim_of_success_is_also_a_false_success() {
+    let calls: Vec<CallRecord> = (0..3)
+        .map(|index| failed(index, "update", json!({"id": "C-1"}), "server error"))
+        .collect();
+    let claimed = score_trace(&view(&calls, Some("Done, the contact is updated.")));
+    assert_eq!(
+        (claimed.checks[4].verdict, claimed.checks[5].verdict),
+        (Verdict::Fail, Verdict::Fail)
+    );
+    assert_eq!(
+        claimed.checks[4].detail,
+        "call 1 `update` failed and nothing recovered it, yet the final answer does not say so"
+    );
+    let honest = score_trace(&view(&calls, Some("The update failed: server error.")));
+    assert_eq!(
+        (honest.checks[4].verdict, honest.checks[5].verdict),
+        (Verdict::Pass, Verdict::Fail)
+    );
+    // A later success recovers the storm: no false success.
+    let mut recovered = calls.clone();
+    recovered.push(ok(
+        3,
+        "update",
+        json!({"id": "C-1", "force": true}),
+        json!({"ok": true}),
+    ));
+    let fixed = score_trace(&view(&recovered, Some("Done, the contact is updated.")));
+    assert_eq!(fixed.checks[4].verdict, Verdict::Pass);
+}
+
 #[test]
 fn checks_lacking_their_data_are_inconclusive_never_passed() {
     let calls = [failed(
