@@ -139,6 +139,8 @@ impl Calculator<'_> {
 
 #[cfg(test)]
 mod tests {
+    //! Arithmetic: precedence and parentheses hold; anything else is refused at its position.
+
     use super::*;
 
     #[test]

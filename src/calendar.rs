@@ -168,6 +168,8 @@ pub(crate) fn canonical_instant(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    //! The calendar: one instant has one canonical spelling; day numbers round-trip with weekdays.
+
     use super::*;
 
     #[test]

@@ -192,6 +192,8 @@ pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! File helpers: atomic writes leave no half file; `read_text` refuses odd or oversized files.
+
     use super::*;
 
     #[test]

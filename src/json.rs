@@ -320,6 +320,8 @@ pub(crate) fn pointer_token(token: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! JSON matching: numbers by value, objects partially, arrays element-wise, strings exactly.
+
     use super::*;
     use serde_json::json;
 

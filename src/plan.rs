@@ -251,6 +251,8 @@ fn pinned(discovery: &Discovery, specs: &[ServerSpec]) -> Vec<(DiscoveredServer,
 
 #[cfg(test)]
 mod tests {
+    //! Assembling the suite: the built-in world loads the repository's 78 scenarios, 43 tools.
+
     use super::*;
 
     /// The built-in world loads the repository's own suite with a factory and no servers.

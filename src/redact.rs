@@ -259,6 +259,8 @@ fn scrub_url_tail(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! Redaction: secrets known by variable name or found in URLs are hidden, even across a cut.
+
     use super::*;
 
     #[test]

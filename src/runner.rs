@@ -679,6 +679,8 @@ impl ToolExecutor for McpExecutor<'_> {
 
 #[cfg(test)]
 mod tests {
+    //! Start order: the scenarios with the most expected calls start first, ties keep suite order.
+
     use super::*;
     use crate::catalog::Catalog;
 

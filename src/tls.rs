@@ -19,6 +19,8 @@ pub(crate) fn install_crypto_provider() {
 
 #[cfg(test)]
 mod tests {
+    //! The crypto provider installs once, a second install is harmless, and HTTPS clients build.
+
     #[test]
     fn installs_a_provider_once_and_a_second_call_is_harmless() {
         super::install_crypto_provider();

@@ -451,6 +451,8 @@ impl TraceLine {
 
 #[cfg(test)]
 mod tests {
+    //! Trace lines: each call line reads back whole, and the run record shows the paired calls.
+
     use super::*;
 
     fn call() -> CallRecord {

@@ -168,6 +168,8 @@ fn mismatch(expected: &Value, actual: &Value, at: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! Matching by meaning: arrays in any order unless ordered, partial objects, instants as such.
+
     use super::*;
     use serde_json::json;
 

@@ -238,6 +238,8 @@ fn tail(text: &str, max: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
+    //! The command agent: stdout is the answer, errors carry stderr, secrets redacted, bounded.
+
     use super::*;
 
     fn agent(command: &str) -> CommandAgent {

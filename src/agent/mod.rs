@@ -304,6 +304,8 @@ pub(crate) fn serialized_tools(
 
 #[cfg(test)]
 mod tests {
+    //! Request bodies: fields are written in order, pre-serialized tools spliced in as they are.
+
     use super::*;
     use serde_json::json;
 

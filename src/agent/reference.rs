@@ -129,6 +129,8 @@ fn merge(into: &mut Map<String, Value>, name: &str, value: &Value) {
 
 #[cfg(test)]
 mod tests {
+    //! The reference agent: `args_match` overlays `reference_args` element by element.
+
     use serde_json::json;
 
     use super::*;

@@ -161,6 +161,8 @@ impl Recordings {
 
 #[cfg(test)]
 mod tests {
+    //! Replay: lines are read per scenario and repeat; newer versions and bad lines are named.
+
     use serde_json::json;
 
     use super::*;

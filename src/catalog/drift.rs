@@ -435,6 +435,8 @@ fn required(schema: &Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    //! Drift: each kind of change lands in its class and names its scenarios; locks round-trip.
+
     use serde_json::json;
 
     use super::*;

@@ -311,6 +311,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+    //! The built-in catalog: 43 valid tools in six categories, near-name hints, real look-alikes.
+
     use super::*;
 
     #[test]

@@ -154,6 +154,8 @@ pub(super) fn schema_command(args: &crate::cli::SchemaArgs, out: &mut dyn Write)
 
 #[cfg(test)]
 mod tests {
+    //! `toolgate schema`: every name has a valid draft 2020-12 schema with its own `$id`.
+
     use super::*;
 
     #[test]

@@ -218,6 +218,8 @@ impl Settings {
 
 #[cfg(test)]
 mod tests {
+    //! Products: the pin and the run block name the endpoint the agent uses, Azure included.
+
     use std::path::Path;
 
     use clap::Parser as _;

@@ -279,6 +279,8 @@ fn read_prompt(path: &Path) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
+    //! Settings: flags beat the file, which beats defaults; bad keys are named with their origin.
+
     use clap::Parser as _;
 
     use super::*;

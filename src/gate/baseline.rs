@@ -396,6 +396,8 @@ fn tally<'a>(scenarios: impl Iterator<Item = &'a BaselineScenario>) -> Tally {
 
 #[cfg(test)]
 mod tests {
+    //! Baselines: a window of default-branch runs aggregates; an empty or impossible one fails.
+
     use super::*;
     use crate::gate::history::{HISTORY_SCHEMA_VERSION, HistoryOutcome};
 

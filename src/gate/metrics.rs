@@ -85,6 +85,8 @@ impl Metrics {
 
 #[cfg(test)]
 mod tests {
+    //! Metrics: the argument rate counts schema validity alongside the expected values.
+
     use super::*;
     use crate::score::Check;
 

@@ -125,6 +125,8 @@ pub fn parse(text: &str, now: SystemTime) -> Result<Vec<QuarantineEntry>> {
 
 #[cfg(test)]
 mod tests {
+    //! Quarantine: an entry covers its scenario through its last day; incomplete ones are refused.
+
     use super::*;
 
     fn now() -> SystemTime {

@@ -117,6 +117,8 @@ fn erfc(x: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    //! The statistics match published values: Wilson, Newcombe, normal CDF, regression test.
+
     use super::*;
 
     fn close(a: f64, b: f64) -> bool {

@@ -134,6 +134,8 @@ pub fn write_outputs(path: &Path, outputs: &[(&str, String)]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    //! CI links: files at the pull request's head commit, the run by its id, none without a repo.
+
     use super::*;
 
     fn runner(vars: &[(&str, &str)]) -> Runner {

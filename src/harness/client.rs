@@ -616,6 +616,8 @@ fn split_credentials(url: &str) -> (String, Option<String>) {
 
 #[cfg(test)]
 mod tests {
+    //! The MCP client: paging, tool vs protocol errors, timeouts, auth and broken commands.
+
     use serde_json::{Map, Value, json};
 
     use super::*;

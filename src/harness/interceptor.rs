@@ -375,6 +375,8 @@ impl Harness {
 
 #[cfg(test)]
 mod tests {
+    //! The interceptor: faults and blocks answer before the backend; calls are traced, probes not.
+
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use futures::future::BoxFuture;

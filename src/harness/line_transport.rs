@@ -320,6 +320,8 @@ fn decode_tools_call(text: &[u8]) -> Option<ClientJsonRpcMessage> {
 
 #[cfg(test)]
 mod tests {
+    //! The line transport: tools/call decodes as rmcp does; bad or huge lines never stop it.
+
     use tokio::io::{AsyncBufReadExt as _, BufReader};
 
     use super::*;

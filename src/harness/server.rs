@@ -184,6 +184,8 @@ pub fn serve_in_process(
 
 #[cfg(test)]
 mod tests {
+    //! The MCP server: bad tool definitions are refused; result type follows the client version.
+
     use serde_json::{Value, json};
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 

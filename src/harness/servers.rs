@@ -612,6 +612,8 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    //! User servers: structured results first, duplicate tools fail, seeds are fresh per run.
+
     use serde_json::json;
 
     use super::*;

@@ -285,6 +285,8 @@ fn record(
 
 #[cfg(test)]
 mod tests {
+    //! The proxy tap: calls pair with answers by id, checked against the latest whole listing.
+
     use std::sync::{Arc, Mutex};
 
     use serde_json::json;

@@ -476,6 +476,8 @@ fn parse_mcp_tools(definitions: &[Value]) -> Result<Arc<[rmcp::model::Tool]>> {
 
 #[cfg(test)]
 mod tests {
+    //! Argument validation: errors name argument and rule; number and lenient modes act as set.
+
     use super::*;
     use serde_json::json;
 

@@ -524,6 +524,8 @@ impl StreamableHttpClient for TappedHttp {
 
 #[cfg(test)]
 mod tests {
+    //! The wire tap: tools/list results kept as written over HTTP, SSE and stdio, and bounded.
+
     use serde_json::json;
     use wiremock::{Mock, MockServer, ResponseTemplate, matchers::method};
 

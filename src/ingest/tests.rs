@@ -1,3 +1,5 @@
+//! Importers: toolgate, OpenAI, OTLP and Langfuse traces become trajectories; bad lines named.
+
 use std::io::Cursor;
 
 use serde_json::json;

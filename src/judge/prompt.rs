@@ -120,6 +120,8 @@ fn snippet(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! Judge verdicts: read from the first JSON object, fenced or not; anything else is refused.
+
     use super::*;
 
     #[test]

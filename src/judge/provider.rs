@@ -108,6 +108,8 @@ fn reply_text(provider: Api, body: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    //! Judge providers: Azure style sends API version and key header; Anthropic text is joined.
+
     use super::*;
 
     /// The judge once lacked the agents' `api-version` and key header: an Azure-style judge

@@ -304,6 +304,8 @@ impl std::fmt::Display for CheckId {
 
 #[cfg(test)]
 mod tests {
+    //! Check ids: each serializes as its snake case name, and `docs/lint.md` documents every one.
+
     use super::*;
 
     #[test]

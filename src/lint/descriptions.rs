@@ -521,6 +521,8 @@ fn contradicts(schema: &Value, value: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    //! Description smells: a bare tool has every smell, a complete one none; bad examples flagged.
+
     use serde_json::json;
 
     use super::*;

@@ -204,6 +204,8 @@ pub fn findings(tool: &ToolRef<'_>, scores: &BTreeMap<String, ComponentScore>) -
 
 #[cfg(test)]
 mod tests {
+    //! The description judge: its answer needs all six components scored in 1..=5, else refused.
+
     use super::*;
 
     #[test]

@@ -317,6 +317,8 @@ pub fn check_catalog(tools: &[ToolRef<'_>], profiles: &[Profile], out: &mut Vec<
 
 #[cfg(test)]
 mod tests {
+    //! Name checks: provider name rules, suggested names, refused keys, duplicates, tool caps.
+
     use serde_json::json;
 
     use super::*;

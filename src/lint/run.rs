@@ -92,6 +92,8 @@ pub fn add_judged(report: &mut LintReport, verdicts: super::judge::DescriptionVe
 
 #[cfg(test)]
 mod tests {
+    //! The lint run: a broken tool does not stop the others, and the built-in catalog lints clean.
+
     use serde_json::json;
 
     use super::*;

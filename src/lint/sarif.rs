@@ -234,6 +234,8 @@ pub fn render(report: &LintReport, origin: Option<(&Path, &str)>) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! SARIF: findings become results pointing at the tool's line, or at the server's config entry.
+
     use serde_json::{Value, json};
 
     use super::*;

@@ -676,6 +676,8 @@ fn is_within(pointer: &str, target: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    //! Schema checks: each shape strict clients reject is found; a well-formed tool gets nothing.
+
     use serde_json::json;
 
     use super::*;

@@ -271,6 +271,8 @@ pub fn check_catalog(tools: &[ToolRef<'_>], threshold: f64, out: &mut Vec<Findin
 
 #[cfg(test)]
 mod tests {
+    //! Look-alikes: similar tools pair once with their separating words; the fast scan misses none.
+
     use serde_json::{Value, json};
 
     use super::*;

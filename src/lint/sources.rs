@@ -246,6 +246,8 @@ fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> anyhow::Result<T> {
 
 #[cfg(test)]
 mod tests {
+    //! Catalog sources: saved shapes, configs, paginated and unreachable servers, bad fields named.
+
     use serde_json::json;
 
     use super::*;

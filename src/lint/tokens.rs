@@ -150,6 +150,8 @@ pub fn check(
 
 #[cfg(test)]
 mod tests {
+    //! Context cost: o200k counts match tiktoken-rs, per tool and in total against the budgets.
+
     use super::*;
 
     /// The packed vocabulary encodes exactly as tiktoken-rs's own o200k (ordinary text: toolgate

@@ -181,6 +181,8 @@ fn leaf_count(value: &Value) -> usize {
 
 #[cfg(test)]
 mod tests {
+    //! Mocks from cassettes: specific rules first, repeats as sequences, the first run's answer.
+
     use std::path::Path;
 
     use super::*;

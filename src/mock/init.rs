@@ -625,6 +625,8 @@ fn workflow_text() -> String {
 
 #[cfg(test)]
 mod tests {
+    //! `toolgate init` examples: sample arguments meet each schema's enums, formats and bounds.
+
     use super::*;
 
     #[test]

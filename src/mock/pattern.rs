@@ -98,6 +98,8 @@ impl Pattern {
 
 #[cfg(test)]
 mod tests {
+    //! Patterns match as `args_match` does, strings by regex, and a bad regex names its field.
+
     use serde_json::{Map, json};
 
     use super::*;

@@ -174,6 +174,8 @@ fn numeric_id(key: &Value, prefix: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    //! Mock state: new keys continue after the seeded ones; undeclared seeded tables are refused.
+
     use serde_json::json;
 
     use super::*;

@@ -236,6 +236,8 @@ fn walk<'v>(value: &'v Value, steps: &[String]) -> Option<&'v Value> {
 
 #[cfg(test)]
 mod tests {
+    //! Templates: a whole `{{path}}` keeps its JSON type, text interpolates, bad paths say why.
+
     use serde_json::json;
 
     use super::*;

@@ -386,6 +386,8 @@ fn weekday_beside(prose: &Prose, span: &Range<usize>) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    //! Written dates and times: each common form reads, alone or as an instant across a sentence.
+
     use super::super::{Prose, Wanted};
     use crate::calendar::parse_date;
 

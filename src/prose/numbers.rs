@@ -205,6 +205,8 @@ fn scale_after(text: &str, end: usize) -> (Option<(f64, bool)>, usize) {
 
 #[cfg(test)]
 mod tests {
+    //! Written numbers: separators, signs, currency, scales and words; names with digits are not.
+
     use super::*;
 
     fn values(text: &str) -> Vec<f64> {

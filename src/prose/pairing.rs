@@ -612,6 +612,8 @@ fn labelled_mismatch(
 
 #[cfg(test)]
 mod tests {
+    //! Pairing: values take the nearest label in their clause, under headings and by layout.
+
     use super::*;
     use crate::prose::Wanted;
 

@@ -133,6 +133,8 @@ pub(super) fn number_words(prose: &Prose, taken: &[Range<usize>]) -> Vec<NumberM
 
 #[cfg(test)]
 mod tests {
+    //! Number words: `forty-eight thousand`, `a dozen` and the like make the right numbers.
+
     use super::super::Prose;
 
     fn values(text: &str) -> Vec<f64> {

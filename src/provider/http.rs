@@ -462,6 +462,8 @@ pub(crate) fn chain(error: &dyn std::error::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! HTTP retries: context overflow is found, `Retry-After` capped, backoff has bounded jitter.
+
     use super::*;
 
     #[test]

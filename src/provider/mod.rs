@@ -321,6 +321,8 @@ pub enum ProviderError {
 
 #[cfg(test)]
 mod tests {
+    //! Provider resolution: flag over environment over file; pins name only the host and port.
+
     use super::*;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {

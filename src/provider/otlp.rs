@@ -109,6 +109,8 @@ pub async fn export(
 
 #[cfg(test)]
 mod tests {
+    //! OTLP settings: the traces path is added once; timeout and headers read as OTel SDKs do.
+
     use super::*;
 
     #[test]

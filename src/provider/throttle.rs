@@ -117,6 +117,8 @@ impl Throttle {
 
 #[cfg(test)]
 mod tests {
+    //! Backpressure: a 429 halves the limit, successes raise it, and a pause holds new requests.
+
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -58,6 +58,8 @@ pub(crate) fn render_json(catalog: &Catalog) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! `toolgate tools`: the table shows every tool with its hints, the JSON each one's category.
+
     use super::*;
 
     #[test]

@@ -25,6 +25,8 @@ pub(crate) fn render(key: &str, input: &markdown::Input<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! The PR comment: the body starts with its key's marker and fits GitHub's comment limit.
+
     use super::*;
     use crate::report::sample;
 

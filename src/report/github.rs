@@ -146,6 +146,8 @@ pub(crate) fn relative_root(root: &Path, workdir: &Path) -> std::path::PathBuf {
 
 #[cfg(test)]
 mod tests {
+    //! Actions text: annotations on recorded lines, escaped and capped; outputs refuse delimiters.
+
     use super::*;
 
     #[test]

@@ -20,6 +20,8 @@ pub(crate) fn render_verdict(verdict: &Verdict, run_id: Option<&str>) -> String 
 
 #[cfg(test)]
 mod tests {
+    //! The results JSON: confused pairs point at the look-alike lint and read back unchanged.
+
     use super::*;
     use crate::report::sample;
 

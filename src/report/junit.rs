@@ -99,6 +99,8 @@ fn case(result: &ScenarioResult) -> TestCase {
 
 #[cfg(test)]
 mod tests {
+    //! JUnit: a suite per tier, a case per repetition, a failure with its first failing check.
+
     use super::*;
     use crate::report::sample;
 

@@ -347,6 +347,8 @@ pub(crate) fn export_request(runs: &[RunSpans<'_>]) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! The OTLP export: one run becomes a root span with chat turns and tool spans (GenAI).
+
     use super::*;
 
     fn call(index: usize, tool: &str, turn: u32, outcome: CallOutcome) -> CallRecord {

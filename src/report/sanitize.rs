@@ -41,6 +41,8 @@ fn is_unsafe(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
+    //! Sanitizing: escapes, line breaks and bidi are shown, not obeyed; cuts keep characters whole.
+
     use super::*;
 
     #[test]

@@ -434,6 +434,8 @@ fn write_passing_notes(report: &RunReport, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
+    //! The terminal summary: tiers, failures and verdict, each reason once, long lists capped.
+
     use super::*;
     use crate::gate::{Baseline, Policy, decide};
     use crate::results::ScenarioKind;

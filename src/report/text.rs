@@ -200,6 +200,8 @@ pub(crate) fn neutralise(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! Quoting model text: mentions, HTML and table breakers are neutralised, and long text is cut.
+
     use super::*;
 
     #[test]

@@ -121,6 +121,8 @@ pub fn of(confusion: &[ConfusionCell], catalog: &[Value]) -> Vec<ConfusedPair> {
 
 #[cfg(test)]
 mod tests {
+    //! Confused pairs: whether the lint flags the two tools, their similarity and telling words.
+
     use serde_json::json;
 
     use super::*;

@@ -540,6 +540,8 @@ pub fn run_trace_lines(scenario: &Scenario, run: &ScenarioRun) -> Vec<TraceLine>
 
 #[cfg(test)]
 mod tests {
+    //! The results file: pass^k leaves errored runs out, version 1 loads, newer ones are refused.
+
     use super::*;
 
     fn result(id: &str, repeat: u32, outcome: Outcome) -> ScenarioResult {

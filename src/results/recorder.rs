@@ -167,6 +167,8 @@ impl OrderedTrace {
 
 #[cfg(test)]
 mod tests {
+    //! The recorder: the trace is written in suite order, whatever order the runs finish in.
+
     use super::*;
 
     #[test]

@@ -152,6 +152,8 @@ fn array_item(result: &ScenarioResult) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! Streamed results: the file equals the whole report serialized in suite order, even empty.
+
     use super::*;
     use crate::score::Outcome;
 

@@ -61,6 +61,8 @@ pub fn load_fixture(path: &Path) -> Result<Value> {
 
 #[cfg(test)]
 mod tests {
+    //! Fixtures: a fixture must be an object of record arrays; the error names file and key.
+
     use super::*;
 
     #[test]

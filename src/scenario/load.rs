@@ -181,6 +181,8 @@ pub fn load_faults(path: &Path, catalog: &Catalog) -> Result<Vec<Fault>> {
 
 #[cfg(test)]
 mod tests {
+    //! Loading scenarios: each mistake in a scenario file fails the load, naming the field.
+
     use super::*;
 
     fn load_yaml(text: &str) -> Result<Scenario> {

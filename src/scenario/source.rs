@@ -68,6 +68,8 @@ fn key_of(line: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    //! Source lines: expected calls are located by index in both JSON and YAML files.
+
     use super::*;
 
     #[test]

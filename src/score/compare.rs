@@ -112,6 +112,8 @@ pub fn date(text: &str) -> Option<(u32, u32, u32)> {
 
 #[cfg(test)]
 mod tests {
+    //! Comparators: exact by default; normalized, date, time-of-day, `evaluates_to` as named.
+
     use super::*;
     use serde_json::json;
 

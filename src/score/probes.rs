@@ -53,6 +53,8 @@ pub fn probe_checks(
 
 #[cfg(test)]
 mod tests {
+    //! Probe checks: the result after the run against the seeded baseline; failed probes say why.
+
     use std::path::Path;
 
     use serde_json::json;

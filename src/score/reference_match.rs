@@ -225,6 +225,8 @@ fn pairing_verdict(mode: MatchMode, expected: &[ExpectedCall], trace: &[CallReco
 
 #[cfg(test)]
 mod tests {
+    //! Reference matching: each mode fails exactly what it should; greedy equals full search.
+
     use super::*;
     use serde_json::json;
 

@@ -1,3 +1,5 @@
+//! The servers section: stdio and HTTP servers, variables expanded, secrets hidden, errors named.
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};

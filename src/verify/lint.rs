@@ -331,6 +331,8 @@ pub fn lint_suite(scenarios: &[Scenario]) -> Vec<Warning> {
 
 #[cfg(test)]
 mod tests {
+    //! Scenario warnings: route pinning, unchecked writes, bare numbers; outcome-first is fine.
+
     use super::*;
 
     #[test]

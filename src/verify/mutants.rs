@@ -318,6 +318,8 @@ pub fn invent(value: &Value) -> Value {
 
 #[cfg(test)]
 mod tests {
+    //! Mutants: an altered value keeps its shape but differs; invented ids look real but are new.
+
     use super::*;
     use serde_json::json;
 

@@ -107,6 +107,8 @@ pub fn render_trajectories(report: &TrajectoryReport, per_tier: bool, verbose: b
 
 #[cfg(test)]
 mod tests {
+    //! Verify output: a toothless scenario lists its survivors, and counts align under long ids.
+
     use super::*;
     use crate::score::CheckKind;
     use crate::verify::{MutantKind, MutantResult, ScenarioMutants};

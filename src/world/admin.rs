@@ -250,6 +250,8 @@ fn audit_log(world: &World, args: &Map<String, Value>) -> Result<Value, String> 
 
 #[cfg(test)]
 mod tests {
+    //! The admin tools: the last admin is kept, changes are audited, config and grants checked.
+
     use super::*;
 
     fn world() -> World {

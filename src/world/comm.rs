@@ -210,6 +210,8 @@ fn create_event(world: &mut World, args: &Map<String, Value>) -> Result<Value, S
 
 #[cfg(test)]
 mod tests {
+    //! The comm tools: clashing events and inactive users refused; sent mail and events found.
+
     use super::*;
 
     fn world() -> World {

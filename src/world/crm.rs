@@ -213,6 +213,8 @@ fn forecast(world: &World, args: &Map<String, Value>) -> Result<Value, String> {
 
 #[cfg(test)]
 mod tests {
+    //! The crm tools: new ids link activities, deletes cascade, forecasts weight open deals.
+
     use super::*;
 
     fn world() -> World {

@@ -471,6 +471,8 @@ fn delete_schedule(world: &mut World, args: &Map<String, Value>) -> Result<Value
 
 #[cfg(test)]
 mod tests {
+    //! The data tools: SQL sees earlier writes, reports and exports saved, transforms in order.
+
     use super::*;
 
     fn world() -> World {

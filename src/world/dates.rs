@@ -63,6 +63,8 @@ pub(crate) fn is_on_or_after(value: &serde_json::Value, since: i64) -> bool {
 
 #[cfg(test)]
 mod tests {
+    //! Mock dates: days round-trip with their weekday, and timestamps apply their zone's offset.
+
     use super::*;
 
     #[test]

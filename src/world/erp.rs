@@ -307,6 +307,8 @@ fn create_invoice(world: &mut World, args: &Map<String, Value>) -> Result<Value,
 
 #[cfg(test)]
 mod tests {
+    //! The erp tools: orders reserve stock and cancels release it; shipped orders stay shipped.
+
     use super::*;
 
     fn world() -> World {

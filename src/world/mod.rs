@@ -162,6 +162,8 @@ fn contains_ci(haystack: &Value, needle: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    //! The world: new ids continue the highest number, and every tool reads `3.0` as 3.
+
     use super::*;
     use serde_json::json;
 

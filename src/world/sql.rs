@@ -654,6 +654,8 @@ pub(super) fn run(
 
 #[cfg(test)]
 mod tests {
+    //! The SQL subset: filters, order, limits and aggregates; writes and unknown names get help.
+
     use super::*;
 
     fn state() -> Map<String, Value> {

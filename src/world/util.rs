@@ -362,6 +362,8 @@ fn validate(args: &Map<String, Value>) -> Value {
 
 #[cfg(test)]
 mod tests {
+    //! The util tools: calculator, frozen clock, business days, currency, CSV and validation.
+
     use super::*;
 
     fn run(tool: &str, value: Value) -> Result<Value, String> {

@@ -383,6 +383,8 @@ fn parse_usage(usage: &Value) -> Option<Usage> {
 
 #[cfg(test)]
 mod tests {
+    //! Anthropic responses: calls whole or streamed, truncation marked, odd blocks never panic.
+
     use super::*;
 
     fn object(value: Value) -> Map<String, Value> {

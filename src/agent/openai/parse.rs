@@ -309,6 +309,8 @@ fn error_message(body: &Map<String, Value>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    //! Chat-completions parsing: each malformed tool call is a named invalid kind, never a panic.
+
     use serde_json::json;
 
     use super::*;

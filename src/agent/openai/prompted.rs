@@ -342,6 +342,8 @@ fn non_empty(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    //! Prompted tool calling: calls in tags, fences or bare JSON are read; tools go in the prompt.
+
     use super::*;
 
     fn valid(name: &str, arguments: Value) -> ParsedCall {

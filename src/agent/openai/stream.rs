@@ -169,6 +169,8 @@ fn apply_piece(calls: &mut Vec<Assembling>, piece: &Value) {
 
 #[cfg(test)]
 mod tests {
+    //! Streamed chunks join into one response by index or id; cut-off calls are truncated.
+
     use super::*;
     use crate::agent::call::{CallArguments, CallNote};
     use crate::agent::openai::parse_response;

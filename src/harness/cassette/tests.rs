@@ -1,3 +1,5 @@
+//! Cassettes: answers replay in order; misses and mismatched cassettes fail; secrets are scrubbed.
+
 use std::path::Path;
 
 use serde_json::{Map, Value, json};

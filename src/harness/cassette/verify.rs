@@ -201,6 +201,8 @@ fn prefix(sha: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    //! Cassette verify: answers compare by meaning; differences name path and values, capped.
+
     use serde_json::json;
 
     use super::*;

@@ -1,3 +1,5 @@
+//! The Markdown report: every section, cut to GitHub's limit; model text cannot ping or inject.
+
 use super::*;
 use crate::report::sample;
 

@@ -706,6 +706,8 @@ fn render_key(key: &Key) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! Evaluating assertions: baseline, count, negative indices, mixed numbers, clear errors.
+
     use super::*;
     use serde_json::json;
 

@@ -585,6 +585,8 @@ fn string_literal(text: &str) -> IdedExpr {
 
 #[cfg(test)]
 mod tests {
+    //! Parsing assertions: unknown names, a misplaced baseline, bad syntax or size fail the load.
+
     use super::super::Assertion;
 
     fn roots() -> Vec<String> {

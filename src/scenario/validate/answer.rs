@@ -294,6 +294,8 @@ fn parse_tolerance(value: &Value) -> Result<Tolerance, String> {
 
 #[cfg(test)]
 mod tests {
+    //! Tolerances: an absolute number of 0 or more, or a percentage; anything else is refused.
+
     use super::*;
     use serde_json::json;
 

@@ -365,6 +365,8 @@ pub(super) fn parse_prior(
 
 #[cfg(test)]
 mod tests {
+    //! Prior references: a `$.calls[N]` path may only read an earlier expected call, and says so.
+
     use super::*;
 
     #[test]

@@ -588,6 +588,8 @@ pub(super) fn validate_fault(
 
 #[cfg(test)]
 mod tests {
+    //! Line lookup: a value's line is found by its quoted spelling, and an absent value has none.
+
     use super::*;
 
     #[test]

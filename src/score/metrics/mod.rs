@@ -211,6 +211,8 @@ pub use crate::json::canonical;
 
 #[cfg(test)]
 mod tests {
+    //! Metric helpers: canonical JSON ignores key order and number spelling; nearest-rank p50/p95.
+
     use super::*;
     use serde_json::json;
 

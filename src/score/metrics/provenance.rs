@@ -166,6 +166,8 @@ pub fn find_in(prompt: &str, trace: &[crate::trace::CallRecord]) -> Vec<Provenan
 
 #[cfg(test)]
 mod tests {
+    //! Provenance: one edit or one day away is drift, and id-like argument names are recognised.
+
     use super::*;
 
     #[test]

@@ -55,6 +55,8 @@ pub(super) fn measure(view: &RunView<'_>) -> TrajectoryMatch {
 
 #[cfg(test)]
 mod tests {
+    //! Trajectory F1: repeated calls score by position, and empty trajectories score as defined.
+
     use super::*;
 
     fn close(a: f64, b: f64) -> bool {

@@ -1,3 +1,5 @@
+//! Production checks: clean runs pass, defects fail with their detail, no data is inconclusive.
+
 use serde_json::{Value, json};
 
 use super::*;
