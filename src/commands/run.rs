@@ -30,6 +30,12 @@ pub(super) fn gate_command(
 ) -> Result<Exit> {
     let (file, file_path) = suite::suite_config(&args.suite.root, args.config.as_deref())?;
     let settings = Settings::resolve(args, &file, &file_path)?;
+    // A mistyped collector costs no run: it is found before the first scenario.
+    if let Some(url) = &args.otel_endpoint {
+        crate::provider::otlp::check_endpoint(url).map_err(|reason| {
+            anyhow::anyhow!("--otel-endpoint: {}", Redactor::from_env().redact(&reason))
+        })?;
+    }
     // Every input of the verdict is read before the run: a bad one costs no run.
     let inputs = gating::load_inputs(args, out)?;
     let report = match &args.ci.results {

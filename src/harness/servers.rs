@@ -462,10 +462,14 @@ impl Running {
             .as_ref()
             .map(McpClient::stderr_tail)
             .unwrap_or_default();
-        self.redactor.redact(&with_stderr(
-            &format!("server `{}` (`{}`): {what}", self.name, self.label),
-            &tail,
-        ))
+        // A server named on the command line is named by its command line: say it once.
+        let server = if self.name == self.label {
+            format!("server `{}`", self.name)
+        } else {
+            format!("server `{}` (`{}`)", self.name, self.label)
+        };
+        self.redactor
+            .redact(&with_stderr(&format!("{server}: {what}"), &tail))
     }
 
     /// The message for a server whose connection broke mid-run: waits briefly for its last

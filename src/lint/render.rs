@@ -40,15 +40,21 @@ pub fn render_table(report: &LintReport) -> String {
         }
         let _ = writeln!(text, "{table}");
     }
+    let counted = |count: usize, one: &str| match count {
+        1 => format!("1 {one}"),
+        count => format!("{count} {one}s"),
+    };
     let _ = writeln!(
         text,
-        "{} tools from {} server{}: {} errors, {} warnings, {} infos",
-        report.tool_count,
-        report.servers.len(),
-        if report.servers.len() == 1 { "" } else { "s" },
-        report.count(Severity::Error),
-        report.count(Severity::Warning),
-        report.count(Severity::Info),
+        "{}: {}, {}, {}",
+        [
+            counted(report.tool_count, "tool"),
+            format!("from {}", counted(report.servers.len(), "server")),
+        ]
+        .join(" "),
+        counted(report.count(Severity::Error), "error"),
+        counted(report.count(Severity::Warning), "warning"),
+        counted(report.count(Severity::Info), "info"),
     );
     let mut costliest: Vec<_> = report.tokens.per_tool.iter().collect();
     costliest.sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.tool.cmp(&b.tool)));
@@ -155,6 +161,21 @@ mod tests {
     #[test]
     fn the_table() {
         insta::assert_snapshot!(render_table(&report()));
+    }
+
+    /// Counts of one are singular: `1 tool from 1 server: 1 error, ...`.
+    #[test]
+    fn counts_of_one_are_singular() {
+        let catalog = LoadedCatalog::from_tools(
+            "crm",
+            vec![json!({"name": "admin.list", "description": "List admins.",
+                        "inputSchema": {"type": "object", "properties": {}}})],
+        );
+        let table = render_table(&lint(&catalog, &LintOptions::default()));
+        assert!(
+            table.contains("1 tool from 1 server: 2 errors, 1 warning, "),
+            "{table}"
+        );
     }
 
     #[test]

@@ -255,7 +255,8 @@ pub fn check_catalog(tools: &[ToolRef<'_>], threshold: f64, out: &mut Vec<Findin
                 "`{}` and `{}` look alike (similarity {:.2}); only `{}` says: {}; only `{}` says: {}",
                 a.name,
                 b.name,
-                pair.similarity,
+                // Rounded down: 0.499 under a 0.5 threshold must not read "0.50".
+                (pair.similarity * 100.0).floor() / 100.0,
                 a.name,
                 list(&pair.only_first),
                 b.name,

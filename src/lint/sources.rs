@@ -375,6 +375,44 @@ mod tests {
         .await
         .expect("a bad entry is a finding");
         assert_eq!(catalog.servers, ["a"]);
+        // Shapes that are not a config or not a server say what was expected, in the
+        // product's words, and a truncated file names no made-up field.
+        for (text, expected) in [
+            (
+                "[]",
+                "invalid length 0, expected an MCP client config: an object with `mcpServers` at line 1 column 2",
+            ),
+            (
+                "{\"mcpServers\": {",
+                "mcpServers: EOF while parsing an object at line 1 column 16",
+            ),
+        ] {
+            std::fs::write(&path, text).expect("writes");
+            let error = load(&Source::Config {
+                path: path.clone(),
+                only: vec![],
+            })
+            .await
+            .expect_err("not a config");
+            assert_eq!(
+                format!("{error:#}"),
+                format!("`{}`: {expected}", path.display())
+            );
+        }
+        std::fs::write(&path, r#"{"mcpServers": {"d": "notanobject"}}"#).expect("writes");
+        let not_a_server = load(&Source::Config {
+            path: path.clone(),
+            only: vec![],
+        })
+        .await
+        .expect("a bad entry is a finding");
+        assert!(
+            not_a_server.findings[0].message.ends_with(
+                "mcpServers.d: invalid type: string \"notanobject\", expected a server: an object with `command` (stdio) or `url` (HTTP)"
+            ),
+            "{}",
+            not_a_server.findings[0].message
+        );
         assert_eq!(
             catalog.findings[0].message,
             format!(
@@ -384,15 +422,15 @@ mod tests {
         );
     }
 
-    /// An MCP client's own fields are skipped, and an unset `${VAR}` stays as written: the
-    /// server is still started and linted.
+    /// An MCP client's own fields are skipped, an unset `${VAR}` stays as written (the server
+    /// is still started and linted), and a disabled server is left out as the client leaves it.
     #[tokio::test]
     async fn a_client_config_is_read_as_a_client_reads_it() {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let path = dir.path().join("mcp.json");
         std::fs::write(
             &path,
-            r#"{"mcpServers": {"c": {"command": "/nonexistent/${TOOLGATE_TEST_UNSET_VAR}", "disabled": false, "timeout": 60, "autoApprove": []}}}"#,
+            r#"{"mcpServers": {"c": {"command": "/nonexistent/${TOOLGATE_TEST_UNSET_VAR}", "disabled": false, "timeout": 60, "autoApprove": []}, "off": {"command": "/nonexistent/off", "disabled": true}}}"#,
         )
         .expect("writes");
         let catalog = load(&Source::Config { path, only: vec![] })

@@ -77,33 +77,67 @@ fn percent_decode(text: &str) -> String {
 /// Posts one `ExportTraceServiceRequest` (OTLP JSON) to `endpoint` within `timeout`, retries
 /// included (up to 3 attempts).
 ///
-/// Errors: a bad URL, the collector refusing the spans, or no success within `timeout`; the
-/// message says how long the export took, and every header value and every secret of
-/// `environment` (see [`Redactor::from_env`]) is scrubbed from it.
+/// Errors: a one-line reason, in the collector's terms: a bad URL, the collector refusing the
+/// spans, or no success within `timeout`; it says how long the export took, and every header
+/// value and every secret of `environment` (see [`Redactor::from_env`]) is scrubbed from it.
 pub async fn export(
     endpoint: &str,
     headers: Vec<(String, String)>,
     request: &Value,
     timeout: Duration,
     environment: &Redactor,
-) -> Result<(), ProviderError> {
+) -> Result<(), String> {
     let url = traces_url(endpoint);
     let mut secrets = Redactor::new(headers.iter().map(|(_, value)| value.as_str()));
     secrets.extend(environment);
-    let client = JsonEndpoint::new("OTLP", endpoint, &url, headers, None, timeout, MAX_ATTEMPTS)?
+    let client = JsonEndpoint::new("OTLP", endpoint, &url, headers, None, timeout, MAX_ATTEMPTS)
+        .map_err(|error| error.to_string())?
         .redacting(&secrets);
     let started = Instant::now();
     match tokio::time::timeout(timeout, client.post(request)).await {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(error)) => Err(ProviderError::Transport(format!(
-            "{error} (gave up after {:.1} s)",
+        Ok(Err(error)) => Err(format!(
+            "{} (gave up after {:.1} s)",
+            collector_reason(error),
             started.elapsed().as_secs_f64()
-        ))),
-        Err(_) => Err(ProviderError::Transport(client.redact(&format!(
+        )),
+        Err(_) => Err(client.redact(&format!(
             "`{url}` did not accept the spans within {:.1} s, retries included \
              (OTEL_EXPORTER_OTLP_TIMEOUT sets the limit, in milliseconds)",
             timeout.as_secs_f64()
-        )))),
+        ))),
+    }
+}
+
+/// Why a collector did not take the spans, in its own terms (the HTTP client's errors speak
+/// of a model provider).
+fn collector_reason(error: ProviderError) -> String {
+    match error {
+        ProviderError::Http { status, message } => {
+            format!("the collector answered HTTP {status}: {message}")
+        }
+        ProviderError::Transport(reason)
+        | ProviderError::BadResponse(reason)
+        | ProviderError::Config(reason) => reason,
+        ProviderError::ContextOverflow { status, message } => {
+            format!("the collector answered HTTP {status}: {message}")
+        }
+    }
+}
+
+/// Checks an OTLP/HTTP endpoint before anything is exported: an http or https URL.
+///
+/// Errors: the reason, naming the endpoint.
+pub fn check_endpoint(endpoint: &str) -> Result<(), String> {
+    match reqwest::Url::parse(&traces_url(endpoint)) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(()),
+        Ok(url) => Err(format!(
+            "`{endpoint}` is not an OTLP/HTTP endpoint: expected http or https, not `{}`",
+            url.scheme()
+        )),
+        Err(error) => Err(format!(
+            "`{endpoint}` is not an OTLP/HTTP endpoint: {error}"
+        )),
     }
 }
 

@@ -8,7 +8,10 @@ use serde_json::{Map, Value};
 
 /// One server entry, in the `mcpServers` shape plus toolgate's own fields.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a server: an object with `command` (stdio) or `url` (HTTP)"
+)]
 pub(crate) struct ServerFile {
     /// MCP clients write `stdio`, `http` or `streamable-http`; checked against the fields.
     #[serde(default, rename = "type")]
@@ -96,7 +99,10 @@ pub(crate) enum ServersSchema {
 /// An MCP client config file. Only `mcpServers` is read; other top-level keys are the
 /// client's own and are ignored.
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(
+    rename_all = "camelCase",
+    expecting = "an MCP client config: an object with `mcpServers`"
+)]
 pub(super) struct McpJson {
     pub mcp_servers: Map<String, Value>,
 }

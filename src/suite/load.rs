@@ -62,7 +62,8 @@ pub(crate) enum Fields {
     /// servers.
     Strict,
     /// Fields toolgate does not know are skipped, as MCP clients keep their own there
-    /// (`disabled`, `timeout`, `autoApprove`, ...): a client config read as it is, for `lint`.
+    /// (`timeout`, `autoApprove`, ...), and a server marked `"disabled": true` is left out, as
+    /// the client leaves it out: a client config read as it is, for `lint`.
     Client,
 }
 
@@ -80,15 +81,23 @@ pub(crate) fn read_mcp_json(
     let text = crate::fs::read_text(path, "MCP config", crate::defaults::MAX_SMALL_FILE_BYTES)?;
     let deserializer = &mut serde_json::Deserializer::from_str(&text);
     let config: McpJson = serde_path_to_error::deserialize(deserializer).map_err(|error| {
-        let field = error.path().to_string();
-        anyhow::anyhow!("`{}`: {field}: {}", path.display(), error.into_inner())
+        // `?` marks a place the JSON ended before naming (a truncated file), `.` the whole
+        // document: neither is a field to show.
+        let path_text = error.path().to_string();
+        let field = path_text.trim_end_matches('?').trim_end_matches('.');
+        match field {
+            "" => anyhow::anyhow!("`{}`: {}", path.display(), error.into_inner()),
+            field => anyhow::anyhow!("`{}`: {field}: {}", path.display(), error.into_inner()),
+        }
     })?;
     if config.mcp_servers.is_empty() {
         bail!("`{}`: mcpServers: names no server", path.display());
     }
+    let disabled = |entry: &Value| fields == Fields::Client && entry["disabled"] == true;
     Ok(config
         .mcp_servers
         .iter()
+        .filter(|(_, entry)| !disabled(entry))
         .map(|(name, entry)| {
             let spec = server_entry(name, entry, path, "mcpServers", env, fields);
             (name.clone(), spec)

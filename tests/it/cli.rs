@@ -157,6 +157,40 @@ const GOOD: &str = r#"{"id": "T1-100", "tier": 1, "type": "single_call", "prompt
   "expected_calls": [{"tool": "crm_search_contacts", "args_match": {"query": "Ada"}}],
   "max_calls": 2, "fault_injection": null, "final_state_assertions": ["contacts.count == baseline"]}"#;
 
+/// A mistyped collector endpoint is bad usage found before the run, not a warning after it.
+#[test]
+fn an_otel_endpoint_that_is_not_http_fails_with_exit_2_before_any_run() {
+    let suite = scratch_suite(&[("good.json", GOOD)]);
+    for (endpoint, reason) in [
+        ("notaurl", "relative URL without a base"),
+        (
+            "ftp://collector.example/",
+            "expected http or https, not `ftp`",
+        ),
+    ] {
+        let mut command = toolgate();
+        command.args(["gate", "--root"]).arg(suite.path());
+        command.args([
+            "--out",
+            &arg(suite.path(), "out"),
+            "--otel-endpoint",
+            endpoint,
+        ]);
+        let (code, stdout, stderr) = output(command);
+        assert_eq!(code, 2, "{stdout}{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "--otel-endpoint: `{endpoint}` is not an OTLP/HTTP endpoint: {reason}"
+            )),
+            "{stderr}"
+        );
+        assert!(
+            !suite.path().join("out/results.json").exists(),
+            "nothing ran"
+        );
+    }
+}
+
 #[test]
 fn unknown_field_fails_the_load_with_exit_2_naming_file_and_field() {
     let bad = GOOD.replace("\"max_calls\"", "\"max_call\"");

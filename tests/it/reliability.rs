@@ -655,7 +655,7 @@ fn results_cases() -> Vec<Case> {
 fn catalog_cases() -> Vec<Case> {
     const M: &str = "servers.json";
     const T: &str = "tools.json";
-    let m = "failed to parse MCP config `servers.json`: ";
+    let m = "`servers.json`: ";
     vec![
         case(
             "empty mcpServers file",
@@ -679,15 +679,16 @@ fn catalog_cases() -> Vec<Case> {
             r#"{"mcpServers": []}"#,
             LINT_CONFIG,
             2,
-            &format!("{m}at `mcpServers`: invalid type: sequence, expected a map"),
+            &format!("{m}mcpServers: invalid type: sequence, expected a map"),
         ),
+        // A broken entry is a finding for that server alone (the others are still linted).
         case(
             "server command that is a number",
             M,
             r#"{"mcpServers": {"a": {"command": 5}}}"#,
             LINT_CONFIG,
-            2,
-            &format!("{m}at `mcpServers.a.command`: invalid type: integer `5`"),
+            1,
+            &format!("{m}mcpServers.a.command: invalid type: integer `5`, expected a string"),
         ),
         case(
             "server with neither command nor url",
@@ -695,7 +696,7 @@ fn catalog_cases() -> Vec<Case> {
             r#"{"mcpServers": {"a": {}}}"#,
             LINT_CONFIG,
             1,
-            "server `a` (): has neither `command` nor `url`",
+            &format!("{m}mcpServers.a: needs `command` (a stdio server) or `url`"),
         ),
         case(
             "server whose command does not exist",
@@ -703,7 +704,7 @@ fn catalog_cases() -> Vec<Case> {
             r#"{"mcpServers": {"a": {"command": "/nonexistent/bin"}}}"#,
             LINT_CONFIG,
             1,
-            "server `a` (/nonexistent/bin): failed to start MCP server `/nonexistent/bin`",
+            "server `a` (`/nonexistent/bin`): failed to start MCP server `/nonexistent/bin`",
         ),
         case(
             "empty tools file",
