@@ -504,8 +504,51 @@ where
     .with_protocol_version(ProtocolVersion::V_2025_11_25);
     let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, config.serve(transport))
         .await
-        .with_context(|| format!("no `initialize` answer within {HANDSHAKE_TIMEOUT:?}"))??;
+        .with_context(|| format!("no `initialize` answer within {HANDSHAKE_TIMEOUT:?}"))?
+        .map_err(|error| anyhow::anyhow!(readable(&error)))?;
     Ok(service)
+}
+
+/// An error of the MCP SDK as a person reads it: the Rust type names it puts in brackets
+/// (`Transport [rmcp::transport::worker::WorkerTransport<...>] error`) are dropped, and the
+/// root cause (`Connection refused (os error 111)`) is added when the message lacks it.
+fn readable(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = String::new();
+    let mut depth = 0usize;
+    let mut bracket = String::new();
+    for c in error.to_string().chars() {
+        match c {
+            '[' => {
+                depth += 1;
+                bracket.push(c);
+            }
+            ']' if depth > 0 => {
+                depth -= 1;
+                bracket.push(c);
+                if depth == 0 {
+                    if !bracket.contains("::") {
+                        text.push_str(&bracket);
+                    }
+                    bracket.clear();
+                }
+            }
+            c if depth > 0 => bracket.push(c),
+            c => text.push(c),
+        }
+    }
+    text.push_str(&bracket);
+    let mut text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut root = error.source();
+    while let Some(next) = root.and_then(std::error::Error::source) {
+        root = Some(next);
+    }
+    if let Some(root) = root.map(ToString::to_string)
+        && !text.contains(&root)
+    {
+        text.push_str(": ");
+        text.push_str(&root);
+    }
+    text
 }
 
 impl From<CallToolResult> for ToolReply {
@@ -621,6 +664,34 @@ mod tests {
     use serde_json::{Map, Value, json};
 
     use super::*;
+
+    /// The SDK's transport errors name Rust types; what a user reads names none.
+    #[test]
+    fn sdk_errors_lose_their_type_names_and_gain_their_root_cause() {
+        #[derive(Debug)]
+        struct Outer(std::io::Error);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(
+                    f,
+                    "Send message error Transport [rmcp::transport::worker::WorkerTransport<x::Y<z>>] error: Client error: error sending request for url (http://127.0.0.1:9/mcp), when send initialize request"
+                )
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let error = Outer(std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            "Connection refused (os error 111)",
+        ));
+        assert_eq!(
+            readable(&error),
+            "Send message error Transport error: Client error: error sending request for url (http://127.0.0.1:9/mcp), when send initialize request: Connection refused (os error 111)"
+        );
+    }
     use crate::harness::{Backend, ToolAnswer, ToolSet};
 
     /// A small catalog: `add` sums two numbers, `fail` always fails, `slow` takes half a second,

@@ -462,12 +462,7 @@ impl Running {
             .as_ref()
             .map(McpClient::stderr_tail)
             .unwrap_or_default();
-        // A server named on the command line is named by its command line: say it once.
-        let server = if self.name == self.label {
-            format!("server `{}`", self.name)
-        } else {
-            format!("server `{}` (`{}`)", self.name, self.label)
-        };
+        let server = server_named(&self.name, &self.label);
         self.redactor
             .redact(&with_stderr(&format!("{server}: {what}"), &tail))
     }
@@ -518,6 +513,16 @@ fn with_stderr(message: &str, tail: &str) -> String {
     format!("{message}; its stderr ends with:\n{shown}")
 }
 
+/// "server `NAME` (`LABEL`)", or "server `NAME`" for a server named by its own command line
+/// or URL (one given on the command line), which would otherwise be said twice.
+fn server_named(name: &str, label: &str) -> String {
+    if name == label {
+        format!("server `{name}`")
+    } else {
+        format!("server `{name}` (`{label}`)")
+    }
+}
+
 /// Starts (stdio) or connects to (HTTP) `spec` for a run with `paths`.
 async fn start(spec: &ServerSpec, root: &Path, paths: &RunPaths) -> Result<Running> {
     let redactor = spec.secrets();
@@ -537,7 +542,8 @@ async fn start(spec: &ServerSpec, root: &Path, paths: &RunPaths) -> Result<Runni
                 .map_err(|error| {
                     anyhow::anyhow!(
                         "{}",
-                        redactor.redact(&format!("server `{}` (`{label}`): {error:#}", spec.name))
+                        redactor
+                            .redact(&format!("{}: {error:#}", server_named(&spec.name, &label)))
                     )
                 })?
         }
@@ -547,7 +553,8 @@ async fn start(spec: &ServerSpec, root: &Path, paths: &RunPaths) -> Result<Runni
                 .map_err(|error| {
                     anyhow::anyhow!(
                         "{}",
-                        redactor.redact(&format!("server `{}` (`{label}`): {error:#}", spec.name))
+                        redactor
+                            .redact(&format!("{}: {error:#}", server_named(&spec.name, &label)))
                     )
                 })?;
             (client, None)
