@@ -367,10 +367,15 @@ pub struct GateArgs {
     pub system_prompt_text: Option<String>,
     /// Baseline to compare with: a baseline file (`toolgate baseline`), a results file, or
     /// `artifact:NAME` (the newest artifact NAME of a successful default-branch workflow run,
-    /// through the GitHub API with GITHUB_TOKEN). A missing file is reported, not an error.
+    /// through the GitHub API with GITHUB_TOKEN). A missing file is reported, not an error
+    /// (a first pull request has no baseline yet), unless `--require-baseline`.
     /// Default: `baseline.json` under the root.
     #[arg(long, value_name = "FILE|artifact:NAME", env = "TOOLGATE_BASELINE")]
     pub baseline: Option<PathBuf>,
+    /// A missing baseline file is an error (exit 2) instead of a note: a mistyped path must
+    /// not quietly leave only the Tier 5 rule to gate on.
+    #[arg(long, env = "TOOLGATE_REQUIRE_BASELINE")]
+    pub require_baseline: bool,
     /// What a left-out argument whose expected value is its schema default counts as:
     /// `schema` (the default was meant, as the tool reads it) or `strict` (missing, as BFCL
     /// scores it).

@@ -233,6 +233,11 @@ fn resolve_baseline(args: &GateArgs, out: &mut dyn Write) -> Result<(Option<Base
         return Ok((Some(Baseline::parse(&fetched.text, &origin)?), label));
     }
     if !source.exists() {
+        if args.require_baseline {
+            anyhow::bail!(
+                "no baseline at `{label}`, and --require-baseline asks for one (write it with `toolgate baseline`)"
+            );
+        }
         return Ok((None, label));
     }
     Ok((Some(Baseline::load(&source)?), label))

@@ -157,6 +157,36 @@ const GOOD: &str = r#"{"id": "T1-100", "tier": 1, "type": "single_call", "prompt
   "expected_calls": [{"tool": "crm_search_contacts", "args_match": {"query": "Ada"}}],
   "max_calls": 2, "fault_injection": null, "final_state_assertions": ["contacts.count == baseline"]}"#;
 
+/// A missing baseline is a note by default (a first pull request has none) and an error with
+/// `--require-baseline`, so a mistyped path cannot quietly switch off regression gating.
+#[test]
+fn a_missing_baseline_is_an_error_only_when_required() {
+    let suite = scratch_suite(&[("good.json", GOOD)]);
+    let gate = |required: bool| {
+        let mut command = toolgate();
+        command.args(["gate", "--all", "--root"]).arg(suite.path());
+        command.args([
+            "--out",
+            &arg(suite.path(), "out"),
+            "--baseline",
+            "nothere.json",
+        ]);
+        if required {
+            command.arg("--require-baseline");
+        }
+        output(command)
+    };
+    let (code, stdout, stderr) = gate(false);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("no baseline at `nothere.json`"), "{stdout}");
+    let (code, stdout, stderr) = gate(true);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("no baseline at `nothere.json`, and --require-baseline asks for one"),
+        "{stderr}"
+    );
+}
+
 /// A mistyped collector endpoint is bad usage found before the run, not a warning after it.
 #[test]
 fn an_otel_endpoint_that_is_not_http_fails_with_exit_2_before_any_run() {
