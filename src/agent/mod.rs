@@ -291,6 +291,40 @@ impl Serialize for RequestBody<'_> {
     }
 }
 
+/// The HTTP client of a model agent, once its config is checked: `model` is not blank,
+/// `max_turns` is at least 1 and `endpoint` speaks `api`; `label` (`OpenAI`, `Anthropic`)
+/// names the agent in the errors.
+///
+/// Errors (`AgentError::Config`): one of those, or what [`Endpoint::client`] refuses.
+pub(crate) fn checked_client(
+    label: &str,
+    api: crate::provider::Api,
+    endpoint: &crate::provider::Endpoint,
+    (model, max_turns): (&str, u32),
+    (request_timeout, max_attempts): (std::time::Duration, u32),
+) -> Result<crate::provider::http::JsonEndpoint, AgentError> {
+    if model.trim().is_empty() {
+        return Err(AgentError::Config(format!(
+            "the {label} model name is empty"
+        )));
+    }
+    if max_turns == 0 {
+        return Err(AgentError::Config(
+            "`max_turns` must be at least 1".to_owned(),
+        ));
+    }
+    if endpoint.api != api {
+        let wanted = match api {
+            crate::provider::Api::Openai => "an OpenAI-compatible endpoint",
+            crate::provider::Api::Anthropic => "an Anthropic Messages endpoint",
+        };
+        return Err(AgentError::Config(format!(
+            "the {label} agent needs {wanted}"
+        )));
+    }
+    Ok(endpoint.client(label, request_timeout, max_attempts)?)
+}
+
 /// `tools` serialized once, for every request of a run; `None` when there are none (the
 /// request then carries no `tools` key).
 pub(crate) fn serialized_tools(

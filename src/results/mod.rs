@@ -514,16 +514,6 @@ impl RunReport {
     }
 }
 
-/// The trace of `runs` as `trace.jsonl` lines: runs in the given order (suite order, then
-/// repetition), each run's calls in arrival order, then its final answer when it gave one.
-/// A run whose `index` is not a position in `scenarios` is left out.
-pub fn trace_lines(scenarios: &[Scenario], runs: &[ScenarioRun]) -> Vec<TraceLine> {
-    runs.iter()
-        .filter_map(|run| Some(run_trace_lines(scenarios.get(run.index)?, run)))
-        .flatten()
-        .collect()
-}
-
 /// The `trace.jsonl` lines of one run of `scenario`: its calls in arrival order, then its
 /// final answer when it gave one.
 pub fn run_trace_lines(scenario: &Scenario, run: &ScenarioRun) -> Vec<TraceLine> {

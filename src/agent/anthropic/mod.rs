@@ -108,25 +108,13 @@ impl AnthropicAgent {
     /// Errors (`AgentError::Config`) when `model` is empty, `max_turns` or `max_attempts` is 0,
     /// or `base_url` is not an http(s) URL.
     pub fn new(config: AnthropicConfig) -> Result<Self, AgentError> {
-        if config.model.trim().is_empty() {
-            return Err(AgentError::Config(
-                "the Anthropic model name is empty".to_owned(),
-            ));
-        }
-        if config.max_turns == 0 {
-            return Err(AgentError::Config(
-                "`max_turns` must be at least 1".to_owned(),
-            ));
-        }
-        if config.endpoint.api != Api::Anthropic {
-            return Err(AgentError::Config(
-                "the Anthropic agent needs an Anthropic Messages endpoint".to_owned(),
-            ));
-        }
-        let http =
-            config
-                .endpoint
-                .client("Anthropic", config.request_timeout, config.max_attempts)?;
+        let http = super::checked_client(
+            "Anthropic",
+            Api::Anthropic,
+            &config.endpoint,
+            (&config.model, config.max_turns),
+            (config.request_timeout, config.max_attempts),
+        )?;
         Ok(Self { config, http })
     }
 

@@ -126,24 +126,13 @@ impl OpenAiAgent {
     /// `base_url` is not an http(s) URL, `api_key_header` is not a header name, or the HTTP
     /// client cannot be built (e.g. no CA certificates; set `SSL_CERT_FILE`).
     pub fn new(config: OpenAiConfig) -> Result<Self, AgentError> {
-        if config.model.trim().is_empty() {
-            return Err(AgentError::Config(
-                "the OpenAI model name is empty".to_owned(),
-            ));
-        }
-        if config.max_turns == 0 {
-            return Err(AgentError::Config(
-                "`max_turns` must be at least 1".to_owned(),
-            ));
-        }
-        if config.endpoint.api != Api::Openai {
-            return Err(AgentError::Config(
-                "the OpenAI agent needs an OpenAI-compatible endpoint".to_owned(),
-            ));
-        }
-        let http = config
-            .endpoint
-            .client("OpenAI", config.request_timeout, config.max_attempts)?;
+        let http = super::checked_client(
+            "OpenAI",
+            Api::Openai,
+            &config.endpoint,
+            (&config.model, config.max_turns),
+            (config.request_timeout, config.max_attempts),
+        )?;
         Ok(Self { config, http })
     }
 
