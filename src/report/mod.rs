@@ -16,3 +16,38 @@ pub(crate) mod traces;
 
 #[cfg(test)]
 pub(crate) mod sample;
+
+/// The HTML report's (`report.html`) anchor of a scenario, or of one run of it when `repeat`
+/// is given: `s-` then the id, then `~` and the 0-based repetition for a run. Bytes of the id
+/// outside `A-Z a-z 0-9 - _ .` are written `~XX` (two uppercase hex digits), so every anchor
+/// is safe in a URL fragment and an HTML `id`, and no two scenarios or runs share one.
+/// The PR comment, JUnit and annotations link to the same anchors.
+pub(crate) fn anchor(id: &str, repeat: Option<u32>) -> String {
+    let mut anchor = String::from("s-");
+    for byte in id.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.') {
+            anchor.push(char::from(byte));
+        } else {
+            anchor.push_str(&format!("~{byte:02X}"));
+        }
+    }
+    if let Some(repeat) = repeat {
+        anchor.push_str(&format!("~{repeat}"));
+    }
+    anchor
+}
+
+#[cfg(test)]
+mod tests {
+    //! Anchors are unique and URL-safe.
+    use super::anchor;
+
+    #[test]
+    fn anchors_escape_and_stay_apart() {
+        assert_eq!(anchor("T1-001", None), "s-T1-001");
+        assert_eq!(anchor("T1-001", Some(2)), "s-T1-001~2");
+        assert_eq!(anchor("a b/<é>", None), "s-a~20b~2F~3C~C3~A9~3E");
+        assert_eq!(anchor("x~1", None), "s-x~7E1");
+        assert_ne!(anchor("x~1", None), anchor("x", Some(1)));
+    }
+}
