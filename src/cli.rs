@@ -88,6 +88,9 @@ pub enum Command {
     /// Print the JSON Schema of a file toolgate reads or writes (scenario, config,
     /// mock-catalog, results, verdict), for editors and validators; with no name, list them.
     Schema(SchemaArgs),
+    /// Serve a results folder (`report.html` and the files beside it) on a loopback address
+    /// for a browser, until Ctrl-C (exit 0, 2 error).
+    View(ViewArgs),
 }
 
 /// Output format of `toolgate tools`.
@@ -788,6 +791,20 @@ pub enum TraceFormat {
     Otel,
     /// A Langfuse observations export, one observation per line.
     Langfuse,
+}
+
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// The results folder `gate` wrote (it must hold `report.html`).
+    #[arg(default_value = "toolgate-out", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The loopback port to listen on; 0 picks a free one. The address is always 127.0.0.1:
+    /// the report quotes tool results and answers, which stay on this machine.
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Also open the report in the desktop's browser (`xdg-open`, or `open` on macOS).
+    #[arg(long)]
+    pub open: bool,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ mod schema;
 mod score;
 mod serve;
 mod suite;
+mod view;
 
 use std::io::Write;
 
@@ -43,6 +44,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
         Command::Score(args) => score::score_command(&args, out),
         Command::Init(args) => init::init_command(&args, out),
         Command::Schema(args) => schema::schema_command(&args, out),
+        Command::View(args) => view::view_command(&args, out, err),
     }
 }
 

@@ -22,6 +22,10 @@ pub(crate) mod sample;
 /// outside `A-Z a-z 0-9 - _ .` are written `~XX` (two uppercase hex digits), so every anchor
 /// is safe in a URL fragment and an HTML `id`, and no two scenarios or runs share one.
 /// The PR comment, JUnit and annotations link to the same anchors.
+#[allow(
+    dead_code,
+    reason = "the HTML report and the links to it are being wired"
+)]
 pub(crate) fn anchor(id: &str, repeat: Option<u32>) -> String {
     let mut anchor = String::from("s-");
     for byte in id.bytes() {

@@ -539,3 +539,89 @@ fn a_bad_baseline_stops_the_gate_before_the_run_and_every_output_names_its_run()
         );
     }
 }
+
+/// Sends one raw HTTP/1.1 request to `address` and returns the status line and the body.
+fn http_get(address: &str, method: &str, path: &str, host: &str) -> (String, String) {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(address).expect("view listens");
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("loopback I/O");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("loopback I/O");
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (
+        head.lines().next().unwrap_or_default().to_owned(),
+        body.to_owned(),
+    )
+}
+
+#[test]
+fn view_serves_the_report_on_loopback_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).expect("loopback I/O");
+    std::fs::write(out.join("report.html"), "<!doctype html><p>run 7</p>").expect("loopback I/O");
+    std::fs::write(out.join("results.json"), "{\"a\":1}").expect("loopback I/O");
+    std::fs::write(dir.path().join("secret-beside.txt"), "no").expect("loopback I/O");
+    let mut child = toolgate()
+        .args(["view", &arg(dir.path(), "out"), "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("toolgate view starts");
+    let mut first_line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().expect("loopback I/O")),
+        &mut first_line,
+    )
+    .expect("loopback I/O");
+    let url = first_line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {first_line:?}"));
+    let address = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/report.html");
+    let served = [
+        http_get(address, "GET", "/report.html", address),
+        http_get(address, "GET", "/results.json", address),
+        http_get(address, "GET", "/", address),
+        http_get(address, "GET", "/../secret-beside.txt", address),
+        http_get(address, "GET", "/report.html", "attacker.example:80"),
+        http_get(address, "POST", "/report.html", address),
+        http_get(address, "HEAD", "/report.html", address),
+    ];
+    child.kill().expect("loopback I/O");
+    child.wait().expect("loopback I/O");
+    let statuses: Vec<&str> = served.iter().map(|(status, _)| status.as_str()).collect();
+    assert_eq!(
+        statuses,
+        [
+            "HTTP/1.1 200 OK",
+            "HTTP/1.1 200 OK",
+            "HTTP/1.1 302 Found",
+            "HTTP/1.1 404 Not Found",
+            "HTTP/1.1 403 Forbidden",
+            "HTTP/1.1 405 Method Not Allowed",
+            "HTTP/1.1 200 OK",
+        ]
+    );
+    assert_eq!(served[0].1, "<!doctype html><p>run 7</p>");
+    assert_eq!(served[1].1, "{\"a\":1}");
+    assert_eq!(served[6].1, "");
+}
+
+#[test]
+fn view_of_a_folder_without_a_report_says_how_to_make_one() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut command = toolgate();
+    command.args(["view", &arg(dir.path(), ".")]);
+    let (code, _, stderr) = output(command);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("holds no report.html: `toolgate gate` writes one beside results.json"),
+        "{stderr}"
+    );
+}
