@@ -451,6 +451,11 @@ pub struct GateCiArgs {
     /// The pull request to comment on. Default: from `$GITHUB_EVENT_PATH`.
     #[arg(long, value_name = "NUMBER", env = "TOOLGATE_PR")]
     pub pr: Option<u64>,
+    /// Where `report.html` will be published (a web address the reviewers can open): the
+    /// comment, JUnit and annotations then link each scenario to `URL#ANCHOR`. Without it they
+    /// name `report.html#ANCHOR` inside the results folder.
+    #[arg(long, value_name = "URL", env = "TOOLGATE_REPORT_URL")]
+    pub report_url: Option<String>,
     /// Judge at this time instead of now (RFC 3339); for reproducible quarantine expiry.
     #[arg(long, hide = true, value_parser = humantime::parse_rfc3339_weak)]
     pub now: Option<std::time::SystemTime>,

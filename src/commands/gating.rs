@@ -117,13 +117,20 @@ pub(super) fn decide_and_deliver(
         verdict: &verdict,
         limit: STEP_SUMMARY_LIMIT,
         links: links.as_ref(),
+        report_url: args.ci.report_url.as_deref(),
     };
     let markdown_text = markdown::render(&input);
     let paths = OutputPaths::new(&args.out);
     write_atomic(&paths.markdown, markdown_text.as_bytes())?;
     write_atomic(
         &paths.junit,
-        report::junit::render(report, &verdict, &display_root).as_bytes(),
+        report::junit::render(
+            report,
+            &verdict,
+            &display_root,
+            args.ci.report_url.as_deref(),
+        )
+        .as_bytes(),
     )?;
     write_atomic(
         &paths.verdict,
@@ -292,7 +299,8 @@ fn publish_on_runner(
     }
     let workdir = std::env::current_dir().unwrap_or_default();
     let display_root = report::github::relative_root(&args.suite.root, &workdir);
-    let annotations = report::github::annotations(report, &display_root);
+    let annotations =
+        report::github::annotations(report, &display_root, args.ci.report_url.as_deref());
     write!(out, "{}", render_annotations(&annotations))?;
     Ok(())
 }

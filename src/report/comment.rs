@@ -42,6 +42,7 @@ mod tests {
                 verdict: &verdict,
                 limit: GITHUB_COMMENT_LIMIT,
                 links: None,
+                report_url: None,
             },
         );
         assert!(body.len() <= GITHUB_COMMENT_LIMIT);

@@ -79,8 +79,13 @@ fn escape_property(text: &str) -> String {
 }
 
 /// One annotation per failing scenario, on its file at the line of its first failing check
-/// (Tier 5 first).
-pub(crate) fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
+/// (Tier 5 first), its message ending with where the run is in the HTML report
+/// ([`crate::report::location`] with `report_url`).
+pub(crate) fn annotations(
+    report: &RunReport,
+    root: &Path,
+    report_url: Option<&str>,
+) -> Vec<Annotation> {
     let Some(pins) = &report.pins else {
         return Vec::new();
     };
@@ -103,9 +108,13 @@ pub(crate) fn annotations(report: &RunReport, root: &Path) -> Vec<Annotation> {
                 file,
                 line,
                 title: format!("toolgate: {} failed (tier {})", result.id, result.tier),
-                message: check.map_or_else(
-                    || "failed".to_string(),
-                    |c| format!("{}: {}", c.subject, c.detail),
+                message: format!(
+                    "{}\nreport: {}",
+                    check.map_or_else(
+                        || "failed".to_string(),
+                        |c| format!("{}: {}", c.subject, c.detail),
+                    ),
+                    super::location(report_url, &result.id, Some(result.repeat))
                 ),
             })
         })
@@ -185,7 +194,7 @@ mod tests {
                 result.lines = [("expected_calls[1]".to_owned(), 14)].into();
             }
         }
-        let annotations = annotations(&report, Path::new("./evals"));
+        let annotations = annotations(&report, Path::new("./evals"), None);
         let placed: Vec<(&str, usize)> = annotations
             .iter()
             .map(|a| (a.file.as_str(), a.line))
@@ -198,6 +207,10 @@ mod tests {
             .expect("T2-007 failed");
         assert_eq!(t2.line, 14);
         assert!(t2.file.starts_with("evals/"), "{t2:?}");
+        assert!(
+            t2.message.ends_with("\nreport: report.html#s-T2-007~0"),
+            "{t2:?}"
+        );
     }
 
     #[test]

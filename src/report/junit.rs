@@ -4,7 +4,8 @@
 //! Tier 5 failure under an active quarantine is still a failure here: the quarantine changes
 //! the gate, not the facts. Each case names its scenario file (`file`, relative to the
 //! working directory as in annotations); with `--repeat`, each repetition is its own case,
-//! named `ID (run K)`.
+//! named `ID (run K)`, and carries a `report` property: where that run is in the HTML
+//! report (see [`crate::report::location`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -17,8 +18,14 @@ use crate::results::{RunReport, ScenarioResult};
 use crate::score::Outcome;
 
 /// Renders the run as JUnit XML; the verdict is a property of the report. `root` is the suite
-/// root the scenario paths in the pins are relative to.
-pub(crate) fn render(report: &RunReport, verdict: &Verdict, root: &Path) -> String {
+/// root the scenario paths in the pins are relative to; `report_url` is where `report.html` is
+/// published, if it is.
+pub(crate) fn render(
+    report: &RunReport,
+    verdict: &Verdict,
+    root: &Path,
+    report_url: Option<&str>,
+) -> String {
     let mut junit = Report::new("toolgate");
     let mut tiers: BTreeMap<u8, Vec<&ScenarioResult>> = BTreeMap::new();
     for result in &report.scenarios {
@@ -35,6 +42,10 @@ pub(crate) fn render(report: &RunReport, verdict: &Verdict, root: &Path) -> Stri
         let repeated = |id: &str| report.scenarios.iter().filter(|r| r.id == id).count() > 1;
         for result in results {
             let mut case = case(result);
+            case.add_property((
+                "report",
+                super::location(report_url, &result.id, Some(result.repeat)).as_str(),
+            ));
             if repeated(&result.id) {
                 // One test case per repetition, each with its own name.
                 case.name = format!("{} (run {})", result.id, result.repeat + 1).into();
@@ -109,7 +120,8 @@ mod tests {
         insta::assert_snapshot!(render(
             &sample::current(),
             &sample::verdict(),
-            Path::new("evals")
+            Path::new("evals"),
+            None
         ));
     }
 
@@ -119,10 +131,21 @@ mod tests {
         let mut again = report.scenarios[0].clone();
         again.repeat = 1;
         report.scenarios.insert(1, again);
-        let xml = render(&report, &sample::verdict(), Path::new("."));
+        let xml = render(
+            &report,
+            &sample::verdict(),
+            Path::new("."),
+            Some("https://r.example/report.html"),
+        );
         let id = &report.scenarios[0].id;
         assert!(xml.contains(&format!("name=\"{id} (run 1)\"")), "{xml}");
         assert!(xml.contains(&format!("name=\"{id} (run 2)\"")), "{xml}");
+        assert!(
+            xml.contains(&format!(
+                "<property name=\"report\" value=\"https://r.example/report.html#s-{id}~1\"/>"
+            )),
+            "{xml}"
+        );
         let other = &report.scenarios[2].id;
         assert!(xml.contains(&format!("name=\"{other}\"")), "{xml}");
     }

@@ -41,10 +41,33 @@ pub(crate) fn anchor(id: &str, repeat: Option<u32>) -> String {
     anchor
 }
 
+/// Where a scenario (or one run of it) is in the HTML report: `URL#ANCHOR` when the report
+/// is published at `report_url` (`--report-url`, any fragment of it dropped), else
+/// `report.html#ANCHOR`, relative to the results folder (the artifact as downloaded).
+pub(crate) fn location(report_url: Option<&str>, id: &str, repeat: Option<u32>) -> String {
+    let base = report_url.map_or("report.html", |url| {
+        url.split_once('#').map_or(url, |(base, _)| base)
+    });
+    format!("{base}#{}", anchor(id, repeat))
+}
+
 #[cfg(test)]
 mod tests {
-    //! Anchors are unique and URL-safe.
-    use super::anchor;
+    //! Anchors are unique and URL-safe; locations use the published address when there is one.
+    use super::{anchor, location};
+
+    #[test]
+    fn locations_point_into_the_published_report_or_the_folder() {
+        assert_eq!(location(None, "T1-001", Some(0)), "report.html#s-T1-001~0");
+        assert_eq!(
+            location(
+                Some("https://ci.example/run/9/report.html#top"),
+                "T5-001",
+                None
+            ),
+            "https://ci.example/run/9/report.html#s-T5-001"
+        );
+    }
 
     #[test]
     fn anchors_escape_and_stay_apart() {

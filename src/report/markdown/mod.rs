@@ -31,6 +31,9 @@ pub(crate) struct Input<'a> {
     pub limit: usize,
     /// Where scenario files and the run are on the web; `None` off a CI runner (plain ids).
     pub links: Option<&'a Links>,
+    /// Where `report.html` is published (`--report-url`); `None` names the file in the
+    /// results folder instead.
+    pub report_url: Option<&'a str>,
 }
 
 /// Web addresses for the report's links, e.g. from GitHub Actions' variables.
@@ -81,6 +84,7 @@ pub(crate) fn render(input: &Input<'_>) -> String {
     let head = head(input);
     let sections: Vec<Section> = [
         tier_5(input).map(|text| ("Tier 5 failures", 90, text)),
+        what_to_fix(input).map(|text| ("what to fix", 88, text)),
         quarantine(input).map(|text| ("quarantine", 85, text)),
         Some(("per tier", 80, tiers(input))),
         flipped(input).map(|text| ("flipped scenarios", 70, text)),
@@ -164,7 +168,10 @@ fn footer(input: &Input<'_>, out: &mut String) {
     }
 }
 
-/// A section as the reader first sees it: the Tier 5 failures stay open above the fold, with
+/// The sections that stay open: what blocks and what to do about it.
+const OPEN_SECTIONS: [&str; 2] = ["Tier 5 failures", "What to fix"];
+
+/// A section as the reader first sees it: [`OPEN_SECTIONS`] stay open above the fold, with
 /// the verdict, its reasons and the comparison table; every other `#### Title` section is a
 /// closed `<details>` with that title (sections already folded are left as they are).
 fn fold(text: &str) -> String {
@@ -172,7 +179,7 @@ fn fold(text: &str) -> String {
         return text.to_string();
     };
     let (title, body) = rest.split_once('\n').unwrap_or((rest, ""));
-    if title == "Tier 5 failures" {
+    if OPEN_SECTIONS.contains(&title) {
         return text.to_string();
     }
     format!(
@@ -387,6 +394,93 @@ fn tier_5(input: &Input<'_>) -> Option<String> {
     }
     out.push('\n');
     Some(out)
+}
+
+/// Failing scenarios the "What to fix" list names before it says how many more there are.
+const WHAT_TO_FIX_SHOWN: usize = 10;
+
+/// One line per failing scenario (Tier 5 first, then in suite order), enough to act on
+/// without opening anything: where its first failing run left the expected path, what the
+/// look-alike lint says about a pair of tools it confused there, and where the run is in the
+/// HTML report. At most [`WHAT_TO_FIX_SHOWN`] lines; `None` when nothing failed.
+fn what_to_fix(input: &Input<'_>) -> Option<String> {
+    let mut failing: Vec<&ScenarioResult> = Vec::new();
+    for result in &input.report.scenarios {
+        if result.outcome == Outcome::Fail && !failing.iter().any(|f| f.id == result.id) {
+            failing.push(result);
+        }
+    }
+    if failing.is_empty() {
+        return None;
+    }
+    failing.sort_by_key(|result| std::cmp::Reverse(result.tier));
+    let mut out = "#### What to fix
+
+"
+    .to_string();
+    for result in failing.iter().take(WHAT_TO_FIX_SHOWN) {
+        let runs = input.report.summary.per_scenario.get(&result.id);
+        let run = match runs {
+            Some(tally) if tally.total > 1 => {
+                format!(", run {} of {}", result.repeat + 1, tally.total)
+            }
+            _ => String::new(),
+        };
+        let lint = confusion_lint(input, result)
+            .map(|text| format!(" · {text}"))
+            .unwrap_or_default();
+        let place = crate::report::location(input.report_url, &result.id, Some(result.repeat));
+        let place = match input.report_url {
+            Some(_) => format!("[report]({place})"),
+            None => code(&place),
+        };
+        let _ = writeln!(
+            out,
+            "- {} (tier {}{run}): {}{lint} · {place}",
+            scenario_ref(input, &result.id),
+            result.tier,
+            first_divergence(result),
+        );
+    }
+    if failing.len() > WHAT_TO_FIX_SHOWN {
+        let _ = writeln!(
+            out,
+            "- _... and {} more failing scenarios in the HTML report._",
+            failing.len() - WHAT_TO_FIX_SHOWN
+        );
+    }
+    out.push('\n');
+    Some(out)
+}
+
+/// What the look-alike lint says about the first pair of tools `result` confused, when it
+/// says something to act on: the two descriptions are too alike, or the called tool does not
+/// exist.
+fn confusion_lint(input: &Input<'_>, result: &ScenarioResult) -> Option<String> {
+    let confusions = &result.metrics.as_ref()?.selection.confusions;
+    confusions.iter().find_map(|confusion| {
+        let called = confusion.called.as_deref()?;
+        let pair = input
+            .report
+            .confused_pairs
+            .iter()
+            .find(|pair| pair.expected == confusion.expected && pair.called == called)?;
+        let (expected, called) = (neutralise(&pair.expected), neutralise(called));
+        match &pair.lint {
+            LintPointer::Flagged {
+                check,
+                similarity,
+                only_expected,
+                ..
+            } => Some(format!(
+                "lint {} finds {expected} and {called} look alike (similarity {similarity:.2}); say in {expected}'s description what only it does ({})",
+                code(check),
+                words(only_expected)
+            )),
+            LintPointer::NotInCatalog => Some(format!("{called} is not in the catalog: an invented name")),
+            LintPointer::NotFlagged { .. } => None,
+        }
+    })
 }
 
 fn quarantine(input: &Input<'_>) -> Option<String> {

@@ -15,6 +15,7 @@ fn input<'a>(
         verdict,
         limit,
         links: None,
+        report_url: None,
     }
 }
 
@@ -28,6 +29,7 @@ fn with_links_scenario_ids_point_at_their_files_and_the_footer_at_the_run() {
     };
     let text = render(&Input {
         links: Some(&links),
+        report_url: None,
         ..input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT)
     });
     assert!(
@@ -218,4 +220,50 @@ fn ids_without_a_source_are_listed_with_model_text_neutralised() {
         GITHUB_COMMENT_LIMIT,
     ));
     assert!(!plain.contains("Ids without a source"), "{plain}");
+}
+
+#[test]
+fn what_to_fix_names_the_lint_finding_on_a_confused_pair_and_links_into_the_report() {
+    let (mut report, baseline, verdict) =
+        (sample::current(), sample::baseline(), sample::verdict());
+    let confused = |expected: &str, called: &str| crate::score::metrics::Confusion {
+        expected: expected.into(),
+        called: Some(called.into()),
+    };
+    for result in &mut report.scenarios {
+        let confusion = match result.id.as_str() {
+            "T2-007" => confused("drop_record", "purge_record"),
+            "T5-002" => confused("comm_send_email", "send_mail | <b>@admin</b>"),
+            "T5-001" => confused("crm_search_contacts", "admin_search_users"),
+            _ => continue,
+        };
+        let metrics = result
+            .metrics
+            .get_or_insert_with(|| sample::run_metrics(None));
+        metrics.selection.confusions = vec![confusion];
+    }
+    let text = render(&Input {
+        report_url: Some("https://reports.example/pr-7/report.html"),
+        ..input(&report, &baseline, &verdict, GITHUB_COMMENT_LIMIT)
+    });
+    let section = text
+        .split("#### What to fix\n\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("a What to fix section, open");
+    let lines: Vec<&str> = section.lines().collect();
+    assert_eq!(lines.len(), 3, "{section}");
+    assert!(lines[0].starts_with("- T5-001 (tier 5): "), "{section}");
+    assert!(
+        !lines[0].contains("lint"),
+        "a pair the lint does not flag adds nothing: {section}"
+    );
+    assert!(
+        lines[1].contains(" · send\\_mail \\| &lt;b&gt;@\u{200D}admin&lt;/b&gt; is not in the catalog: an invented name · "),
+        "{section}"
+    );
+    assert!(
+        lines[2].contains("· lint `look_alike_tools` finds drop\\_record and purge\\_record look alike (similarity 0.75); say in drop\\_record's description what only it does (drop) · [report](https://reports.example/pr-7/report.html#s-T2-007~0)"),
+        "{section}"
+    );
 }
