@@ -393,6 +393,22 @@ pub struct GateArgs {
     /// errored runs are left out [default: no floor].
     #[arg(long, value_name = "PERCENT", value_parser = parse_percent, env = "TOOLGATE_MIN_PASS_RATE")]
     pub min_pass_rate: Option<f64>,
+    /// A price table (YAML or JSON: model name -> `{prompt, completion}` in US dollars per
+    /// million tokens) for costs in the report and cost limits; a model agent's model must be
+    /// in it [default: `prices:` in toolgate.yaml, else no costs].
+    #[arg(long, value_name = "FILE", env = "TOOLGATE_PRICES")]
+    pub prices: Option<PathBuf>,
+    /// Fail the gate when the mean tokens (input plus output) per judged model run exceed N.
+    #[arg(long, value_name = "N")]
+    pub max_tokens_per_run: Option<u64>,
+    /// Fail the gate when the mean cost per judged model run exceeds USD (needs `--prices`).
+    #[arg(long, value_name = "USD", value_parser = parse_dollars)]
+    pub max_cost_per_run: Option<f64>,
+    /// Fail the gate when the mean tokens per judged model run grew by more than PERCENT over
+    /// the baseline's (a prompt that doubles the tokens is a regression even when every run
+    /// passes) [default: reported, never blocks].
+    #[arg(long, value_name = "PERCENT", value_parser = parse_growth)]
+    pub max_token_growth: Option<f64>,
     /// Directory for the output set: `results.json`, `trace.jsonl`, `report.md`,
     /// `junit.xml`, `verdict.json` (and `judge.jsonl` with a judge).
     #[arg(long, default_value = "toolgate-out")]
@@ -697,6 +713,22 @@ fn parse_percent(text: &str) -> Result<f64, String> {
     match text.trim_end_matches('%').parse::<f64>() {
         Ok(percent) if (0.0..=100.0).contains(&percent) => Ok(percent),
         _ => Err(format!("`{text}` is not a percentage in 0..=100")),
+    }
+}
+
+fn parse_dollars(text: &str) -> Result<f64, String> {
+    match text.trim_start_matches('$').parse::<f64>() {
+        Ok(dollars) if dollars.is_finite() && dollars >= 0.0 => Ok(dollars),
+        _ => Err(format!(
+            "`{text}` is not an amount of US dollars, 0 or more"
+        )),
+    }
+}
+
+fn parse_growth(text: &str) -> Result<f64, String> {
+    match text.trim_end_matches('%').parse::<f64>() {
+        Ok(percent) if percent.is_finite() && percent >= 0.0 => Ok(percent),
+        _ => Err(format!("`{text}` is not a percentage of 0 or more")),
     }
 }
 

@@ -44,6 +44,8 @@ pub struct RunOptions {
     /// (`--tool-offer scenario`, see [`Scenario::offered_tools`]); `None` offers every tool.
     /// The server still serves them all: a call to a tool not offered runs as any other.
     pub offered: Option<Arc<std::collections::HashMap<String, Vec<String>>>>,
+    /// The model's price (`--prices`), for `usage_budget.max_cost_usd`; `None` when unknown.
+    pub price: Option<score::usage::Price>,
 }
 
 /// Which tools a model agent is offered in each scenario (`--tool-offer`).
@@ -89,6 +91,7 @@ impl Default for RunOptions {
             repeat: 1,
             judge: None,
             offered: None,
+            price: None,
         }
     }
 }
@@ -506,6 +509,18 @@ async fn score_run(
     );
     score.add_checks(probe_checks(scenario, baseline, after));
     score.add_checks(stop_checks(&outcome, options));
+    // Only a model agent's requests are counted; the others spend nothing that is seen here.
+    let spent = (outcome.usage.requests > 0).then_some(score::usage::Spent {
+        prompt_tokens: outcome.usage.prompt_tokens,
+        completion_tokens: outcome.usage.completion_tokens,
+        model_calls: outcome.usage.requests,
+    });
+    score.add_checks(score::usage::checks(
+        &scenario.usage_budget,
+        spent,
+        u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        options.price,
+    ));
     let view = RunView {
         scenario,
         trace: &trace,

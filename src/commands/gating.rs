@@ -81,8 +81,7 @@ pub(super) fn clear_outputs(dir: &Path, keep_results: bool) -> Result<()> {
 /// GitHub Actions, to the runner; comments when asked.
 pub(super) fn decide_and_deliver(
     args: &GateArgs,
-    tolerance_points: f64,
-    min_pass_rate: Option<f64>,
+    settings: &crate::config::Settings,
     report: &RunReport,
     inputs: JudgeInputs,
     out: &mut dyn Write,
@@ -95,9 +94,10 @@ pub(super) fn decide_and_deliver(
         quarantine,
     } = inputs;
     let policy = Policy {
-        tolerance_points,
+        tolerance_points: settings.tolerance,
         alpha: args.ci.alpha,
-        min_pass_rate,
+        min_pass_rate: settings.min_pass_rate,
+        usage: settings.usage_limits,
         quarantine,
         now,
     };

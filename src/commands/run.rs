@@ -23,6 +23,27 @@ use crate::scenario::{Scenario, SmokeSet};
 
 use super::{gating, interrupted, new_run_id, runtime, suite};
 
+/// A model run whose scenarios limit the cost needs the model's price: without one the limit
+/// could not be checked, and a limit that is silently skipped is a silent pass.
+///
+/// Errors: a model agent, no price, and a selected scenario with `usage_budget.max_cost_usd`
+/// (naming the first such scenario).
+fn check_cost_limits(settings: &Settings, selected: &[Scenario]) -> Result<()> {
+    if settings.agent.api().is_none() || settings.price.is_some() {
+        return Ok(());
+    }
+    if let Some(scenario) = selected
+        .iter()
+        .find(|scenario| scenario.usage_budget.max_cost_usd.is_some())
+    {
+        bail!(
+            "scenario `{}` limits the cost of a run (usage_budget.max_cost_usd), which needs the model's price: pass `--prices FILE` or set `prices:` in toolgate.yaml",
+            scenario.id
+        );
+    }
+    Ok(())
+}
+
 pub(super) fn gate_command(
     args: &GateArgs,
     out: &mut dyn Write,
@@ -53,15 +74,7 @@ pub(super) fn gate_command(
         writeln!(out, "results: {}", args.out.join("results.json").display())?;
         return Ok(Exit::Pass);
     }
-    gating::decide_and_deliver(
-        args,
-        settings.tolerance,
-        settings.min_pass_rate,
-        &report,
-        inputs,
-        out,
-        err,
-    )
+    gating::decide_and_deliver(args, &settings, &report, inputs, out, err)
 }
 
 /// Runs the selected scenarios (or this job's shard of them) and writes `results.json`,
@@ -84,6 +97,7 @@ fn run_for_gate(
         args.record.as_deref(),
     )?;
     let selected = select(args, &loaded.scenarios, &loaded.smoke)?;
+    check_cost_limits(settings, &selected)?;
     let endpoint = settings.endpoint(&|name| std::env::var(name).ok());
     let pins = pins(args, settings, endpoint.as_ref(), &selected, &loaded)?;
     let judge = settings.judge()?.map(Arc::new);

@@ -5,6 +5,7 @@
 //! Two layers: [`ConfigFile`] mirrors the file exactly (unknown keys are errors); [`Settings`]
 //! is the validated result the rest of the code uses.
 
+mod prices;
 mod products;
 mod settings;
 
@@ -62,6 +63,8 @@ pub(crate) struct ConfigFile {
     pub tolerance: Option<f64>,
     /// Lowest overall pass rate that passes, in percent (0..=100).
     pub min_pass_rate: Option<f64>,
+    /// The price table (`--prices`), relative to this file.
+    pub prices: Option<PathBuf>,
     /// Runs per scenario (k of pass^k).
     pub repeat: Option<u32>,
     /// Scenario runs at the same time.

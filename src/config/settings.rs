@@ -12,6 +12,7 @@ use crate::defaults;
 use crate::judge::JudgeConfig;
 use crate::runner::ToolOffer;
 use crate::score::OmittedDefaults;
+use crate::score::usage::{Price, UsageLimits};
 
 /// The settings of one `gate` run after flags, environment and file are merged and checked.
 #[derive(Debug, Clone)]
@@ -72,6 +73,35 @@ pub(crate) struct Settings {
     /// The judge, when `--judge-model` names one: where it is reached and where its verdicts
     /// are cached (under the suite root).
     pub judge: Option<JudgeConfig>,
+    /// The model's price from the price table (`--prices`, `prices:`), for a model agent
+    /// with a table; `None` otherwise.
+    pub price: Option<Price>,
+    /// The gate's limits on model usage (`--max-tokens-per-run`, `--max-cost-per-run`,
+    /// `--max-token-growth`).
+    pub usage_limits: UsageLimits,
+}
+
+/// The price of a model agent's model from the table at `prices`; `None` without a table or
+/// for agents without a model.
+///
+/// Errors: the table cannot be read or lacks the model (see [`super::prices::price_of`]), or
+/// `--max-cost-per-run` is set for a model agent without a table.
+fn model_price(
+    args: &GateArgs,
+    agent: AgentKind,
+    model: Option<&str>,
+    prices: Option<&Path>,
+) -> Result<Option<Price>> {
+    let price = match (prices, agent.api(), model) {
+        (Some(path), Some(_), Some(model)) => Some(super::prices::price_of(path, model)?),
+        _ => None,
+    };
+    if args.max_cost_per_run.is_some() && agent.api().is_some() && price.is_none() {
+        bail!(
+            "`--max-cost-per-run` needs the model's price: pass `--prices FILE` (model name -> {{prompt, completion}} in US dollars per million tokens)"
+        );
+    }
+    Ok(price)
 }
 
 impl Settings {
@@ -128,9 +158,22 @@ impl Settings {
                 in_file("min_pass_rate")
             );
         }
+        let agent = args.agent.or(file.agent).unwrap_or(AgentKind::Reference);
+        let model = args.model.clone().or_else(|| file.model.clone());
+        let prices = args
+            .prices
+            .clone()
+            .or_else(|| file.prices.as_ref().map(relative));
+        let price = model_price(args, agent, model.as_deref(), prices.as_deref())?;
         let settings = Settings {
-            agent: args.agent.or(file.agent).unwrap_or(AgentKind::Reference),
-            model: args.model.clone().or_else(|| file.model.clone()),
+            price,
+            usage_limits: UsageLimits {
+                max_tokens_per_run: args.max_tokens_per_run,
+                max_cost_per_run: args.max_cost_per_run,
+                max_token_growth_percent: args.max_token_growth,
+            },
+            agent,
+            model,
             base_url: file.base_url.clone(),
             api_key_header: file.api_key_header.clone(),
             api_version: file.api_version.clone(),

@@ -21,6 +21,46 @@ pub struct Metrics {
     pub calls_per_run: Option<f64>,
     /// Pass rate of `error_recovery` scenarios: behaviour with degraded tools.
     pub degraded: Option<f64>,
+    /// Mean input plus output tokens per judged run of a model agent; `None` without usage
+    /// (agents without a model, results written before usage was kept).
+    #[serde(default)]
+    pub tokens_per_run: Option<f64>,
+    /// Mean model requests per judged run of a model agent.
+    #[serde(default)]
+    pub model_calls_per_run: Option<f64>,
+    /// Mean time spent waiting for the model per judged run, in milliseconds.
+    #[serde(default)]
+    pub model_ms_per_run: Option<f64>,
+    /// Mean cost per judged run in US dollars, when the results pin a price (`--prices`).
+    #[serde(default)]
+    pub cost_per_run: Option<f64>,
+}
+
+/// The usage means of `judged` (runs of `report` that were judged) over the runs that report
+/// usage; every usage metric `None` when none does.
+fn usage_means(report: &RunReport, judged: &[&crate::results::ScenarioResult]) -> Metrics {
+    let usages: Vec<_> = judged.iter().filter_map(|r| r.usage.as_ref()).collect();
+    if usages.is_empty() {
+        return Metrics::default();
+    }
+    let price = report.run.as_ref().and_then(|run| run.price);
+    Metrics {
+        tokens_per_run: mean_of(&usages, |u| (u.prompt_tokens + u.completion_tokens) as f64),
+        model_calls_per_run: mean_of(&usages, |u| f64::from(u.requests)),
+        model_ms_per_run: mean_of(&usages, |u| u.latency_ms as f64),
+        cost_per_run: price.and_then(|price| {
+            mean_of(&usages, |u| {
+                price.cost(u.prompt_tokens, u.completion_tokens)
+            })
+        }),
+        ..Metrics::default()
+    }
+}
+
+/// The mean of `pick` over `items`; `None` when there are none.
+fn mean_of<T>(items: &[&T], pick: impl Fn(&T) -> f64) -> Option<f64> {
+    (!items.is_empty())
+        .then(|| items.iter().map(|item| pick(item)).sum::<f64>() / items.len() as f64)
 }
 
 fn share(held: usize, total: usize) -> Option<f64> {
@@ -65,6 +105,7 @@ impl Metrics {
                     .count(),
                 degraded.len(),
             ),
+            ..usage_means(report, &judged)
         }
     }
 
@@ -78,6 +119,10 @@ impl Metrics {
             selection: mean(|m| m.selection),
             arguments: mean(|m| m.arguments),
             calls_per_run: mean(|m| m.calls_per_run),
+            tokens_per_run: mean(|m| m.tokens_per_run),
+            model_calls_per_run: mean(|m| m.model_calls_per_run),
+            model_ms_per_run: mean(|m| m.model_ms_per_run),
+            cost_per_run: mean(|m| m.cost_per_run),
             degraded: mean(|m| m.degraded),
         }
     }

@@ -45,6 +45,8 @@ pub struct Policy {
     pub quarantine: Vec<QuarantineEntry>,
     /// The time quarantine expiry is judged at.
     pub now: SystemTime,
+    /// Limits on what the model runs spend; none by default.
+    pub usage: crate::score::usage::UsageLimits,
 }
 
 impl Default for Policy {
@@ -55,6 +57,7 @@ impl Default for Policy {
             min_pass_rate: None,
             quarantine: Vec::new(),
             now: SystemTime::now(),
+            usage: crate::score::usage::UsageLimits::default(),
         }
     }
 }

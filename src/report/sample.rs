@@ -243,6 +243,7 @@ pub(crate) fn baseline() -> Baseline {
             arguments: Some(0.9),
             calls_per_run: Some(1.8),
             degraded: Some(0.85),
+            ..Metrics::default()
         },
         scenarios: counts
             .iter()

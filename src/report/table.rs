@@ -65,6 +65,12 @@ fn metrics_lines(report: &RunReport, baseline: Option<&Baseline>) -> String {
         Some(Err(why)) => (None, Some(why)),
         None => (None, None),
     };
+    let usage = text::usage_metrics(&now, baseline)
+        .into_iter()
+        .map(|(name, value, _, change)| match baseline {
+            Some(_) => format!("{name} {value} ({change})"),
+            None => format!("{name} {value}"),
+        });
     let compared: Vec<String> = text::BASELINE_METRICS
         .iter()
         .map(|(name, pick, is_share)| {
@@ -77,6 +83,7 @@ fn metrics_lines(report: &RunReport, baseline: Option<&Baseline>) -> String {
                 None => format!("{name} {value}"),
             }
         })
+        .chain(usage)
         .collect();
     let mut text = format!(
         "metrics: {}\n{}: {}\n",

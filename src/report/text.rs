@@ -19,6 +19,52 @@ pub(crate) const BASELINE_METRICS: [(&str, MetricPick, bool); 4] = [
     ("error-recovery pass rate", |m| m.degraded, true),
 ];
 
+/// How a usage metric's value is written.
+type Shown = fn(f64) -> String;
+
+/// What the model runs spent, by name, as (name, value, `before`'s value or `-`, change),
+/// only the
+/// metrics this run has (none for agents without a model): tokens and model calls per run,
+/// model time per run in seconds, cost per run in US dollars. The change is relative
+/// (`+12.5%`), or `-` without a baseline value.
+pub(crate) fn usage_metrics(
+    now: &Metrics,
+    before: Option<&Metrics>,
+) -> Vec<(&'static str, String, String, String)> {
+    let rows: [(&str, MetricPick, Shown); 4] = [
+        (
+            "tokens per run",
+            |m| m.tokens_per_run,
+            |v| format!("{v:.0}"),
+        ),
+        (
+            "model calls per run",
+            |m| m.model_calls_per_run,
+            |v| format!("{v:.2}"),
+        ),
+        (
+            "model time per run",
+            |m| m.model_ms_per_run,
+            |v| format!("{:.1} s", v / 1000.0),
+        ),
+        ("cost per run", |m| m.cost_per_run, |v| format!("${v:.4}")),
+    ];
+    rows.iter()
+        .filter_map(|(name, pick, show)| {
+            let value = pick(now)?;
+            let earlier = before.and_then(pick);
+            let change = match earlier {
+                Some(earlier) if earlier > 0.0 => {
+                    format!("{:+.1}%", (value / earlier - 1.0) * 100.0)
+                }
+                _ => "-".to_owned(),
+            };
+            let earlier = earlier.map_or_else(|| "-".to_owned(), show);
+            Some((*name, show(value), earlier, change))
+        })
+        .collect()
+}
+
 /// A share in 0.0..=1.0 as `97.5%`; `-` when absent.
 pub(crate) fn percent(share: Option<f64>) -> String {
     share.map_or_else(|| "-".to_string(), |share| format!("{:.1}%", share * 100.0))

@@ -108,6 +108,10 @@ pub struct RunMeta {
     pub tool_offer: Option<String>,
     /// Lowercase hex SHA-256 of the system prompt's UTF-8 bytes; `None` when there is none.
     pub system_prompt_sha256: Option<String>,
+    /// The model's price from the user's table (`--prices`), which costs in the report are
+    /// computed with; absent without a table or for agents without a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<crate::score::usage::Price>,
     /// Runs per scenario (k of pass^k), at least 1.
     pub repeat: u32,
     /// Scenario runs at the same time.

@@ -59,6 +59,9 @@ pub struct ScenarioFile {
     /// `per_turn` (default) or `per_call`: how `max_failures` counts; only with `max_failures`.
     #[serde(default)]
     pub failure_counting: Option<FailureCounting>,
+    /// Limits on what one run may spend on the model: tokens, model calls, wall time, cost.
+    #[serde(default)]
+    pub usage_budget: Option<UsageBudgetFile>,
     /// Calls that fail on purpose, without touching the state.
     #[serde(default)]
     pub fault_injection: Option<Vec<FaultFile>>,
@@ -91,6 +94,32 @@ pub struct ScenarioFile {
     /// requires it to fail.
     #[serde(default)]
     pub counterexamples: Vec<TrajectoryFile>,
+}
+
+/// `usage_budget`: what one run may spend. Token, model-call and cost limits apply to runs
+/// of model agents (`openai`, `anthropic`), which report their usage; `max_wall_ms` applies to
+/// every run.
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UsageBudgetFile {
+    /// Input plus output tokens over the run's model requests.
+    #[serde(default)]
+    pub max_tokens: Option<WholeNumber>,
+    /// Input tokens over the run's model requests.
+    #[serde(default)]
+    pub max_prompt_tokens: Option<WholeNumber>,
+    /// Output tokens over the run's model requests.
+    #[serde(default)]
+    pub max_completion_tokens: Option<WholeNumber>,
+    /// Model requests (turns), at least 1.
+    #[serde(default)]
+    pub max_model_calls: Option<WholeNumber>,
+    /// Wall time of the run, in milliseconds, at least 1.
+    #[serde(default)]
+    pub max_wall_ms: Option<WholeNumber>,
+    /// Cost of the run's tokens in US dollars, priced by the gate's `--prices` table.
+    #[serde(default)]
+    pub max_cost_usd: Option<f64>,
 }
 
 /// One entry of `alternatives` or `counterexamples`: a trajectory an agent could produce.

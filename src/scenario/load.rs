@@ -457,4 +457,32 @@ mod tests {
         let message = load_yaml(&text).expect_err("unknown rule").to_string();
         assert!(message.contains("unknown variant `per_batch`"), "{message}");
     }
+
+    #[test]
+    fn a_usage_budget_loads_its_limits_and_names_a_bad_one() {
+        let text = format!(
+            "{HEAD}expected_calls: []\nusage_budget:\n  max_tokens: 4000\n  max_model_calls: 3\n  max_cost_usd: 0.002\n"
+        );
+        let scenario = load_yaml(&text).expect("valid");
+        assert_eq!(
+            scenario.usage_budget,
+            super::super::UsageBudget {
+                max_tokens: Some(4000),
+                max_model_calls: Some(3),
+                max_cost_usd: Some(0.002),
+                ..Default::default()
+            }
+        );
+        let text = format!(
+            "{HEAD}expected_calls: []\nusage_budget:\n  max_model_calls: 0\n  max_cost_usd: -1\n"
+        );
+        assert_eq!(
+            load_yaml(&text).expect_err("two problems").to_string(),
+            "`FILE`: usage_budget.max_model_calls: must be 1 or more, got 0\n\
+             `FILE`: usage_budget.max_cost_usd: must be a number of US dollars, 0 or more, got -1"
+        );
+        let text = format!("{HEAD}expected_calls: []\nusage_budget: {{max_tokenz: 5}}\n");
+        let message = load_yaml(&text).expect_err("unknown field").to_string();
+        assert!(message.contains("max_tokenz"), "{message}");
+    }
 }

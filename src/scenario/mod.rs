@@ -84,6 +84,23 @@ pub enum Ordering {
     Any,
 }
 
+/// A scenario's `usage_budget`, validated: each limit `None` when the file sets none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct UsageBudget {
+    /// Input plus output tokens over the run's model requests.
+    pub max_tokens: Option<u64>,
+    /// Input tokens over the run's model requests.
+    pub max_prompt_tokens: Option<u64>,
+    /// Output tokens over the run's model requests.
+    pub max_completion_tokens: Option<u64>,
+    /// Model requests (turns), at least 1.
+    pub max_model_calls: Option<u64>,
+    /// Wall time of the run in milliseconds, at least 1.
+    pub max_wall_ms: Option<u64>,
+    /// Cost of the run's tokens in US dollars (finite, at least 0).
+    pub max_cost_usd: Option<f64>,
+}
+
 /// How `max_failures` counts failing tool calls (field case B33).
 ///
 /// A failing call is any call that did not succeed: a tool error (an injected fault
@@ -396,6 +413,8 @@ pub struct Scenario {
     pub max_failures: Option<u32>,
     /// How `max_failures` counts; [`FailureCounting::PerTurn`] unless the file says otherwise.
     pub failure_counting: FailureCounting,
+    /// What one run may spend on the model (`usage_budget`); no limits when absent.
+    pub usage_budget: UsageBudget,
     /// Faults the harness injects.
     pub faults: Vec<Fault>,
     /// Assertions over the mock state after the run.

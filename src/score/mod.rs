@@ -11,6 +11,7 @@ pub mod probes;
 pub mod production;
 pub mod reference_match;
 mod run;
+pub mod usage;
 
 pub use run::{harm, score};
 
@@ -125,6 +126,9 @@ pub enum CheckKind {
     Truncated,
     /// The run ran out of time while the model was generating (present only when it did).
     TimedOut,
+    /// The run stayed within one limit of its scenario's `usage_budget` (tokens, model calls,
+    /// wall time, cost).
+    UsageBudget,
 }
 
 /// One deterministic check with its reason.

@@ -625,3 +625,111 @@ fn view_of_a_folder_without_a_report_says_how_to_make_one() {
         "{stderr}"
     );
 }
+
+/// A scenario whose answer needs no tool call, with a usage budget the fake provider's
+/// 15-token reply (10 in, 5 out) breaks on tokens and keeps on model calls and cost.
+const BUDGETED: &str = r#"{"id": "T1-200", "tier": 1, "type": "single_call", "prompt": "Say hello.",
+  "seed_state": "fixtures/crm_baseline.json", "expected_calls": [],
+  "usage_budget": {"max_tokens": 14, "max_model_calls": 1, "max_cost_usd": 0.00002}}"#;
+
+/// Usage budgets through the CLI: a scenario's token limit fails its run with the spend in
+/// the check, the price table prices it, the gate's own limits block on the mean, the report
+/// shows tokens and cost per run, and a cost limit without a price is refused before any run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_budgets_fail_runs_and_gates_and_need_a_price_for_costs() {
+    let provider = FakeProvider::start(
+        Vec::new(),
+        Some(ResponseTemplate::new(200).set_body_json(answer("Hello!"))),
+    )
+    .await;
+    let suite = scratch_suite(&[("budgeted.json", BUDGETED)]);
+    let prices = suite.path().join("prices.yaml");
+    std::fs::write(&prices, "fake-model: {prompt: 1.0, completion: 2.0}\n").expect("write");
+    let gate = |extra: &[&str]| {
+        let mut command = toolgate();
+        command.args([
+            "gate",
+            "--all",
+            "--agent",
+            "openai",
+            "--model",
+            "fake-model",
+        ]);
+        command.arg("--root").arg(suite.path());
+        command.args(["--out", &arg(suite.path(), "out")]);
+        command.args(extra);
+        command.env("OPENAI_BASE_URL", provider.base_url());
+        command
+    };
+    let no_price = gate(&[]);
+    let (code, _, stderr) = tokio::task::spawn_blocking(move || output(no_price))
+        .await
+        .expect("join");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("scenario `T1-200` limits the cost of a run (usage_budget.max_cost_usd), which needs the model's price: pass `--prices FILE`"),
+        "{stderr}"
+    );
+    assert!(provider.requests().is_empty(), "no run before the error");
+
+    let priced = gate(&[
+        "--prices",
+        &prices.display().to_string(),
+        "--max-tokens-per-run",
+        "10",
+    ]);
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || output(priced))
+        .await
+        .expect("join");
+    assert_eq!(code, 1, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        stdout
+            .contains("15 tokens per run on average, over the limit of 10 (--max-tokens-per-run)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("tokens per run 15"), "{stdout}");
+    assert!(stdout.contains("cost per run $0.0000"), "{stdout}");
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(suite.path().join("out/results.json")).expect("results"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        results["run"]["price"],
+        serde_json::json!({"prompt": 1.0, "completion": 2.0})
+    );
+    let checks: Vec<(String, bool, String)> = results["scenarios"][0]["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|check| check["kind"] == "usage_budget")
+        .map(|check| {
+            (
+                check["subject"].as_str().unwrap_or_default().to_owned(),
+                check["passed"].as_bool().unwrap_or_default(),
+                check["detail"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            (
+                "usage_budget.max_tokens".to_owned(),
+                false,
+                "15 tokens (10 in, 5 out) over 1 model call, budget 14".to_owned()
+            ),
+            (
+                "usage_budget.max_model_calls".to_owned(),
+                true,
+                "1 model call, budget 1".to_owned()
+            ),
+            (
+                "usage_budget.max_cost_usd".to_owned(),
+                true,
+                "$0.000020 for 10 input and 5 output tokens ($1/$2 per million), budget $0.00002"
+                    .to_owned()
+            ),
+        ]
+    );
+    assert_eq!(results["scenarios"][0]["outcome"], "fail");
+}

@@ -132,9 +132,10 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
     let tier_5_blocks = tier_5(current, baseline, policy, &mut verdict);
     let unrecorded = not_recorded(current, &mut verdict);
     let below_floor = below_floor(current, policy, &mut verdict);
+    let over_budget = over_budget(current, baseline, policy, &mut verdict);
 
     verdict.decision = match rates {
-        _ if tier_5_blocks || unrecorded || below_floor => Decision::Fail,
+        _ if tier_5_blocks || unrecorded || below_floor || over_budget => Decision::Fail,
         RateFinding::Regression => Decision::Fail,
         RateFinding::Inconclusive => Decision::Inconclusive,
         RateFinding::WithinBand => Decision::Pass,
@@ -162,6 +163,65 @@ fn below_floor(current: &RunReport, policy: &Policy, verdict: &mut Verdict) -> b
         overall.passed,
     ));
     true
+}
+
+/// Whether the judged model runs spent more than `policy.usage` allows: mean tokens or cost
+/// per run over the limit, or mean tokens per run grown past the allowed share over the
+/// baseline's; pushes a reason for each. A run without usage is never over budget; growth is
+/// judged only against a baseline that measured usage over the same scenarios (else a note).
+fn over_budget(
+    current: &RunReport,
+    baseline: Option<&Baseline>,
+    policy: &Policy,
+    verdict: &mut Verdict,
+) -> bool {
+    let limits = policy.usage;
+    let now = super::metrics::Metrics::of(current);
+    let mut over = false;
+    if let (Some(limit), Some(tokens)) = (limits.max_tokens_per_run, now.tokens_per_run)
+        && tokens > limit as f64
+    {
+        verdict.reasons.push(format!(
+            "{tokens:.0} tokens per run on average, over the limit of {limit} (--max-tokens-per-run)"
+        ));
+        over = true;
+    }
+    if let (Some(limit), Some(cost)) = (limits.max_cost_per_run, now.cost_per_run)
+        && !crate::score::usage::cost_within(cost, limit)
+    {
+        verdict.reasons.push(format!(
+            "${cost:.4} per run on average, over the limit of ${limit} (--max-cost-per-run)"
+        ));
+        over = true;
+    }
+    let (Some(percent), Some(tokens), Some(baseline)) = (
+        limits.max_token_growth_percent,
+        now.tokens_per_run,
+        baseline,
+    ) else {
+        return over;
+    };
+    let covered = baseline
+        .scenarios
+        .iter()
+        .filter(|scenario| current.scenario(&scenario.id).is_some())
+        .count();
+    match baseline.metrics.tokens_per_run {
+        Some(before) if covered == baseline.scenarios.len() && before > 0.0 => {
+            let growth = (tokens / before - 1.0) * 100.0;
+            if growth > percent {
+                verdict.reasons.push(format!(
+                    "{tokens:.0} tokens per run on average, {growth:+.1}% over the baseline's {before:.0}, beyond the {percent}% allowed (--max-token-growth)"
+                ));
+                over = true;
+            }
+        }
+        _ => verdict.notes.push(
+            "token growth not judged: the baseline has no token usage over the same scenarios (--max-token-growth)"
+                .to_owned(),
+        ),
+    }
+    over
 }
 
 /// The prefix of the error of a replayed run whose agent made a call its cassette does not

@@ -577,3 +577,91 @@ fn quarantine_expiry_is_judged_at_the_policy_time() {
     assert!(list[0].is_active(now()));
     assert!(!list[0].is_active(now() + Duration::from_secs(2 * 86_400)));
 }
+
+/// `suite(ids, 0)` whose every run spent `prompt` input and `completion` output tokens over
+/// two model requests, priced at $1 per million tokens either way.
+fn spending(ids: &[String], prompt: u64, completion: u64) -> RunReport {
+    let mut report = suite(ids, 0);
+    for result in &mut report.scenarios {
+        result.usage = Some(crate::agent::Usage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            requests: 2,
+            latency_ms: 500,
+        });
+    }
+    report.run = Some(crate::results::RunMeta {
+        price: Some(crate::score::usage::Price {
+            prompt: 1.0,
+            completion: 1.0,
+        }),
+        ..Default::default()
+    });
+    report
+}
+
+#[test]
+fn usage_limits_block_on_mean_tokens_cost_and_growth_over_the_baseline() {
+    let ids = ids(10);
+    let limits = |usage: crate::score::usage::UsageLimits| Policy { usage, ..policy() };
+    let run = spending(&ids, 900, 100);
+    // At the limits nothing blocks.
+    let at = limits(crate::score::usage::UsageLimits {
+        max_tokens_per_run: Some(1_000),
+        max_cost_per_run: Some(0.001),
+        max_token_growth_percent: None,
+    });
+    let verdict = decide(&run, None, &at);
+    assert_eq!(verdict.decision, Decision::Pass, "{:?}", verdict.reasons);
+    let past = limits(crate::score::usage::UsageLimits {
+        max_tokens_per_run: Some(999),
+        max_cost_per_run: Some(0.0009),
+        max_token_growth_percent: None,
+    });
+    let verdict = decide(&run, None, &past);
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        [
+            "1000 tokens per run on average, over the limit of 999 (--max-tokens-per-run)",
+            "$0.0010 per run on average, over the limit of $0.0009 (--max-cost-per-run)"
+        ]
+    );
+    // Growth: every run passes, but the tokens doubled since the baseline.
+    let mut base = stable_baseline(&ids, 7);
+    base.metrics = Metrics::of(&spending(&ids, 450, 50));
+    let growth = |percent| {
+        limits(crate::score::usage::UsageLimits {
+            max_token_growth_percent: Some(percent),
+            ..Default::default()
+        })
+    };
+    assert_eq!(
+        decide(&run, Some(&base), &growth(100.0)).decision,
+        Decision::Pass
+    );
+    let verdict = decide(&run, Some(&base), &growth(50.0));
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        [
+            "1000 tokens per run on average, +100.0% over the baseline's 500, beyond the 50% allowed (--max-token-growth)"
+        ]
+    );
+    // A baseline without usage cannot judge growth: a note, never a block.
+    let verdict = decide(&run, Some(&stable_baseline(&ids, 7)), &growth(0.0));
+    assert_eq!(verdict.decision, Decision::Pass);
+    assert!(
+        verdict
+            .notes
+            .iter()
+            .any(|note| note.starts_with("token growth not judged")),
+        "{:?}",
+        verdict.notes
+    );
+    // Without model usage (the reference agent) the limits never block.
+    assert_eq!(
+        decide(&suite(&ids, 0), None, &past).decision,
+        Decision::Pass
+    );
+}

@@ -651,6 +651,10 @@ fn metrics(input: &Input<'_>) -> Option<String> {
             text::metric_delta(value, earlier, is_share)
         );
     }
+    for (name, value, earlier, change) in text::usage_metrics(&now, before.as_ref()) {
+        any = true;
+        let _ = writeln!(out, "| {name} | {value} | {earlier} | {change} |");
+    }
     out.push('\n');
     if let Some(why) = left_out {
         let _ = writeln!(out, "{why}\n");

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::assertion::Assertion;
-use super::file::{AnswerChecksFile, FaultFile, ScenarioFile, WholeNumber};
+use super::file::{AnswerChecksFile, FaultFile, ScenarioFile, UsageBudgetFile, WholeNumber};
 use super::fixture::Fixtures;
-use super::{AnswerChecks, ExpectedCall, Fault, ForbiddenCall, Scenario, SourceLines};
+use super::{AnswerChecks, ExpectedCall, Fault, ForbiddenCall, Scenario, SourceLines, UsageBudget};
 use crate::catalog::Catalog;
 use answer::{StateNames, validate_answer};
 use calls::{validate_call, validate_forbidden, validate_probe};
@@ -105,6 +105,7 @@ pub(super) fn validate(
         .map(|(index, call)| validate_call(index, call, catalog, problems))
         .collect();
     let budgets = validate_budgets(&raw, &expected_calls, catalog, problems);
+    let usage_budget = validate_usage_budget(raw.usage_budget.as_ref(), problems);
 
     let faults = raw
         .fault_injection
@@ -184,6 +185,7 @@ pub(super) fn validate(
         max_per_tool: budgets.max_per_tool,
         max_failures: budgets.max_failures,
         failure_counting: raw.failure_counting.unwrap_or_default(),
+        usage_budget,
         faults,
         final_state_assertions,
         forbidden_calls,
@@ -410,6 +412,61 @@ fn validate_budgets(
         max_writes,
         max_per_tool,
         max_failures,
+    }
+}
+
+/// Checks `usage_budget`: whole numbers (model calls and wall time at least 1), a finite cost
+/// of at least 0.
+fn validate_usage_budget(
+    raw: Option<&UsageBudgetFile>,
+    problems: &mut Problems<'_>,
+) -> UsageBudget {
+    let Some(raw) = raw else {
+        return UsageBudget::default();
+    };
+    let mut whole = |field: &str, value: Option<WholeNumber>, least: i128| {
+        let n = value?;
+        match u64::try_from(n.0) {
+            Ok(v) if n.0 >= least => Some(v),
+            _ if n.0 < least => {
+                problems.add(
+                    &format!("usage_budget.{field}"),
+                    None,
+                    format_args!("must be {least} or more, got {n}"),
+                );
+                None
+            }
+            _ => {
+                problems.add(
+                    &format!("usage_budget.{field}"),
+                    None,
+                    format_args!("must be at most {}, got {n}", u64::MAX),
+                );
+                None
+            }
+        }
+    };
+    let budget = UsageBudget {
+        max_tokens: whole("max_tokens", raw.max_tokens, 0),
+        max_prompt_tokens: whole("max_prompt_tokens", raw.max_prompt_tokens, 0),
+        max_completion_tokens: whole("max_completion_tokens", raw.max_completion_tokens, 0),
+        max_model_calls: whole("max_model_calls", raw.max_model_calls, 1),
+        max_wall_ms: whole("max_wall_ms", raw.max_wall_ms, 1),
+        max_cost_usd: raw.max_cost_usd,
+    };
+    match raw.max_cost_usd {
+        Some(cost) if !cost.is_finite() || cost < 0.0 => {
+            problems.add(
+                "usage_budget.max_cost_usd",
+                None,
+                format_args!("must be a number of US dollars, 0 or more, got {cost}"),
+            );
+            UsageBudget {
+                max_cost_usd: None,
+                ..budget
+            }
+        }
+        _ => budget,
     }
 }
 
