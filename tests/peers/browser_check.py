@@ -126,7 +126,11 @@ def static_facts(page, needles):
             event_attributes: [...document.querySelectorAll('*')]
                 .flatMap(el => [...el.attributes].filter(a => /^on/i.test(a.name))
                     .map(a => `${el.localName}[${a.name}]`)),
-            scripts: document.scripts.length,
+            injected: [...document.querySelectorAll(
+                    'img[src="x"], iframe, object, embed, svg[onload], a[href^="javascript:" i]')]
+                .map(el => el.localName)
+                .concat([...document.scripts].filter(s => s.text.includes('alert('))
+                    .map(() => 'script')),
             changes_section: document.querySelector('section#changes') !== null,
             changes: [...document.querySelectorAll('#changes details.change')]
                 .map(d => ({change: d.dataset.change, scenario: d.dataset.scenario})),
@@ -208,7 +212,7 @@ def opened_by_hash(page, anchor):
                 target: target && target.localName,
                 open: [...document.querySelectorAll('#scenarios details.scenario')]
                     .filter(d => d.open).map(d => d.dataset.scenario),
-                in_view: box !== null && box.top >= 0 && box.top < window.innerHeight,
+                in_view: box !== null && box.bottom > 0 && box.top < window.innerHeight,
             };
         }""",
             anchor,
