@@ -203,7 +203,7 @@ fn push_change(
         .and_then(|metrics| metrics.first_divergence.as_deref())
     {
         out.push_str(" · first divergence: ");
-        escape::push_capped(out, divergence, SIDE_BYTES);
+        escape::push_rich(out, divergence, SIDE_BYTES);
     }
     out.push_str("</summary>\n<div class=\"side-by-side\">");
     let head_run = head.and_then(|result| head_traces.run(id, result.repeat));

@@ -53,23 +53,52 @@ pub(super) fn escape(text: &str) -> String {
     out
 }
 
+/// `text` cut to at most `limit` bytes at a character boundary, and how many bytes were cut.
+fn cut(text: &str, limit: usize) -> (&str, usize) {
+    if text.len() <= limit {
+        return (text, 0);
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], text.len() - end)
+}
+
+/// Appends `… N more bytes` when `left_out` is not 0.
+fn push_more(out: &mut String, left_out: usize) {
+    if left_out > 0 {
+        let _ = write!(out, "<span class=\"more\">… {left_out} more bytes</span>");
+    }
+}
+
 /// Appends the first `limit` bytes of `text` (cut back to a character boundary), escaped,
 /// then `… N more bytes` when it was cut.
 pub(super) fn push_capped(out: &mut String, text: &str, limit: usize) {
-    if text.len() <= limit {
-        push(out, text);
-        return;
+    let (shown, left_out) = cut(text, limit);
+    push(out, shown);
+    push_more(out, left_out);
+}
+
+/// Appends one of toolgate's own messages (a reason, a note, a check detail), cut as
+/// [`push_capped`] cuts: each `` `name` `` span becomes `<code>`, the rest is escaped text. With
+/// an odd number of backticks in what is shown, all of it is escaped text.
+pub(super) fn push_rich(out: &mut String, text: &str, limit: usize) {
+    let (shown, left_out) = cut(text, limit);
+    if shown.matches('`').count() % 2 == 1 {
+        push(out, shown);
+    } else {
+        for (i, part) in shown.split('`').enumerate() {
+            if i % 2 == 1 {
+                out.push_str("<code>");
+                push(out, part);
+                out.push_str("</code>");
+            } else {
+                push(out, part);
+            }
+        }
     }
-    let mut cut = limit;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    push(out, &text[..cut]);
-    let _ = write!(
-        out,
-        "<span class=\"more\">… {} more bytes</span>",
-        text.len() - cut
-    );
+    push_more(out, left_out);
 }
 
 /// A name as one token of a space-separated attribute (`data-tools`, `data-checks`) and an
@@ -102,6 +131,16 @@ mod tests {
         let mut out = String::new();
         push_capped(&mut out, "ééé", 3);
         assert_eq!(out, "é<span class=\"more\">… 4 more bytes</span>");
+    }
+
+    #[test]
+    fn backtick_spans_become_code_and_an_odd_one_stays_text() {
+        let mut out = String::new();
+        push_rich(&mut out, "expected `a<b>`, got `c`", 100);
+        assert_eq!(out, "expected <code>a&lt;b&gt;</code>, got <code>c</code>");
+        out.clear();
+        push_rich(&mut out, "a ` b", 100);
+        assert_eq!(out, "a ` b");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use base64::Engine as _;
 use sha2::Digest as _;
 
 use super::Input;
-use super::escape::{escape, push};
+use super::escape::{SHOWN_BYTES, escape, push, push_rich};
 use crate::gate::{Decision, Rate};
 use crate::report::text;
 use crate::results::{LintPointer, Tally};
@@ -56,10 +56,11 @@ pub(super) fn render(input: &Input<'_>) -> String {
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n\
-         <meta name=\"referrer\" content=\"no-referrer\">\n\
+         <meta name=\"referrer\" content=\"no-referrer\">\n{}\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>toolgate: {word}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n",
-        content_security_policy()
+        content_security_policy(),
+        run_id_meta(input)
     );
     push_verdict(&mut out, input);
     push_statistics(&mut out, input);
@@ -71,6 +72,22 @@ pub(super) fn render(input: &Input<'_>) -> String {
         "</main>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
     );
     out
+}
+
+/// `<meta name="toolgate-run-id" content="ID">` and a line break, so the page can be matched
+/// with the other files of its output set; empty for a run without an id.
+fn run_id_meta(input: &Input<'_>) -> String {
+    input
+        .report
+        .run
+        .as_ref()
+        .and_then(|run| run.run_id.as_deref())
+        .map_or_else(String::new, |id| {
+            format!(
+                "<meta name=\"toolgate-run-id\" content=\"{}\">\n",
+                escape(id)
+            )
+        })
 }
 
 /// `<section id="verdict">`: the decision, its reasons, where the ruler or the subject moved,
@@ -123,7 +140,7 @@ fn push_list(out: &mut String, class: &str, lines: &[String]) {
     let _ = write!(out, "<ul class=\"{class}\">");
     for line in lines {
         out.push_str("<li>");
-        push(out, line);
+        push_rich(out, line, SHOWN_BYTES);
         out.push_str("</li>");
     }
     out.push_str("</ul>\n");

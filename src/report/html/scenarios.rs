@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::Input;
 use super::calls::{push_call, serde_name};
-use super::escape::{self, escape, push_capped, token};
+use super::escape::{self, escape, push_capped, push_rich, token};
 use super::runs::{self, Traces};
 use crate::results::ScenarioResult;
 use crate::score::Outcome;
@@ -144,7 +144,7 @@ fn push_scenario(out: &mut String, facts: &Facts<'_>, traces: &Traces<'_>) {
         .find_map(|run| run.metrics.as_ref()?.first_divergence.as_deref())
     {
         out.push_str(" · first divergence: ");
-        push_capped(out, divergence, escape::SHORT_BYTES);
+        push_rich(out, divergence, escape::SHORT_BYTES);
     }
     out.push_str("</summary>\n");
     for run in facts.runs {
@@ -200,7 +200,7 @@ fn push_run(out: &mut String, run: &ScenarioResult, traces: &Traces<'_>) {
         .filter(|_| run.error.is_none());
     if let Some(divergence) = divergence {
         out.push_str("<p class=\"divergence\">First divergence: ");
-        push_capped(out, divergence, limit);
+        push_rich(out, divergence, limit);
         out.push_str("</p>");
     }
     push_timeline(
@@ -279,7 +279,7 @@ fn push_checks(out: &mut String, run: &ScenarioResult, limit: usize) {
             );
             push_capped(out, &check.subject, limit);
             out.push_str("</code></td><td>");
-            push_capped(out, &check.detail, limit);
+            push_rich(out, &check.detail, limit);
             out.push_str("</td></tr>");
         }
         out.push_str("</tbody></table>");
