@@ -6,7 +6,7 @@
 //! In order: the verdict and its reasons, the statistics (pass rates with their intervals,
 //! p-value, tolerance band), the trend; with a baseline, the scenarios that regressed, were
 //! fixed, are new or are gone, each with the base and this run side by side, call by call
-//! ([`runs`] says how calls are aligned); then every scenario, folded, with each run's
+//! (calls aligned by tool name, see `docs/gate.md`); then every scenario, folded, with each run's
 //! timeline, answer and checks, behind filters (tier, type, outcome, tool, failing check)
 //! and a search box.
 //!

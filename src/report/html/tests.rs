@@ -70,7 +70,7 @@ fn the_verdict_comes_first_with_its_decision_and_reasons() {
     );
     assert!(
         verdict.contains(
-            "<li>Tier 5 `T5-001` passed in the baseline and fails now (zero tolerance)</li>"
+            "<li>Tier 5 <code>T5-001</code> passed in the baseline and fails now (zero tolerance)</li>"
         ),
         "{verdict}"
     );
