@@ -9,8 +9,8 @@ Usage: browser_check.py REPORT [--change ID] [--filter SELECT_ID=VALUE]... [--se
 
 One browser for everything; each check that needs a fresh page (a filter, the search, the
 anchor) opens a new page in the same context, so console output and requests of every page are
-recorded. --screenshot DIR also writes verdict.png, change.png and filtered.png (the views
-docs/gate.md shows) into DIR.
+recorded. --screenshot DIR also writes report-verdict.png, report-change.png and
+report-filtered.png (the views docs/gate.md shows, from docs/images/) into DIR.
 """
 
 import argparse
@@ -59,10 +59,10 @@ def main():
         page.goto(url)
         facts["load_ms"] = round((time.monotonic() - started) * 1000)
         facts.update(static_facts(page, args.find))
-        shoot(args, page, "verdict.png")
+        shoot(args, page, "report-verdict.png")
         if args.change:
             facts["change"] = open_change(page, args.change)
-            shoot(args, page, "change.png")
+            shoot(args, page, "report-change.png", f'#changes details.change[data-scenario="{args.change}"]')
         page.close()
 
         facts["filters"] = []
@@ -72,7 +72,7 @@ def main():
             page.goto(url)
             page.select_option(f"#{select}", value)
             facts["filters"].append({"select": select, "value": value, **shown(page)})
-            shoot(args, page, "filtered.png")
+            shoot(args, page, "report-filtered.png", "#scenarios")
             page.close()
 
         if args.search is not None:
@@ -169,16 +169,19 @@ def open_change(page, scenario):
         **change.evaluate(
             """(d) => {
             const side = d.querySelector('div.side-by-side');
+            // A column may have no box of its own (`display: contents`, each call a grid
+            // cell): its calls are measured.
             const column = (name) => {
                 const el = side && side.querySelector(`:scope > div.${name}`);
                 if (!el) return null;
                 const calls = [...el.querySelectorAll('div.call')];
-                const box = el.getBoundingClientRect();
+                const first = calls.find(c => c.classList.contains('first-diff'));
+                const box = first && first.getBoundingClientRect();
                 return {
-                    visible: el.checkVisibility(),
-                    left: box.left, top: box.top, width: box.width,
                     calls: calls.length,
+                    calls_visible: calls.filter(c => c.checkVisibility()).length,
                     first_diff: calls.flatMap((c, i) => c.classList.contains('first-diff') ? [i] : []),
+                    first_diff_box: box && {left: box.left, top: box.top, width: box.width},
                 };
             };
             return {
@@ -220,9 +223,13 @@ def opened_by_hash(page, anchor):
     }
 
 
-def shoot(args, page, name):
+def shoot(args, page, name, top=None):
+    """With --screenshot, writes the viewport to DIR/name, scrolled so that `top` (a selector)
+    starts it."""
     if args.screenshot:
         args.screenshot.mkdir(parents=True, exist_ok=True)
+        if top:
+            page.locator(top).first.evaluate("(el) => el.scrollIntoView({block: 'start'})")
         page.screenshot(path=args.screenshot / name)
 
 
