@@ -211,8 +211,14 @@ fn a_regression_reads_in_the_browser_as_the_gate_decided_it() {
             "filter-tier=5",
             "--search",
             "T3-01",
+            "--filter",
+            "filter-tool=crm_log_activity",
+            "--filter",
+            "filter-check=final_state",
             "--hash",
             "s-T2-011",
+            "--hash",
+            "s-T2-003~0",
         ],
     );
     assert_quiet(&facts);
@@ -239,16 +245,17 @@ fn a_regression_reads_in_the_browser_as_the_gate_decided_it() {
     }
     assert_eq!(change["first_diff_count"], 2, "{change}");
     // Side by side: the differing pair on one line, base on the left.
-    let (base, head) = (
+    let (base_box, head_box) = (
         &change["base"]["first_diff_box"],
         &change["head"]["first_diff_box"],
     );
-    let base_right = base["left"].as_f64().expect("left") + base["width"].as_f64().expect("width");
+    let base_right =
+        base_box["left"].as_f64().expect("left") + base_box["width"].as_f64().expect("width");
     assert!(
-        base_right <= head["left"].as_f64().expect("left"),
+        base_right <= head_box["left"].as_f64().expect("left"),
         "{change}"
     );
-    assert_eq!(base["top"], head["top"], "{change}");
+    assert_eq!(base_box["top"], head_box["top"], "{change}");
 
     let scenarios = facts["scenarios"].as_array().expect("scenarios");
     assert_eq!(scenarios.len(), 78);
@@ -286,10 +293,32 @@ fn a_regression_reads_in_the_browser_as_the_gate_decided_it() {
     );
     assert_eq!(search["shown_count"], "6");
 
-    let anchored = &facts["hash"];
-    assert_eq!(anchored["open"], json!(["T2-011"]), "{anchored}");
-    assert_eq!(anchored["target"], "details", "{anchored}");
-    assert_eq!(anchored["in_view"], true, "{anchored}");
+    let by_tool = &facts["filters"][2];
+    let mut calling: Vec<String> = std::fs::read_to_string(head.join("trace.jsonl"))
+        .expect("the run's trace")
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a trace line is JSON"))
+        .filter(|line| line["tool"] == "crm_log_activity")
+        .map(|line| line["scenario"].as_str().expect("an id").to_owned())
+        .collect();
+    calling.dedup();
+    assert!(calling.len() > 1, "{calling:?}");
+    assert_eq!(ids(by_tool, "visible"), calling);
+    assert_eq!(by_tool["shown_count"], calling.len().to_string());
+    // T2-003's one failing check is its final state.
+    let by_check = &facts["filters"][3];
+    assert_eq!(ids(by_check, "visible"), ["T2-003"]);
+    assert_eq!(by_check["shown_count"], "1");
+
+    let [scenario, run] = facts["hash"].as_array().expect("anchors").as_slice() else {
+        panic!("two anchors: {}", facts["hash"]);
+    };
+    assert_eq!(scenario["open"], json!(["T2-011"]), "{scenario}");
+    assert_eq!(scenario["target"], "details", "{scenario}");
+    assert_eq!(scenario["in_view"], true, "{scenario}");
+    assert_eq!(run["open"], json!(["T2-003"]), "{run}");
+    assert_eq!(run["target"], "div", "{run}");
+    assert_eq!(run["in_view"], true, "{run}");
 }
 
 /// Markup and script in every form a tool result or an answer could smuggle into the page,

@@ -5,7 +5,7 @@ scenario a `#anchor` opens; and what the page did on its own: console errors and
 errors, dialogs, network requests. It reports facts; tests/it/report_browser.rs asserts them.
 
 Usage: browser_check.py REPORT [--change ID] [--filter SELECT_ID=VALUE]... [--search TEXT]
-                        [--hash ANCHOR] [--find TEXT]... [--screenshot DIR]
+                        [--hash ANCHOR]... [--find TEXT]... [--screenshot DIR]
 
 One browser for everything; each check that needs a fresh page (a filter, the search, the
 anchor) opens a new page in the same context, so console output and requests of every page are
@@ -39,7 +39,9 @@ def main():
     parser.add_argument("--change", help="scenario id of a change to open side by side")
     parser.add_argument("--filter", action="append", default=[], metavar="SELECT_ID=VALUE")
     parser.add_argument("--search", help="text to type into #search")
-    parser.add_argument("--hash", help="anchor to load the report at (without the #)")
+    parser.add_argument(
+        "--hash", action="append", default=[], help="anchor to load the report at (without #)"
+    )
     parser.add_argument("--find", action="append", default=[], help="text to count in the page")
     parser.add_argument("--screenshot", type=pathlib.Path, metavar="DIR")
     args = parser.parse_args()
@@ -82,10 +84,11 @@ def main():
             facts["search"] = {"text": args.search, **shown(page)}
             page.close()
 
-        if args.hash:
+        facts["hash"] = []
+        for anchor in args.hash:
             page = context.new_page()
-            page.goto(f"{url}#{args.hash}")
-            facts["hash"] = opened_by_hash(page, args.hash)
+            page.goto(f"{url}#{anchor}")
+            facts["hash"].append(opened_by_hash(page, anchor))
             page.close()
 
         context.close()
