@@ -153,6 +153,15 @@ fn assert_quiet(facts: &Value) {
         .as_str()
         .expect("a Content-Security-Policy meta tag");
     assert!(csp.contains("default-src 'none'"), "{csp}");
+    // Nothing from a host and nothing inline beyond what the page hashes.
+    for directive in csp.split(';') {
+        for source in directive.split_whitespace().skip(1) {
+            assert!(
+                source == "'none'" || source.starts_with("'sha256-") || source == "data:",
+                "`{source}` in the Content-Security-Policy `{csp}`"
+            );
+        }
+    }
 }
 
 /// The scenario ids the facts list under `key` (`visible`, `hidden`).
