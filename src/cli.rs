@@ -379,6 +379,13 @@ pub struct GateArgs {
     /// not quietly leave only the Tier 5 rule to gate on.
     #[arg(long, env = "TOOLGATE_REQUIRE_BASELINE")]
     pub require_baseline: bool,
+    /// A previous run's output directory (its `results.json` and `trace.jsonl`): report.html
+    /// shows its calls beside this run's for every scenario that changed since the baseline.
+    /// Without it, when `--baseline` is a results file with a `trace.jsonl` beside it, that
+    /// run is used. A missing or unreadable base run is a warning, never a failed gate; the
+    /// changes then show the baseline's per-scenario tallies.
+    #[arg(long, value_name = "DIR", env = "TOOLGATE_BASE_RUN")]
+    pub base_run: Option<PathBuf>,
     /// What a left-out argument whose expected value is its schema default counts as:
     /// `schema` (the default was meant, as the tool reads it) or `strict` (missing, as BFCL
     /// scores it).
@@ -410,7 +417,7 @@ pub struct GateArgs {
     #[arg(long, value_name = "PERCENT", value_parser = parse_growth)]
     pub max_token_growth: Option<f64>,
     /// Directory for the output set: `results.json`, `trace.jsonl`, `report.md`,
-    /// `junit.xml`, `verdict.json` (and `judge.jsonl` with a judge).
+    /// `report.html`, `junit.xml`, `verdict.json` (and `judge.jsonl` with a judge).
     #[arg(long, default_value = "toolgate-out")]
     pub out: PathBuf,
     /// Runs per scenario; results report pass@1 and pass^k (all k runs pass) [default: 1].

@@ -57,7 +57,7 @@ pub(crate) mod process;
 pub(crate) mod prose;
 pub mod provider;
 pub mod redact;
-pub(crate) mod report;
+pub mod report;
 pub mod results;
 pub mod runner;
 pub mod scenario;

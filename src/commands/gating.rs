@@ -34,6 +34,8 @@ fn env(name: &str) -> Option<String> {
 pub(super) struct JudgeInputs {
     baseline: Option<Baseline>,
     baseline_label: String,
+    /// The local file the baseline was read from (`None` for an artifact or no baseline).
+    baseline_file: Option<PathBuf>,
     quarantine: Vec<quarantine::QuarantineEntry>,
 }
 
@@ -41,7 +43,7 @@ pub(super) struct JudgeInputs {
 /// and the quarantine list. Errors name the file and what is wrong with it.
 pub(super) fn load_inputs(args: &GateArgs, out: &mut dyn Write) -> Result<JudgeInputs> {
     let now = args.ci.now.unwrap_or_else(SystemTime::now);
-    let (baseline, baseline_label) = resolve_baseline(args, out)?;
+    let (baseline, baseline_label, baseline_file) = resolve_baseline(args, out)?;
     let quarantine_path = args
         .ci
         .quarantine
@@ -50,19 +52,21 @@ pub(super) fn load_inputs(args: &GateArgs, out: &mut dyn Write) -> Result<JudgeI
     Ok(JudgeInputs {
         baseline,
         baseline_label,
+        baseline_file,
         quarantine: quarantine::load(&quarantine_path, now)?,
     })
 }
 
 /// The previous run's reports that a new run removes just before it writes its files
-/// (`report.md`, `junit.xml`, `verdict.json`, and `judge.jsonl` unless `keep_results`), so
+/// (`report.md`, `report.html`, `junit.xml`, `verdict.json`, and `judge.jsonl` unless
+/// `keep_results`), so
 /// the directory never holds a new `results.json` beside an old verdict after an interrupted
 /// or failed judgement. `keep_results` is for judging an existing `--results` file.
 /// `results.json` and `trace.jsonl` are replaced atomically by the run, never removed first:
 /// a run killed at any moment leaves whole files.
 pub(super) fn stale_outputs(dir: &Path, keep_results: bool) -> Vec<PathBuf> {
     let paths = OutputPaths::new(dir);
-    let mut stale = vec![paths.markdown, paths.junit, paths.verdict];
+    let mut stale = vec![paths.markdown, paths.html, paths.junit, paths.verdict];
     if !keep_results {
         stale.push(dir.join("judge.jsonl"));
     }
@@ -91,6 +95,7 @@ pub(super) fn decide_and_deliver(
     let JudgeInputs {
         baseline,
         baseline_label,
+        baseline_file,
         quarantine,
     } = inputs;
     let policy = Policy {
@@ -122,6 +127,14 @@ pub(super) fn decide_and_deliver(
     let markdown_text = markdown::render(&input);
     let paths = OutputPaths::new(&args.out);
     write_atomic(&paths.markdown, markdown_text.as_bytes())?;
+    let html_text = super::html::render(
+        args,
+        (report, &verdict, &policy),
+        baseline.as_ref(),
+        baseline_file.as_deref(),
+        err,
+    )?;
+    write_atomic(&paths.html, html_text.as_bytes())?;
     write_atomic(
         &paths.junit,
         report::junit::render(
@@ -194,6 +207,7 @@ pub(super) fn decide_and_deliver(
 struct OutputPaths {
     results: PathBuf,
     markdown: PathBuf,
+    html: PathBuf,
     junit: PathBuf,
     verdict: PathBuf,
 }
@@ -203,15 +217,20 @@ impl OutputPaths {
         OutputPaths {
             results: dir.join("results.json"),
             markdown: dir.join("report.md"),
+            html: dir.join("report.html"),
             junit: dir.join("junit.xml"),
             verdict: dir.join("verdict.json"),
         }
     }
 }
 
-/// The baseline named by `--baseline` (default `ROOT/baseline.json`) and how to name it.
-/// A missing file is `None`; an `artifact:NAME` is fetched from GitHub and must exist.
-fn resolve_baseline(args: &GateArgs, out: &mut dyn Write) -> Result<(Option<Baseline>, String)> {
+/// The baseline named by `--baseline` (default `ROOT/baseline.json`), how to name it, and the
+/// local file it was read from. A missing file is `None`; an `artifact:NAME` is fetched from
+/// GitHub and must exist.
+fn resolve_baseline(
+    args: &GateArgs,
+    out: &mut dyn Write,
+) -> Result<(Option<Baseline>, String, Option<PathBuf>)> {
     let source = args
         .baseline
         .clone()
@@ -237,7 +256,7 @@ fn resolve_baseline(args: &GateArgs, out: &mut dyn Write) -> Result<(Option<Base
             fetched.artifact_id, fetched.run_id, fetched.file
         )?;
         let origin = PathBuf::from(format!("{label}/{}", fetched.file));
-        return Ok((Some(Baseline::parse(&fetched.text, &origin)?), label));
+        return Ok((Some(Baseline::parse(&fetched.text, &origin)?), label, None));
     }
     if !source.exists() {
         if args.require_baseline {
@@ -245,9 +264,9 @@ fn resolve_baseline(args: &GateArgs, out: &mut dyn Write) -> Result<(Option<Base
                 "no baseline at `{label}`, and --require-baseline asks for one (write it with `toolgate baseline`)"
             );
         }
-        return Ok((None, label));
+        return Ok((None, label, None));
     }
-    Ok((Some(Baseline::load(&source)?), label))
+    Ok((Some(Baseline::load(&source)?), label, Some(source)))
 }
 
 /// Step summary, outputs and annotations for a GitHub Actions runner.

@@ -3,6 +3,7 @@
 mod cassette;
 mod catalog;
 mod gating;
+mod html;
 mod init;
 mod proxy;
 mod run;

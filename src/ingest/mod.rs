@@ -23,6 +23,8 @@ mod openai;
 mod otel;
 mod toolgate;
 
+pub use toolgate::lines as toolgate_lines;
+
 use std::collections::VecDeque;
 use std::io::BufRead;
 

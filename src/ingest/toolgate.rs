@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 
 use super::{Present, Trajectory, call};
@@ -88,6 +88,25 @@ fn started(key: &Key) -> Trajectory {
         },
         Present::ALL,
     )
+}
+
+/// Reads toolgate's `trace.jsonl` text as its lines, in file order, blank lines skipped;
+/// `source` names the file in errors. Each line is checked as the importer checks it.
+///
+/// Errors name the file and the 1-based line: a line that is not JSON, not a trace line, of
+/// a newer `schema_version`, or with neither `tool` nor `final_answer`.
+pub fn lines(text: &str, source: &std::path::Path) -> Result<Vec<TraceLine>> {
+    let mut lines = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = || format!("`{}` line {}", source.display(), number + 1);
+        let value: Value = serde_json::from_str(line)
+            .with_context(|| format!("failed to parse {} as JSON", at()))?;
+        lines.push(parse(value).with_context(|| format!("failed to read {}", at()))?);
+    }
+    Ok(lines)
 }
 
 pub(super) fn parse(value: Value) -> Result<TraceLine> {

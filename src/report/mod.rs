@@ -5,6 +5,7 @@
 pub(crate) mod catalog;
 pub(crate) mod comment;
 pub(crate) mod github;
+pub mod html;
 pub(crate) mod json;
 pub(crate) mod junit;
 pub(crate) mod markdown;

@@ -35,7 +35,9 @@ pub(crate) fn terminal_line(text: &str, max_chars: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-fn is_unsafe(c: char) -> bool {
+/// Whether `c` is a control character (C0, C1) or a bidirectional override or isolate: a
+/// character that must be shown as an escape, never as itself.
+pub(crate) fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 

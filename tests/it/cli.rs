@@ -489,6 +489,14 @@ fn run_ids(out: &std::path::Path) -> Vec<(&'static str, Option<String>)> {
         ("verdict.json", json_id("verdict.json")),
         ("report.md", after("report.md", "<!-- toolgate run ", ' ')),
         (
+            "report.html",
+            after(
+                "report.html",
+                "<meta name=\"toolgate-run-id\" content=\"",
+                '"',
+            ),
+        ),
+        (
             "junit.xml",
             after("junit.xml", "name=\"run_id\" value=\"", '"'),
         ),

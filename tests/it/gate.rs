@@ -649,3 +649,141 @@ async fn a_guessed_id_in_a_passing_run_is_named_in_the_terminal_and_the_comment(
         "{markdown}"
     );
 }
+
+/// A copy of the full run in `dir/head` where `T1-001` regressed: its result fails and its
+/// trace sends other arguments than the full run's.
+fn regressed_head(dir: &Path, full: &Path) -> std::path::PathBuf {
+    let head = dir.join("head");
+    std::fs::create_dir_all(&head).expect("head dir");
+    let mut results = json(full);
+    let first = &mut results["scenarios"][0];
+    assert_eq!(first["id"], "T1-001");
+    first["outcome"] = Value::from("fail");
+    first["checks"][0]["passed"] = Value::from(false);
+    for (path, delta) in [
+        ("/summary/overall/passed", -1),
+        ("/summary/overall/failed", 1),
+        ("/summary/tiers/1/passed", -1),
+        ("/summary/tiers/1/failed", 1),
+        ("/summary/per_scenario/T1-001/passed", -1),
+        ("/summary/per_scenario/T1-001/failed", 1),
+    ] {
+        let count = results.pointer_mut(path).expect(path);
+        *count = Value::from(count.as_i64().expect("a count") + delta);
+    }
+    std::fs::write(head.join("results.json"), results.to_string()).expect("write results");
+    let trace = std::fs::read_to_string(full.with_file_name("trace.jsonl")).expect("trace");
+    let lines: Vec<String> = trace
+        .lines()
+        .map(|line| {
+            let mut line: Value = serde_json::from_str(line).expect("a JSON line");
+            if line["scenario"] == "T1-001" && line.get("tool").is_some() {
+                line["arguments"]["query"] = Value::from("Globex <script>");
+            }
+            line.to_string()
+        })
+        .collect();
+    std::fs::write(head.join("trace.jsonl"), lines.join("\n") + "\n").expect("write trace");
+    head.join("results.json")
+}
+
+#[test]
+fn report_html_shows_the_verdict_every_scenario_and_a_regression_beside_its_base_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path());
+    let head = regressed_head(dir.path(), &full);
+    let out = dir.path().join("out");
+    // The baseline is a results file with its trace beside it: that run is the base run.
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--results",
+        &head.display().to_string(),
+        "--baseline",
+        &full.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(stderr, "");
+    let page = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(page.contains("<section id=\"verdict\" data-decision=\"pass\">"));
+    assert!(page.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'sha256-"));
+    assert!(!page.contains("unsafe-inline"));
+    assert!(!page.contains("http://") && !page.contains("https://"));
+    let results = json(&head);
+    let scenarios = results["scenarios"].as_array().expect("scenarios");
+    assert_eq!(scenarios.len(), 78);
+    for scenario in scenarios {
+        let id = scenario["id"].as_str().expect("an id");
+        assert!(
+            page.contains(&format!(
+                "<details class=\"scenario\" id=\"s-{id}\" data-scenario=\"{id}\""
+            )),
+            "{id}"
+        );
+        assert!(page.contains(&format!("id=\"s-{id}~0\"")), "{id}");
+    }
+    assert!(page.contains("<p>1 regressed, 0 fixed, 0 new, 0 gone.</p>"));
+    let start = page
+        .find("<details class=\"change\" data-change=\"regressed\" data-scenario=\"T1-001\">")
+        .expect("the regression is listed");
+    let change = &page[start..start + page[start..].find("</details>").expect("closed")];
+    let split = change.find("<div class=\"head\">").expect("a head column");
+    let (base_side, head_side) = change.split_at(split);
+    assert!(base_side.contains("<div class=\"side-by-side\"><div class=\"base\">"));
+    assert!(
+        base_side.contains("<div class=\"call ok first-diff\">"),
+        "{base_side}"
+    );
+    assert!(
+        head_side.contains("<div class=\"call ok first-diff\">"),
+        "{head_side}"
+    );
+    assert!(
+        base_side.contains("&quot;query&quot;: &quot;Acme&quot;"),
+        "{base_side}"
+    );
+    assert!(
+        head_side.contains("&quot;query&quot;: &quot;Globex &lt;script&gt;&quot;"),
+        "{head_side}"
+    );
+    assert_eq!(page.matches("<script").count(), 1);
+
+    // A base run that is not there is a warning naming it; the gate and the page go on.
+    let nowhere = dir.path().join("nowhere");
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--results",
+        &head.display().to_string(),
+        "--baseline",
+        &full.display().to_string(),
+        "--base-run",
+        &nowhere.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "warning: report.html shows no base run: failed to read results `{}`",
+            nowhere.join("results.json").display()
+        )),
+        "{stderr}"
+    );
+    let page = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(page.contains("The base trajectory is not available."));
+
+    // The next run removes the last run's page with the rest of its reports.
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--only",
+        "T1-001",
+        "--collect-only",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(!out.join("report.html").exists());
+    assert!(!out.join("report.md").exists());
+}

@@ -22,5 +22,6 @@ mod own_servers;
 mod peers;
 mod production;
 mod reliability;
+mod report_browser;
 mod schemas;
 mod support;

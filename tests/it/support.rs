@@ -35,12 +35,14 @@ pub(crate) fn scratch_suite(scenarios: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 /// `bash tests/peers/install.sh` as the tests run it: without the llama-cpp-python build (about
-/// seven minutes), which .ci/run installs and whose test skips without it outside CI.
+/// seven minutes) and without Chromium (apt, as root), which .ci/run installs and whose tests
+/// skip without them outside CI.
 pub(crate) fn peer_installer() -> std::process::Command {
     let mut command = std::process::Command::new("bash");
     command
         .arg(repo().join("tests/peers/install.sh"))
-        .env("TOOLGATE_PEERS_SKIP_LLAMA", "1");
+        .env("TOOLGATE_PEERS_SKIP_LLAMA", "1")
+        .env("TOOLGATE_PEERS_SKIP_BROWSER", "1");
     command
 }
 

