@@ -560,4 +560,45 @@ mod tests {
             Some(PathBuf::from("ci/runs/trace.jsonl"))
         );
     }
+
+    #[test]
+    fn the_price_table_is_found_beside_the_file_and_prices_only_model_agents() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join("prices.yaml"),
+            "gpt-file: {prompt: 2.5, completion: 10}\n",
+        )
+        .expect("write");
+        let file_path = dir.path().join("toolgate.yaml");
+        let config = file("agent: openai\nmodel: gpt-file\nprices: prices.yaml\n");
+        let settings = Settings::resolve(&args(&[]), &config, &file_path).expect("valid");
+        assert_eq!(
+            settings.price,
+            Some(Price {
+                prompt: 2.5,
+                completion: 10.0
+            })
+        );
+        let reference = Settings::resolve(&args(&["--agent", "reference"]), &config, &file_path)
+            .expect("valid");
+        assert_eq!(reference.price, None);
+        let error = Settings::resolve(&args(&["--model", "other"]), &config, &file_path)
+            .expect_err("not priced")
+            .to_string();
+        assert!(
+            error.contains("has no entry for the model `other` (it prices: gpt-file)"),
+            "{error}"
+        );
+        let error = Settings::resolve(
+            &args(&["--max-cost-per-run", "0.01"]),
+            &file("agent: openai\nmodel: m\n"),
+            &file_path,
+        )
+        .expect_err("no price")
+        .to_string();
+        assert!(
+            error.starts_with("`--max-cost-per-run` needs the model's price"),
+            "{error}"
+        );
+    }
 }
