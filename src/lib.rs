@@ -19,7 +19,8 @@
 //! - [`score`]: deterministic checks, trajectory metrics, assertion evaluation (reads
 //!   scenarios and traces only).
 //! - [`results`]: the run report (`results.json`), pins, shards and look-alike pointers.
-//! - [`gate`]: baseline, history, policy -> verdict; `report` renders text (pure), and
+//! - [`gate`]: baseline, history, policy -> verdict; [`report`] renders text (pure; its
+//!   [`report::html`] page is public for its benchmark), and
 //!   [`github`] delivers it (octocrab lives here).
 //! - [`provider`]: where model APIs are reached and the HTTP client for them, shared by the
 //!   agents and the `judge`; `defaults` holds every default.
