@@ -290,7 +290,8 @@ fn compare(
     let judged = JudgedOnBoth::of(current, baseline, &changed_files);
     let pooled = baseline.restricted(|id| judged.ids.contains(id)).overall();
     let (Some(now), Some(before)) = (
-        Rate::new(judged.passed, judged.ids.len()),
+        // Runs, not scenarios: with repetitions each scenario has k runs on this side.
+        Rate::new(judged.passed, judged.counts.len()),
         Rate::new(pooled.passed, pooled.passed + pooled.failed),
     ) else {
         verdict
@@ -359,12 +360,13 @@ fn changed_files(
 
 /// Notes the scenarios of the run that the baseline does not have, which are not compared.
 fn note_new_scenarios(current: &RunReport, baseline: &Baseline, verdict: &mut Verdict) {
-    let new: Vec<&str> = current
-        .scenarios
-        .iter()
-        .filter(|r| baseline.scenario(&r.id).is_none())
-        .map(|r| r.id.as_str())
-        .collect();
+    // Each id once, however many repetitions it had.
+    let mut new: Vec<&str> = Vec::new();
+    for result in &current.scenarios {
+        if baseline.scenario(&result.id).is_none() && !new.contains(&result.id.as_str()) {
+            new.push(result.id.as_str());
+        }
+    }
     if !new.is_empty() {
         verdict.notes.push(format!(
             "{} scenario(s) not in the baseline are not compared: {}",

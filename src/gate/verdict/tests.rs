@@ -665,3 +665,40 @@ fn usage_limits_block_on_mean_tokens_cost_and_growth_over_the_baseline() {
         Decision::Pass
     );
 }
+
+/// Found with the HTML report: five repetitions against a one-run baseline were rated as
+/// 180 passes of 36 (500%), and each new id was named five times.
+#[test]
+fn repetitions_are_rated_as_runs_against_a_one_run_baseline() {
+    let ids = ids(4);
+    let mut outcomes: Vec<(&str, u8, Outcome)> = Vec::new();
+    for _ in 0..5 {
+        for (i, id) in ids.iter().enumerate() {
+            outcomes.push((
+                id.as_str(),
+                1,
+                if i == 0 { Outcome::Fail } else { Outcome::Pass },
+            ));
+        }
+        outcomes.push(("T9-NEW", 1, Outcome::Pass));
+    }
+    let mut current = report(&outcomes);
+    for (i, result) in current.scenarios.iter_mut().enumerate() {
+        result.repeat = u32::try_from(i / 5).expect("small");
+    }
+    let verdict = decide(&current, Some(&stable_baseline(&ids, 1)), &policy());
+    let comparison = verdict.comparison.expect("compared");
+    assert_eq!(
+        (comparison.current.passed, comparison.current.judged),
+        (15, 20)
+    );
+    assert_eq!(comparison.scenarios, 4);
+    assert!((comparison.current.rate - 0.75).abs() < 1e-12);
+    assert!(
+        verdict
+            .notes
+            .contains(&"1 scenario(s) not in the baseline are not compared: `T9-NEW`".to_owned()),
+        "{:?}",
+        verdict.notes
+    );
+}
