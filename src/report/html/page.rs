@@ -214,6 +214,24 @@ fn push_statistics(out: &mut String, input: &Input<'_>) {
             .collect();
         let _ = writeln!(out, "<p>Trajectories: {}</p>", parts.join(" · "));
     }
+    let now = crate::gate::metrics::Metrics::of(input.report);
+    let before = input
+        .baseline
+        .and_then(|baseline| text::comparable_metrics(input.report, baseline).ok());
+    let usage: Vec<String> = text::usage_metrics(&now, before)
+        .into_iter()
+        .map(|(name, value, earlier, change)| {
+            let versus = if earlier == "-" {
+                String::new()
+            } else {
+                format!(" (baseline {}, {})", escape(&earlier), escape(&change))
+            };
+            format!("{name} <strong>{}</strong>{versus}", escape(&value))
+        })
+        .collect();
+    if !usage.is_empty() {
+        let _ = writeln!(out, "<p>Usage: {}</p>", usage.join(" · "));
+    }
     push_confused(out, input);
     out.push_str("</section>\n");
 }

@@ -160,13 +160,21 @@ fn push_run(out: &mut String, run: &ScenarioResult, traces: &Traces<'_>) {
     let outcome = run.outcome.as_str();
     let _ = write!(
         out,
-        "<div class=\"run {outcome}\" id=\"{}\"><h4>repeat {} · <span class=\"badge {outcome}\">{outcome}</span> · {} ms · {} calls{}</h4>",
+        "<div class=\"run {outcome}\" id=\"{}\"><h4>repeat {} · <span class=\"badge {outcome}\">{outcome}</span> · {} ms · {} calls{}{}</h4>",
         crate::report::anchor(&run.id, Some(run.repeat)),
         run.repeat,
         run.duration_ms,
         run.calls,
         run.turns
             .map_or_else(String::new, |turns| format!(" · {turns} turns")),
+        run.usage.as_ref().map_or_else(String::new, |usage| format!(
+            " · {} tokens ({} in, {} out) over {} model calls, {:.1} s waiting for the model",
+            usage.prompt_tokens + usage.completion_tokens,
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.requests,
+            usage.latency_ms as f64 / 1000.0
+        )),
     );
     let mut stops: Vec<&str> = Vec::new();
     for (flag, text) in [
