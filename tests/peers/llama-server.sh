@@ -41,10 +41,10 @@ cmake -S "$src" -B "$work/build" -G Ninja \
   -DGGML_NATIVE=OFF -DGGML_BLAS=OFF -DGGML_OPENMP=OFF \
   -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_TESTS=OFF \
   -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_UI=OFF \
-  -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF >"$work/configure.log" ||
+  -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log" >&2; exit 1; }
 nice -n 19 cmake --build "$work/build" --target llama-server -j "${LLAMA_SERVER_JOBS:-2}" \
-  >"$work/build.log" || { tail -n 40 "$work/build.log" >&2; exit 1; }
+  >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
 
 mkdir -p "$dest/bin"
 cp "$work/build/bin/llama-server" "$dest/bin/llama-server.partial"
