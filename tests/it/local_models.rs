@@ -1,12 +1,14 @@
-//! The `openai` agent against a real local model server: llama-cpp-python's OpenAI-compatible
+//! The `openai` agent against real local model servers: llama-cpp-python's OpenAI-compatible
 //! server (PyPI `llama-cpp-python[server]`, built by tests/peers/install.sh into
-//! target/peers/venv-llama). Two models:
+//! target/peers/venv-llama) and llama.cpp's own `llama-server` (built by
+//! tests/peers/llama-server.sh into target/peers/llama-server). Two models:
 //! - the tiny zero-weight model that tests/peers/tiny_gguf.py writes, with the
 //!   `chatml-function-calling` chat format: with zero weights and temperature 0 its answers
 //!   are fixed by the vocabulary's order and the server's grammar, so the tool calls, turns and
 //!   token counts are exact;
 //! - a real small model, Qwen2.5-Coder-0.5B-Instruct (Q4_K_M, target/peers/models), in both
-//!   tool-calling modes: natively its calls come back as text, prompted they are real calls.
+//!   tool-calling modes, on both servers: natively its calls come back as text, prompted they
+//!   are real calls.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -47,6 +49,23 @@ fn skip(reason: &str) {
     eprintln!("skipped: {reason}");
 }
 
+/// llama.cpp's own server, built by tests/peers/llama-server.sh, or `None` (after saying why)
+/// when it is not built and this is not CI.
+fn llama_server_binary() -> Option<PathBuf> {
+    let binary = repo().join("target/peers/llama-server/bin/llama-server");
+    if binary.is_file() {
+        return Some(binary);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "llama-server is not built in target/peers/llama-server: run `bash tests/peers/install.sh`"
+    );
+    skip(
+        "llama-server is not built in target/peers/llama-server (`bash tests/peers/llama-server.sh` builds it, in about twelve minutes)",
+    );
+    None
+}
+
 /// The real small model install.sh downloads, or `None` (after saying why) when it is missing
 /// and this is not CI.
 fn qwen_model() -> Option<PathBuf> {
@@ -64,7 +83,8 @@ fn qwen_model() -> Option<PathBuf> {
     None
 }
 
-/// A llama-cpp-python server on a free loopback port, killed when the test ends.
+/// A model server (llama-cpp-python's or llama.cpp's) on a free loopback port, killed when the
+/// test ends.
 struct LlamaServer {
     child: Child,
     port: u16,
@@ -101,35 +121,70 @@ impl LlamaServer {
     /// Starts the server on `models` (llama-cpp-python's config-file entries; the server loads
     /// the one a request names by its `model_alias`), its files in `dir`.
     fn serve(python: &Path, dir: tempfile::TempDir, models: Value) -> LlamaServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
+        let port = free_port();
         let config = json!({"host": "127.0.0.1", "port": port, "models": models});
         let config_file = dir.path().join("server.json");
         std::fs::write(&config_file, config.to_string()).expect("writes the server config");
-        let log = std::fs::File::create(dir.path().join("server.log")).expect("creates the log");
-        let child = Command::new(python)
+        let mut command = Command::new(python);
+        command
             .args(["-m", "llama_cpp.server", "--config_file"])
-            .arg(&config_file)
+            .arg(&config_file);
+        // It loads the model before it listens.
+        LlamaServer::spawn(command, port, dir, "/v1/models")
+    }
+
+    /// llama.cpp's own server (`binary`) on `model`, one slot with a window of 16,384 tokens,
+    /// the model's own chat template (`--jinja`) reading native tool calls.
+    fn llama_cpp(binary: &Path, model: &Path) -> LlamaServer {
+        let port = free_port();
+        let mut command = Command::new(binary);
+        command
+            .arg("-m")
+            .arg(model)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args([
+                "-c",
+                "16384",
+                "-np",
+                "1",
+                "-t",
+                "2",
+                "--jinja",
+                "--no-webui",
+            ]);
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        // It listens at once and answers 503 until the model is loaded.
+        LlamaServer::spawn(command, port, dir, "/health")
+    }
+
+    /// Starts `command` with its output in `dir`/server.log; returns once `GET ready_path`
+    /// answers 200.
+    fn spawn(
+        mut command: Command,
+        port: u16,
+        dir: tempfile::TempDir,
+        ready_path: &str,
+    ) -> LlamaServer {
+        let log = std::fs::File::create(dir.path().join("server.log")).expect("creates the log");
+        let child = command
             .stdout(log.try_clone().expect("the log again"))
             .stderr(log)
             .spawn()
-            .expect("the llama-cpp-python server starts");
+            .expect("the model server starts");
         let mut server = LlamaServer {
             child,
             port,
             _dir: dir,
         };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !is_ready(port, ready_path) {
             let exited = server.child.try_wait().expect("the server's status");
             assert!(
                 exited.is_none() && Instant::now() < deadline,
-                "the llama-cpp-python server did not listen on {port} ({exited:?}):\n{}",
+                "the model server was not ready on {port} ({exited:?}):\n{}",
                 server.log()
             );
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(200));
         }
         server
     }
@@ -180,6 +235,27 @@ impl LlamaServer {
             .collect();
         (code, results, trace, stdout)
     }
+}
+
+/// A port that was free a moment ago on loopback.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Whether `GET path` on the loopback `port` answers 200.
+fn is_ready(port: u16, path: &str) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    let mut response = String::new();
+    stream.write_all(request.as_bytes()).is_ok()
+        && stream.read_to_string(&mut response).is_ok()
+        && response.starts_with("HTTP/1.1 200")
 }
 
 impl Drop for LlamaServer {
@@ -385,4 +461,92 @@ fn a_real_small_model_makes_scored_calls_when_prompted_and_none_natively() {
         "{stdout}"
     );
     assert!(stdout.contains("try --tool-calling prompted"), "{stdout}");
+}
+
+#[test]
+fn a_real_small_model_through_llama_server_writes_its_calls_as_text_natively_and_makes_them_prompted()
+ {
+    let (Some(binary), Some(model)) = (llama_server_binary(), qwen_model()) else {
+        return;
+    };
+    let server = LlamaServer::llama_cpp(&binary, &model);
+    // A look-up and a Tier 5 request, each offered only its own tool groups: the first turn of
+    // each mode reads about 4,000 tokens at 30-90 tokens/s on two cores, later turns reuse the
+    // server's prefix cache.
+    let limits = [
+        "--only",
+        "T1-001",
+        "--only",
+        "T5-001",
+        "--tool-offer",
+        "scenario",
+        "--max-turns",
+        "2",
+        "--max-tokens",
+        "256",
+        "--concurrency",
+        "1",
+        "--timeout",
+        "20m",
+    ];
+    let known = catalog_tools();
+    let is_known = |tool: &str| known.iter().any(|name| name == tool);
+
+    // Native, through the model's own chat template (`--jinja`): the server reads a call only
+    // inside `<tool_call>` tags, and this model writes it as a fenced JSON block instead, so
+    // no call is made and the report says it is a serving problem.
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let (_, results, trace, stdout) = server.gate_model("qwen", "15m", out.path(), &limits);
+    assert_eq!(results["run"]["tool_calling"], "native");
+    let runs = results["scenarios"].as_array().expect("scenarios");
+    assert_eq!(runs.len(), 2, "{results}");
+    for run in runs {
+        assert_eq!(run["error"], Value::Null, "{run}\n{}", server.log());
+        assert_eq!(run["outcome"], "fail", "{run}");
+        assert_eq!(run["call_as_text"], true, "{run}");
+        assert_eq!(run["usage"]["requests"], 1, "{run}");
+        let answer = run["final_answer"].as_str().unwrap_or_default();
+        assert!(answer.contains("\"name\""), "{run}");
+    }
+    assert!(
+        trace.iter().all(|line| line.get("tool").is_none()),
+        "{trace:?}"
+    );
+    assert!(
+        stdout.contains("2 of 2 runs ended on a tool call written as text"),
+        "{stdout}"
+    );
+
+    // Prompted: the same server and model make real calls, scored like any other.
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let mut args = limits.to_vec();
+    args.extend(["--tool-calling", "prompted"]);
+    let (_, results, trace, _) = server.gate_model("qwen", "15m", out.path(), &args);
+    assert_eq!(results["run"]["tool_calling"], "prompted");
+    let runs = results["scenarios"].as_array().expect("scenarios");
+    assert_eq!(runs.len(), 2, "{results}");
+    for run in runs {
+        assert_eq!(run["error"], Value::Null, "{run}\n{}", server.log());
+        assert!(
+            run["outcome"] == "pass" || run["outcome"] == "fail",
+            "{run}"
+        );
+    }
+    let lookup = trace
+        .iter()
+        .find(|line| line["scenario"] == "T1-001" && line.get("tool").is_some())
+        .unwrap_or_else(|| panic!("T1-001 made no call: {trace:?}\n{}", server.log()));
+    assert_eq!(lookup["tool"], "crm_search_contacts", "{lookup}");
+    assert_eq!(lookup["outcome"], "success", "{lookup}");
+    assert!(is_known(lookup["tool"].as_str().unwrap_or_default()));
+    let t1 = &runs[0];
+    assert_eq!(t1["id"], "T1-001");
+    assert!(
+        t1["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|check| check["kind"] == "tool_selection" && check["passed"] == true),
+        "{t1}"
+    );
 }

