@@ -311,6 +311,7 @@ fn publish_on_runner(
             ("ruler-moved", (!verdict.ruler_moved.is_empty()).to_string()),
             ("results", paths.results.display().to_string()),
             ("report", paths.markdown.display().to_string()),
+            ("html-report", paths.html.display().to_string()),
             ("junit", paths.junit.display().to_string()),
             ("reasons", verdict.reasons.join("\n")),
         ];

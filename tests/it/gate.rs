@@ -298,6 +298,11 @@ fn on_github_actions_the_gate_writes_summary_outputs_and_annotations() {
     )));
     assert!(outputs.contains(&format!("delta-points<<{delimiter}\n-5.56\n{delimiter}\n")));
     assert!(outputs.contains(&format!("pass-rate<<{delimiter}\n0.9744\n{delimiter}\n")));
+    let html = dir.path().join("out/report.html").display().to_string();
+    assert!(
+        outputs.contains(&format!("html-report<<{delimiter}\n{html}\n{delimiter}\n")),
+        "{outputs}"
+    );
 }
 
 #[test]
