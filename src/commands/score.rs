@@ -117,6 +117,11 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
         &args.out.join("report.md"),
         environment.redact(&markdown).as_bytes(),
     )?;
+    let page = crate::report::html::render_traces(&summary, args.trace_url.as_deref());
+    crate::fs::write_atomic(
+        &args.out.join("report.html"),
+        environment.redact(&page).as_bytes(),
+    )?;
     write!(
         out,
         "{}",
@@ -124,7 +129,7 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
     )?;
     writeln!(
         out,
-        "written to {}: scores.jsonl (one line per trajectory), summary.json, report.md",
+        "written to {}: scores.jsonl (one line per trajectory), summary.json, report.md, report.html",
         args.out.display()
     )?;
     Ok(Exit::Pass)

@@ -11,7 +11,7 @@ use crate::report::text::percent;
 use crate::score::production::{TraceCheckKind, TraceSummary};
 
 /// What the check means, for the reports.
-fn meaning(kind: TraceCheckKind) -> &'static str {
+pub(crate) fn meaning(kind: TraceCheckKind) -> &'static str {
     match kind {
         TraceCheckKind::KnownTools => "every tool is in the catalog",
         TraceCheckKind::ArgumentsValid => "arguments valid against the input schema",
@@ -22,7 +22,9 @@ fn meaning(kind: TraceCheckKind) -> &'static str {
     }
 }
 
-fn rows(summary: &TraceSummary) -> Vec<[String; 5]> {
+/// Per check in [`TraceCheckKind::ALL`] order: name, passed, failed, inconclusive, failure
+/// rate.
+pub(crate) fn rows(summary: &TraceSummary) -> Vec<[String; 5]> {
     TraceCheckKind::ALL
         .iter()
         .map(|kind| {
@@ -42,7 +44,8 @@ fn rows(summary: &TraceSummary) -> Vec<[String; 5]> {
         .collect()
 }
 
-fn header(summary: &TraceSummary) -> String {
+/// The totals line: trajectories, calls, failed, calls and tool time per trajectory.
+pub(crate) fn header(summary: &TraceSummary) -> String {
     let plural = |count: u64, one: &str, many: &str| {
         format!("{count} {}", if count == 1 { one } else { many })
     };
@@ -108,17 +111,21 @@ pub(crate) fn text(summary: &TraceSummary) -> String {
     out
 }
 
+/// `trace_url` with `{trace_id}` replaced by the id's URL-safe characters (`A-Z a-z 0-9 - _
+/// . :`; others dropped).
+pub(crate) fn trace_link(trace: &str, url: &str) -> String {
+    let id: String = trace
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || "-_.:".contains(*c))
+        .collect();
+    url.replace("{trace_id}", &id)
+}
+
 /// A trace id as Markdown: a link when `trace_url` (with `{trace_id}`) is given.
 fn trace_ref(trace: &str, trace_url: Option<&str>) -> String {
     let shown = code(trace);
     match trace_url {
-        Some(url) => {
-            let id: String = trace
-                .chars()
-                .filter(|c| c.is_ascii_alphanumeric() || "-_.:".contains(*c))
-                .collect();
-            format!("[{shown}]({})", url.replace("{trace_id}", &id))
-        }
+        Some(url) => format!("[{shown}]({})", trace_link(trace, url)),
         None => shown,
     }
 }

@@ -138,6 +138,13 @@ fn otlp_traces_from_the_opentelemetry_sdk_score_invented_ids_and_false_success()
         )),
         "{report}"
     );
+    let page = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(
+        page.contains(&format!(
+            "<li><a href=\"https://jaeger.example/trace/{trace_id}\" rel=\"noreferrer\"><code>{trace_id}</code></a>: call 1 `get_contact` failed and nothing recovered it, yet the final answer does not say so</li>"
+        )),
+        "{page}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

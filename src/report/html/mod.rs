@@ -19,6 +19,9 @@ mod escape;
 mod page;
 mod runs;
 mod scenarios;
+mod traces;
+
+pub use traces::render_traces;
 
 use crate::gate::{Baseline, Policy, Verdict};
 use crate::results::RunReport;
