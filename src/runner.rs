@@ -126,6 +126,10 @@ pub struct ScenarioRun {
     /// When each call of `trace` arrived, as wall-clock time; one per call, in order (empty
     /// when the run errored before its tools existed).
     pub call_times: Vec<std::time::SystemTime>,
+    /// What the run changed in the world's state, one line per change
+    /// ([`score::state_diff::state_diff`]); empty when nothing changed, the run errored, or
+    /// the backend keeps no state (the user's own servers).
+    pub state_diff: Vec<String>,
 }
 
 /// The runs of a suite.
@@ -275,6 +279,7 @@ fn panicked(index: usize, repeat: u32, panic: &(dyn std::any::Any + Send)) -> Sc
         duration: Duration::ZERO,
         started_at: std::time::SystemTime::now(),
         call_times: Vec::new(),
+        state_diff: Vec::new(),
     }
 }
 
@@ -303,6 +308,7 @@ pub async fn run_one(
         duration: started.elapsed(),
         started_at,
         call_times,
+        state_diff: Vec::new(),
     };
     let backend = match backends.start(scenario, repeat).await {
         Ok(backend) => backend,
@@ -564,6 +570,10 @@ async fn score_run(
         // harness's arrival times once the run is over.
         started_at: std::time::SystemTime::UNIX_EPOCH,
         call_times: Vec::new(),
+        state_diff: final_state
+            .as_ref()
+            .map(|after| score::state_diff::state_diff(seeded, after))
+            .unwrap_or_default(),
     }
 }
 

@@ -28,6 +28,7 @@ fn result(
     checks: Vec<Check>,
 ) -> ScenarioResult {
     ScenarioResult {
+        state_diff: Vec::new(),
         lines: Default::default(),
         id: id.into(),
         tier,

@@ -451,6 +451,7 @@ mod tests {
 
     fn result(id: &str, tier: u8, outcome: Outcome, checks: Vec<Check>) -> ScenarioResult {
         ScenarioResult {
+            state_diff: Vec::new(),
             lines: Default::default(),
             id: id.into(),
             tier,

@@ -202,6 +202,11 @@ pub struct ScenarioResult {
     /// Tokens, requests and model latency, for model-backed agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// What the run changed in the world's state, one line per change (at most 50, then a
+    /// count): `contacts C-005: email "a" -> "b"`, `activities + A-006 {...}`; empty when
+    /// nothing changed or the backend keeps no state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub state_diff: Vec<String>,
     /// The 1-based line in the scenario file of each failing check's subject, by subject;
     /// empty for a passing run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -220,6 +225,7 @@ impl ScenarioResult {
             outcome: run.outcome,
             error: run.error.clone(),
             calls: run.trace.len(),
+            state_diff: run.state_diff.clone(),
             checks: run
                 .score
                 .as_ref()
@@ -540,6 +546,7 @@ mod tests {
 
     fn result(id: &str, repeat: u32, outcome: Outcome) -> ScenarioResult {
         ScenarioResult {
+            state_diff: Vec::new(),
             lines: Default::default(),
             id: id.to_owned(),
             tier: 1,

@@ -11,6 +11,7 @@ pub mod probes;
 pub mod production;
 pub mod reference_match;
 mod run;
+pub mod state_diff;
 pub mod usage;
 
 pub use run::{harm, score};

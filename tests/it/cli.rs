@@ -23,6 +23,24 @@ fn gate_on_the_built_in_defaults_passes_with_the_reference_agent() {
     assert_eq!(results["schema_version"], 2);
     assert_eq!(results["summary"]["overall"]["passed"], 36);
     assert_eq!(schema_errors("results", &results), Vec::<String>::new());
+    // What a write changed in the world is kept with the run, and the HTML report shows it.
+    let logged = results["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .find(|result| result["id"] == "T2-003")
+        .expect("T2-003 in the smoke set");
+    assert_eq!(
+        logged["state_diff"],
+        serde_json::json!([
+            "activities + A-006 {\"id\":\"A-006\",\"contact_id\":\"C-005\",\"type\":\"meeting\",\"subject\":\"Onboarding kickoff\",\"occurred_at\":\"2026-01-15T10:00:00Z\"}"
+        ])
+    );
+    let page = std::fs::read_to_string(out.path().join("out/report.html")).expect("report.html");
+    assert!(
+        page.contains("<li>activities + A-006 {&quot;id&quot;:&quot;A-006&quot;,&quot;contact_id&quot;:&quot;C-005&quot;"),
+        "the state change in report.html"
+    );
     let verdict: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.path().join("out/verdict.json")).expect("verdict written"),
     )

@@ -14,6 +14,7 @@ pub(crate) fn report(outcomes: &[(&str, u8, Outcome)]) -> RunReport {
     let scenarios: Vec<ScenarioResult> = outcomes
         .iter()
         .map(|(id, tier, outcome)| ScenarioResult {
+            state_diff: Vec::new(),
             lines: Default::default(),
             id: (*id).into(),
             tier: *tier,

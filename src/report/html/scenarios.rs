@@ -224,6 +224,15 @@ fn push_run(out: &mut String, run: &ScenarioResult, traces: &Traces<'_>) {
         None => out.push_str("<em>none</em>"),
     }
     out.push_str("</div>");
+    if !run.state_diff.is_empty() {
+        out.push_str("<div class=\"state\"><span class=\"label\">state changes</span><ul>");
+        for change in &run.state_diff {
+            out.push_str("<li>");
+            push_capped(out, change, limit);
+            out.push_str("</li>");
+        }
+        out.push_str("</ul></div>");
+    }
     push_checks(out, run, limit);
     out.push_str("</div>\n");
 }
