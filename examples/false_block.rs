@@ -82,6 +82,7 @@ fn run(probabilities: &[f64], rng: &mut Rng) -> RunReport {
         .iter()
         .enumerate()
         .map(|(i, &p)| ScenarioResult {
+            state_diff: Vec::new(),
             lines: Default::default(),
             id: id(i),
             tier: 1,
