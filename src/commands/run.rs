@@ -23,14 +23,22 @@ use crate::scenario::{Scenario, SmokeSet};
 
 use super::{gating, interrupted, new_run_id, runtime, suite};
 
-/// A model run whose scenarios limit the cost needs the model's price: without one the limit
-/// could not be checked, and a limit that is silently skipped is a silent pass.
+/// The selected scenarios whose `usage_budget` sets token, model-call or cost limits that this
+/// run cannot check, because its agent reports no model usage (they are named in the
+/// verdict's notes, never passed in silence); empty for a model agent.
 ///
-/// Errors: a model agent, no price, and a selected scenario with `usage_budget.max_cost_usd`
-/// (naming the first such scenario).
-fn check_cost_limits(settings: &Settings, selected: &[Scenario]) -> Result<()> {
-    if settings.agent.api().is_none() || settings.price.is_some() {
-        return Ok(());
+/// Errors: a model run whose scenarios limit the cost without the model's price (a limit
+/// that could not be checked), naming the first such scenario.
+fn check_usage_limits(settings: &Settings, selected: &[Scenario]) -> Result<Vec<String>> {
+    if settings.agent.api().is_none() {
+        return Ok(selected
+            .iter()
+            .filter(|scenario| scenario.usage_budget.limits_model_usage())
+            .map(|scenario| scenario.id.clone())
+            .collect());
+    }
+    if settings.price.is_some() {
+        return Ok(Vec::new());
     }
     if let Some(scenario) = selected
         .iter()
@@ -41,7 +49,7 @@ fn check_cost_limits(settings: &Settings, selected: &[Scenario]) -> Result<()> {
             scenario.id
         );
     }
-    Ok(())
+    Ok(Vec::new())
 }
 
 pub(super) fn gate_command(
@@ -97,7 +105,7 @@ fn run_for_gate(
         args.record.as_deref(),
     )?;
     let selected = select(args, &loaded.scenarios, &loaded.smoke)?;
-    check_cost_limits(settings, &selected)?;
+    let usage_unchecked = check_usage_limits(settings, &selected)?;
     let endpoint = settings.endpoint(&|name| std::env::var(name).ok());
     let pins = pins(args, settings, endpoint.as_ref(), &selected, &loaded)?;
     let judge = settings.judge()?.map(Arc::new);
@@ -117,6 +125,7 @@ fn run_for_gate(
         options: Arc::new(settings.run_options(judge.clone(), offered)),
     };
     let mut meta = settings.run_meta(new_run_id(), endpoint.as_ref());
+    meta.usage_unchecked = usage_unchecked;
     if settings.agent.api().is_some() {
         meta.catalog_tokens = Some(catalog_tokens(&loaded.catalog));
     }

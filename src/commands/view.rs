@@ -139,6 +139,7 @@ fn answer(request: &Request<Incoming>, root: &Path, address: SocketAddr) -> Resp
             "no such file in the results folder\n",
         );
     };
+    let length = bytes.len();
     let body = if request.method() == Method::HEAD {
         Bytes::new()
     } else {
@@ -146,6 +147,8 @@ fn answer(request: &Request<Incoming>, root: &Path, address: SocketAddr) -> Resp
     };
     let mut response = Response::new(Full::new(body));
     let headers = response.headers_mut();
+    // A HEAD answer says how long the GET answer would be.
+    headers.insert(header::CONTENT_LENGTH, header::HeaderValue::from(length));
     headers.insert(
         header::CONTENT_TYPE,
         header::HeaderValue::from_static(content_type(&file)),

@@ -32,6 +32,15 @@ pub(crate) fn price_of(path: &Path, model: &str) -> Result<Price> {
     }
 }
 
+/// The whole table at `path`, checked: read for every agent, so that a broken table fails
+/// every job that names it, not only the model jobs.
+///
+/// Errors: as [`price_of`], but for a missing model.
+pub(crate) fn load(path: &Path) -> Result<BTreeMap<String, Price>> {
+    let text = crate::fs::read_text(path, "price table", crate::defaults::MAX_SMALL_FILE_BYTES)?;
+    parse(&text).with_context(|| format!("invalid price table `{}`", path.display()))
+}
+
 /// Parses price table text; see [`price_of`].
 fn parse(text: &str) -> Result<BTreeMap<String, Price>> {
     let table: BTreeMap<String, Price> =

@@ -167,6 +167,7 @@ impl Settings {
     pub(crate) fn run_meta(&self, run_id: String, endpoint: Option<&Endpoint>) -> RunMeta {
         let model_backed = self.agent.api().is_some();
         RunMeta {
+            usage_unchecked: Vec::new(),
             price: self.price,
             run_id: Some(run_id),
             agent: self.agent.as_str().to_owned(),

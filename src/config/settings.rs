@@ -94,7 +94,12 @@ fn model_price(
 ) -> Result<Option<Price>> {
     let price = match (prices, agent.api(), model) {
         (Some(path), Some(_), Some(model)) => Some(super::prices::price_of(path, model)?),
-        _ => None,
+        (Some(path), _, _) => {
+            // Checked all the same: a broken table must not pass the jobs without a model.
+            super::prices::load(path)?;
+            None
+        }
+        (None, _, _) => None,
     };
     if args.max_cost_per_run.is_some() && agent.api().is_some() && price.is_none() {
         bail!(
@@ -582,6 +587,14 @@ mod tests {
         let reference = Settings::resolve(&args(&["--agent", "reference"]), &config, &file_path)
             .expect("valid");
         assert_eq!(reference.price, None);
+        let broken = Settings::resolve(
+            &args(&["--agent", "reference", "--prices", "missing.yaml"]),
+            &config,
+            &file_path,
+        )
+        .expect_err("a missing table fails every agent")
+        .to_string();
+        assert!(broken.contains("missing.yaml"), "{broken}");
         let error = Settings::resolve(&args(&["--model", "other"]), &config, &file_path)
             .expect_err("not priced")
             .to_string();

@@ -217,6 +217,13 @@ pub(crate) fn render(report: &RunReport, baseline: Option<&Baseline>, verdict: &
     for change in &verdict.ruler_moved {
         let _ = writeln!(out, "ruler moved: {change}");
     }
+    if !verdict.subject_changed.is_empty() {
+        let _ = writeln!(
+            out,
+            "compared with a baseline of a different subject: {}",
+            verdict.subject_changed.join("; ")
+        );
+    }
     let _ = write!(out, "{}", metrics_lines(report, baseline));
     let _ = write!(out, "{}", confused_pair_lines(&report.confused_pairs));
     let _ = write!(out, "{}", id_finding_lines(report));

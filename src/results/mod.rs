@@ -112,6 +112,10 @@ pub struct RunMeta {
     /// computed with; absent without a table or for agents without a model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<crate::score::usage::Price>,
+    /// Scenarios whose `usage_budget` limits tokens, model calls or cost, which this run could
+    /// not check: its agent reports no model usage (the verdict notes them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub usage_unchecked: Vec<String>,
     /// Runs per scenario (k of pass^k), at least 1.
     pub repeat: u32,
     /// Scenario runs at the same time.

@@ -102,13 +102,13 @@ pub struct ScenarioFile {
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UsageBudgetFile {
-    /// Input plus output tokens over the run's model requests.
+    /// Input plus output tokens over the run's model requests, at least 1.
     #[serde(default)]
     pub max_tokens: Option<WholeNumber>,
-    /// Input tokens over the run's model requests.
+    /// Input tokens over the run's model requests, at least 1.
     #[serde(default)]
     pub max_prompt_tokens: Option<WholeNumber>,
-    /// Output tokens over the run's model requests.
+    /// Output tokens over the run's model requests, at least 1.
     #[serde(default)]
     pub max_completion_tokens: Option<WholeNumber>,
     /// Model requests (turns), at least 1.

@@ -474,11 +474,12 @@ mod tests {
             }
         );
         let text = format!(
-            "{HEAD}expected_calls: []\nusage_budget:\n  max_model_calls: 0\n  max_cost_usd: -1\n"
+            "{HEAD}expected_calls: []\nusage_budget:\n  max_tokens: 0\n  max_model_calls: 0\n  max_cost_usd: -1\n"
         );
         assert_eq!(
-            load_yaml(&text).expect_err("two problems").to_string(),
-            "`FILE`: usage_budget.max_model_calls: must be 1 or more, got 0\n\
+            load_yaml(&text).expect_err("three problems").to_string(),
+            "`FILE`: usage_budget.max_tokens: must be 1 or more, got 0\n\
+             `FILE`: usage_budget.max_model_calls: must be 1 or more, got 0\n\
              `FILE`: usage_budget.max_cost_usd: must be a number of US dollars, 0 or more, got -1"
         );
         let text = format!("{HEAD}expected_calls: []\nusage_budget: {{max_tokenz: 5}}\n");

@@ -101,6 +101,18 @@ pub struct UsageBudget {
     pub max_cost_usd: Option<f64>,
 }
 
+impl UsageBudget {
+    /// Whether any limit needs the model's reported usage (tokens, model calls, cost): all
+    /// but `max_wall_ms`.
+    pub fn limits_model_usage(&self) -> bool {
+        self.max_tokens.is_some()
+            || self.max_prompt_tokens.is_some()
+            || self.max_completion_tokens.is_some()
+            || self.max_model_calls.is_some()
+            || self.max_cost_usd.is_some()
+    }
+}
+
 /// How `max_failures` counts failing tool calls (field case B33).
 ///
 /// A failing call is any call that did not succeed: a tool error (an injected fault

@@ -758,4 +758,27 @@ async fn usage_budgets_fail_runs_and_gates_and_need_a_price_for_costs() {
         ]
     );
     assert_eq!(results["scenarios"][0]["outcome"], "fail");
+
+    // The reference agent reports no usage: the limits it cannot check are named, not passed
+    // in silence, and a broken price table fails it too.
+    let reference = |extra: &[&str]| {
+        let mut command = toolgate();
+        command.args(["gate", "--all", "--root"]).arg(suite.path());
+        command.args(["--out", &arg(suite.path(), "out")]);
+        command.args(extra);
+        command
+    };
+    let (code, stdout, stderr) = output(reference(&[]));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("the token, model-call and cost limits of 1 scenario(s) were not checked: the `reference` agent reports no model usage (only `max_wall_ms` is): `T1-200`"),
+        "{stdout}"
+    );
+    std::fs::write(&prices, "fake-model: {prompt: -1, completion: 2.0}\n").expect("write");
+    let (code, _, stderr) = output(reference(&["--prices", &prices.display().to_string()]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("fake-model.prompt: -1 is not a price in US dollars per million tokens"),
+        "{stderr}"
+    );
 }

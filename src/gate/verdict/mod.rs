@@ -100,6 +100,23 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
         return verdict;
     }
     verdict.notes.extend(diagnoses);
+    if let Some(run) = current
+        .run
+        .as_ref()
+        .filter(|run| !run.usage_unchecked.is_empty())
+    {
+        verdict.notes.push(format!(
+            "the token, model-call and cost limits of {} scenario(s) were not checked: the `{}` \
+             agent reports no model usage (only `max_wall_ms` is): {}",
+            run.usage_unchecked.len(),
+            run.agent,
+            run.usage_unchecked
+                .iter()
+                .map(|id| format!("`{id}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if overall.errored > 0 {
         verdict.notes.push(format!(
             "{} of {} runs errored and are left out of the pass rate",

@@ -117,7 +117,7 @@ pub(super) fn push_section(out: &mut String, input: &Input<'_>) {
         count(Change::Fixed),
         count(Change::New),
         count(Change::Gone),
-        if input.base.is_some() {
+        if input.base.is_some() || found.is_empty() {
             ""
         } else {
             " The base run's trajectories are not available: each change shows the baseline's tally instead (see --base-run)."

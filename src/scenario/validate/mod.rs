@@ -415,8 +415,8 @@ fn validate_budgets(
     }
 }
 
-/// Checks `usage_budget`: whole numbers (model calls and wall time at least 1), a finite cost
-/// of at least 0.
+/// Checks `usage_budget`: whole numbers of at least 1 (a run always spends some), a finite
+/// cost of at least 0.
 fn validate_usage_budget(
     raw: Option<&UsageBudgetFile>,
     problems: &mut Problems<'_>,
@@ -447,9 +447,10 @@ fn validate_usage_budget(
         }
     };
     let budget = UsageBudget {
-        max_tokens: whole("max_tokens", raw.max_tokens, 0),
-        max_prompt_tokens: whole("max_prompt_tokens", raw.max_prompt_tokens, 0),
-        max_completion_tokens: whole("max_completion_tokens", raw.max_completion_tokens, 0),
+        // A model request always spends tokens: a limit of 0 could never hold.
+        max_tokens: whole("max_tokens", raw.max_tokens, 1),
+        max_prompt_tokens: whole("max_prompt_tokens", raw.max_prompt_tokens, 1),
+        max_completion_tokens: whole("max_completion_tokens", raw.max_completion_tokens, 1),
         max_model_calls: whole("max_model_calls", raw.max_model_calls, 1),
         max_wall_ms: whole("max_wall_ms", raw.max_wall_ms, 1),
         max_cost_usd: raw.max_cost_usd,
