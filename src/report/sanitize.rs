@@ -35,10 +35,15 @@ pub(crate) fn terminal_line(text: &str, max_chars: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Whether `c` is a control character (C0, C1) or a bidirectional override or isolate: a
+/// Whether `c` is a control character (C0, C1), a bidirectional override or isolate, or a
+/// bidirectional mark (LRM, RLM, ALM, which reorder the neutral characters around them): a
 /// character that must be shown as an escape, never as itself.
 pub(crate) fn is_unsafe(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(
+            c,
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+        )
 }
 
 #[cfg(test)]
@@ -46,6 +51,18 @@ mod tests {
     //! Sanitizing: escapes, line breaks and bidi are shown, not obeyed; cuts keep characters whole.
 
     use super::*;
+
+    #[test]
+    fn bidirectional_marks_are_unsafe_like_overrides() {
+        for c in [
+            '\u{200e}', '\u{200f}', '\u{061c}', '\u{202e}', '\u{2067}', '\u{0}',
+        ] {
+            assert!(is_unsafe(c), "{:x}", u32::from(c));
+        }
+        for c in ['a', 'é', '\u{200d}', '\u{05d0}'] {
+            assert!(!is_unsafe(c), "{:x}", u32::from(c));
+        }
+    }
 
     #[test]
     fn plain_text_is_borrowed_unchanged() {

@@ -35,18 +35,27 @@ impl CallCounts {
         self.executed + self.refused
     }
 
-    /// "4 tool calls (3 executed, 1 refused)", or "3 tool calls" when none was refused.
+    /// "4 tool calls (3 executed, 1 refused)", or "3 tool calls" ("1 tool call") when none
+    /// was refused.
     pub fn describe(self) -> String {
+        let calls = calls(self.emitted(), "tool call");
         if self.refused == 0 {
-            format!("{} tool calls", self.emitted())
+            calls
         } else {
             format!(
-                "{} tool calls ({} executed, {} refused)",
-                self.emitted(),
-                self.executed,
-                self.refused
+                "{calls} ({} executed, {} refused)",
+                self.executed, self.refused
             )
         }
+    }
+}
+
+/// `n` and `noun`, plural unless `n` is 1: "1 call", "2 calls".
+fn calls(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -109,10 +118,11 @@ pub fn checks(scenario: &Scenario, trace: &[CallRecord]) -> Vec<Check> {
             subject: "max_writes".into(),
             passed: writes <= budget as usize,
             detail: if retried == 0 {
-                format!("{writes} calls to other tools, budget {budget}")
+                format!("{} to other tools, budget {budget}", calls(writes, "call"))
             } else {
                 format!(
-                    "{writes} calls to other tools (a failed write retried counts once), budget {budget}"
+                    "{} to other tools (a failed write retried counts once), budget {budget}",
+                    calls(writes, "call")
                 )
             },
         });

@@ -430,7 +430,7 @@ fn reads_have_their_own_budget_apart_from_writes() {
         failures(&run(&scenario, &[write], "ok")),
         [(
             CheckKind::MaxWrites,
-            "1 calls to other tools, budget 0".to_string()
+            "1 call to other tools, budget 0".to_string()
         )]
     );
 }
@@ -459,7 +459,7 @@ fn a_failed_write_retried_at_once_counts_once() {
         budget(&[send(0, false), send(1, true)]),
         Some((
             true,
-            "1 calls to other tools (a failed write retried counts once), budget 1".to_string()
+            "1 call to other tools (a failed write retried counts once), budget 1".to_string()
         ))
     );
     assert_eq!(
