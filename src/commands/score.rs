@@ -107,17 +107,31 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
         .flush()
         .with_context(|| format!("failed to write `{}`", scores_path.display()))?;
     summary.finish();
-    let summary_json = serde_json::to_string_pretty(&summary).expect("a summary is JSON");
+    write_reports(args, &summary, &environment, out)?;
+    Ok(Exit::Pass)
+}
+
+/// Writes `summary.json`, `report.md` and `report.html` into `args.out`, with this
+/// environment's secrets redacted, and the terminal report to `out`.
+///
+/// Errors: a file that cannot be written, naming it.
+fn write_reports(
+    args: &ScoreArgs,
+    summary: &TraceSummary,
+    environment: &crate::redact::Redactor,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let summary_json = serde_json::to_string_pretty(summary).expect("a summary is JSON");
     crate::fs::write_atomic(
         &args.out.join("summary.json"),
         format!("{}\n", environment.redact(&summary_json)).as_bytes(),
     )?;
-    let markdown = crate::report::traces::markdown(&summary, args.trace_url.as_deref());
+    let markdown = crate::report::traces::markdown(summary, args.trace_url.as_deref());
     crate::fs::write_atomic(
         &args.out.join("report.md"),
         environment.redact(&markdown).as_bytes(),
     )?;
-    let page = crate::report::html::render_traces(&summary, args.trace_url.as_deref());
+    let page = crate::report::html::render_traces(summary, args.trace_url.as_deref());
     crate::fs::write_atomic(
         &args.out.join("report.html"),
         environment.redact(&page).as_bytes(),
@@ -125,14 +139,14 @@ pub(super) fn score_command(args: &ScoreArgs, out: &mut dyn Write) -> Result<Exi
     write!(
         out,
         "{}",
-        environment.redact(&crate::report::traces::text(&summary))
+        environment.redact(&crate::report::traces::text(summary))
     )?;
     writeln!(
         out,
         "written to {}: scores.jsonl (one line per trajectory), summary.json, report.md, report.html",
         args.out.display()
     )?;
-    Ok(Exit::Pass)
+    Ok(())
 }
 
 /// Scores one trajectory, its calls first annotated against `tools` when given. Without
