@@ -88,48 +88,59 @@ fn id_of(item: &Value) -> Option<String> {
     }
 }
 
+/// Records compared by id: each id is looked up once (a map per side), so a table of
+/// thousands of records costs a pass over each side, not a pass per record.
 fn diff_records(path: &str, old: &[Value], new: &[Value], lines: &mut Vec<String>) {
     let label = if path.is_empty() { "records" } else { path };
+    let by_id = |items: &[Value]| -> std::collections::HashMap<String, usize> {
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(index, item)| Some((id_of(item)?, index)))
+            .collect()
+    };
+    let (old_ids, new_ids) = (by_id(old), by_id(new));
     for record in old {
         let id = id_of(record).unwrap_or_default();
-        match new
-            .iter()
-            .find(|now| id_of(now).as_deref() == Some(id.as_str()))
-        {
+        match new_ids.get(&id).map(|&index| &new[index]) {
             None => lines.push(format!("{label} - {id}")),
             Some(now) if now != record => {
-                let (Value::Object(before), Value::Object(after)) = (record, now) else {
-                    continue;
-                };
-                let mut fields = Vec::new();
-                for (key, value) in before {
-                    match after.get(key) {
-                        Some(changed) if changed != value => {
-                            fields.push(format!("{key} {} -> {}", shown(value), shown(changed)));
-                        }
-                        Some(_) => {}
-                        None => fields.push(format!("{key} removed")),
-                    }
+                if let (Value::Object(before), Value::Object(after)) = (record, now) {
+                    lines.push(format!("{label} {id}: {}", field_changes(before, after)));
                 }
-                for (key, value) in after {
-                    if !before.contains_key(key) {
-                        fields.push(format!("{key} added {}", shown(value)));
-                    }
-                }
-                lines.push(format!("{label} {id}: {}", fields.join(", ")));
             }
             Some(_) => {}
         }
     }
     for record in new {
         let id = id_of(record).unwrap_or_default();
-        if !old
-            .iter()
-            .any(|was| id_of(was).as_deref() == Some(id.as_str()))
-        {
+        if !old_ids.contains_key(&id) {
             lines.push(format!("{label} + {id} {}", shown(record)));
         }
     }
+}
+
+/// The fields that differ between two versions of a record, comma-separated.
+fn field_changes(
+    before: &serde_json::Map<String, Value>,
+    after: &serde_json::Map<String, Value>,
+) -> String {
+    let mut fields = Vec::new();
+    for (key, value) in before {
+        match after.get(key) {
+            Some(changed) if changed != value => {
+                fields.push(format!("{key} {} -> {}", shown(value), shown(changed)));
+            }
+            Some(_) => {}
+            None => fields.push(format!("{key} removed")),
+        }
+    }
+    for (key, value) in after {
+        if !before.contains_key(key) {
+            fields.push(format!("{key} added {}", shown(value)));
+        }
+    }
+    fields.join(", ")
 }
 
 #[cfg(test)]
