@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{output, repo, toolgate};
+use crate::support::{output, peer_missing, repo, toolgate};
 
 /// The llama-cpp-python environment's Python, or `None` (after saying why) when it is not
 /// installed and this is not CI. Under CI (`CI` set) a missing server fails the test: .ci/run
@@ -31,22 +31,11 @@ fn llama_python() -> Option<PathBuf> {
     if ready {
         return Some(python);
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "llama-cpp-python is not installed in target/peers/venv-llama: run `bash tests/peers/install.sh`"
-    );
-    skip(
-        "llama-cpp-python is not installed in target/peers/venv-llama (`bash tests/peers/install.sh` builds it, in about seven minutes)",
+    peer_missing(
+        "llama-cpp-python is not installed in target/peers/venv-llama",
+        "`bash tests/peers/install.sh` builds it, in about seven minutes",
     );
     None
-}
-
-#[expect(
-    clippy::print_stderr,
-    reason = "a skipped test says why, where cargo test shows it"
-)]
-fn skip(reason: &str) {
-    eprintln!("skipped: {reason}");
 }
 
 /// llama.cpp's own server, built by tests/peers/llama-server.sh, or `None` (after saying why)
@@ -56,12 +45,9 @@ fn llama_server_binary() -> Option<PathBuf> {
     if binary.is_file() {
         return Some(binary);
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "llama-server is not built in target/peers/llama-server: run `bash tests/peers/install.sh`"
-    );
-    skip(
-        "llama-server is not built in target/peers/llama-server (`bash tests/peers/llama-server.sh` builds it, in about twelve minutes)",
+    peer_missing(
+        "llama-server is not built in target/peers/llama-server",
+        "`bash tests/peers/llama-server.sh` builds it, in about twelve minutes",
     );
     None
 }
@@ -73,12 +59,9 @@ fn qwen_model() -> Option<PathBuf> {
     if model.is_file() {
         return Some(model);
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "the Qwen2.5-Coder-0.5B model is not in target/peers/models: run `bash tests/peers/install.sh`"
-    );
-    skip(
-        "the Qwen2.5-Coder-0.5B model is not in target/peers/models (`bash tests/peers/install.sh`)",
+    peer_missing(
+        "the Qwen2.5-Coder-0.5B model is not in target/peers/models",
+        "`bash tests/peers/install.sh` downloads it",
     );
     None
 }

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use crate::support::{output, repo, toolgate};
+use crate::support::{output, peer_missing, repo, toolgate};
 
 /// The browser environment's Python, or `None` (after saying why) when Chromium or Playwright is
 /// not installed and this is not CI. Under CI (`CI` set) a missing browser fails the test:
@@ -29,22 +29,11 @@ fn browser_python() -> Option<PathBuf> {
     } else {
         return Some(python);
     };
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{missing}: run `bash tests/peers/install.sh`"
+    peer_missing(
+        missing,
+        "`bash tests/peers/install.sh` installs it, as root, in under a minute",
     );
-    skip(&format!(
-        "{missing} (`bash tests/peers/install.sh` installs it, as root, in under a minute)"
-    ));
     None
-}
-
-#[expect(
-    clippy::print_stderr,
-    reason = "a skipped test says why, where cargo test shows it"
-)]
-fn skip(reason: &str) {
-    eprintln!("skipped: {reason}");
 }
 
 fn json_file(path: &Path) -> Value {

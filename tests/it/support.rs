@@ -175,3 +175,18 @@ pub(crate) fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// A peer a test needs is missing: under CI (`CI` set, where .ci/run installs every peer) the
+/// test fails naming it; elsewhere the test is skipped, saying why and how to install it
+/// (`missing`: what is missing; `install`: the command, and how long it takes).
+#[expect(
+    clippy::print_stderr,
+    reason = "a skipped test says why, where cargo test shows it"
+)]
+pub(crate) fn peer_missing(missing: &str, install: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{missing}: run `bash tests/peers/install.sh`"
+    );
+    eprintln!("skipped: {missing} ({install})");
+}
