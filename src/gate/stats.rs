@@ -61,37 +61,58 @@ pub struct ScenarioCounts {
     pub judged: usize,
 }
 
-/// One-sided p-value of observing `observed` passes or fewer in one run of the scenarios
-/// `baseline` describes, if nothing changed: P(X <= observed).
+/// One compared scenario: its baseline counts and how many of its runs this run judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compared {
+    /// The scenario's counts in the baseline window.
+    pub baseline: ScenarioCounts,
+    /// This run's judged runs of the scenario (its repetitions), at least 1.
+    pub runs: usize,
+}
+
+/// One-sided p-value of observing `observed` passes or fewer over the runs `compared`
+/// describes, if nothing changed: P(X <= observed).
 ///
-/// X is a sum of independent Bernoulli outcomes. Its mean is the sum of the scenarios'
-/// baseline pass rates; its variance adds, per scenario, the run's own Bernoulli variance and
-/// the uncertainty of the baseline's estimate (variance / judged runs), both taken at the
-/// Jeffreys estimate `(passed + 0.5) / (judged + 1)` so that a scenario that always passed
-/// still counts as possibly flaky. The normal approximation with a continuity correction
-/// gives the tail. A scenario never judged in the baseline counts as a coin flip. When every
-/// scenario passed (`observed >= baseline.len()`), X cannot exceed `observed` and the value
-/// is exactly 1, not the approximation's tail (about 0.55 for an unchanged 100% vs 100%).
-pub fn regression_p_value(observed: usize, baseline: &[ScenarioCounts]) -> f64 {
-    if observed >= baseline.len() {
+/// X is a sum of Bernoulli outcomes, `runs` per scenario. Its mean is the sum of the runs'
+/// baseline pass rates. Its variance adds, per scenario with r runs and Jeffreys estimate
+/// q = (passed + 0.5) / (judged + 1), the runs' own Bernoulli variance r q(1-q) and the
+/// uncertainty of the baseline's estimate of the rate, which all r runs share:
+/// r^2 q(1-q) / judged (the variance of r times one estimated rate). The Jeffreys estimate
+/// keeps a scenario that always passed possibly flaky. The normal approximation with a
+/// continuity correction gives the tail. A scenario never judged in the baseline counts as a
+/// coin flip. When every run passed (`observed` >= the runs), X cannot exceed `observed` and
+/// the value is exactly 1, not the approximation's tail (about 0.55 for an unchanged 100% vs
+/// 100%).
+pub fn regression_p_value(observed: usize, compared: &[Compared]) -> f64 {
+    let runs: usize = compared.iter().map(|c| c.runs).sum();
+    if observed >= runs {
         return 1.0;
     }
-    let mut mean = 0.0;
-    let mut variance = 0.0;
-    for counts in baseline {
-        let raw = if counts.judged == 0 {
-            0.5
-        } else {
-            counts.passed as f64 / counts.judged as f64
-        };
-        let smoothed = predictive_pass_probability(counts.passed, counts.judged);
-        mean += raw;
-        variance += smoothed * (1.0 - smoothed) * (1.0 + 1.0 / (counts.judged.max(1) as f64));
-    }
+    let (mean, variance) = null_moments(compared);
     if variance == 0.0 {
         return if (observed as f64) < mean { 0.0 } else { 1.0 };
     }
     normal_cdf((observed as f64 + 0.5 - mean) / variance.sqrt())
+}
+
+/// Mean and variance of the passes over `compared` if nothing changed (see
+/// [`regression_p_value`]).
+fn null_moments(compared: &[Compared]) -> (f64, f64) {
+    let mut mean = 0.0;
+    let mut variance = 0.0;
+    for Compared { baseline, runs } in compared {
+        let raw = if baseline.judged == 0 {
+            0.5
+        } else {
+            baseline.passed as f64 / baseline.judged as f64
+        };
+        let smoothed = predictive_pass_probability(baseline.passed, baseline.judged);
+        let spread = smoothed * (1.0 - smoothed);
+        let r = *runs as f64;
+        mean += r * raw;
+        variance += r * spread + r * r * spread / baseline.judged.max(1) as f64;
+    }
+    (mean, variance)
 }
 
 /// The standard normal distribution function, via `erfc` (Numerical Recipes' Chebyshev fit,
@@ -120,6 +141,14 @@ mod tests {
     //! The statistics match published values: Wilson, Newcombe, normal CDF, regression test.
 
     use super::*;
+
+    /// A scenario with `passed` of `judged` baseline runs, run once now.
+    fn once(passed: usize, judged: usize) -> Compared {
+        Compared {
+            baseline: ScenarioCounts { passed, judged },
+            runs: 1,
+        }
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-4
@@ -157,31 +186,41 @@ mod tests {
 
     #[test]
     fn a_drop_against_a_long_stable_baseline_is_significant() {
-        let stable = [ScenarioCounts {
-            passed: 30,
-            judged: 30,
-        }; 30];
+        let stable = [once(30, 30); 30];
         assert!(regression_p_value(24, &stable) < 0.001);
         assert!(regression_p_value(30, &stable) > 0.5);
         // One baseline run says little: two failures out of 30 are not significant.
-        let once = [ScenarioCounts {
-            passed: 1,
-            judged: 1,
-        }; 30];
-        assert!(regression_p_value(28, &once) > 0.05);
+        let single = [once(1, 1); 30];
+        assert!(regression_p_value(28, &single) > 0.05);
     }
 
     #[test]
     fn no_drop_at_all_has_a_p_value_of_exactly_one() {
-        let always = vec![
-            ScenarioCounts {
-                passed: 3,
-                judged: 3
-            };
-            36
-        ];
+        let always = vec![once(3, 3); 36];
         assert_eq!(regression_p_value(36, &always), 1.0);
         assert!(regression_p_value(35, &always) < 1.0);
+    }
+
+    #[test]
+    fn repeats_of_one_scenario_share_the_baselines_uncertainty() {
+        // 12 scenarios, 7 of 7 baseline passes each, 3 runs each; 33 of 36 runs pass. Per
+        // scenario q = 7.5 / 8, spread q(1-q) = 0.05859; r = 3: variance 3 x 0.05859 +
+        // 9 x 0.05859 / 7 = 0.25112, x 12 = 3.0134; mean 36; z = (33.5 - 36) / 1.7359.
+        let three = vec![
+            Compared {
+                baseline: ScenarioCounts {
+                    passed: 7,
+                    judged: 7,
+                },
+                runs: 3,
+            };
+            12
+        ];
+        let expected = normal_cdf((33.5 - 36.0) / 3.0134_f64.sqrt());
+        assert!(close(regression_p_value(33, &three), expected));
+        // The same 36 runs as 36 scenarios run once each: the baseline's uncertainty is not
+        // shared, the variance smaller, the same drop more significant.
+        assert!(regression_p_value(33, &vec![once(7, 7); 36]) < expected);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The decision itself: a pure function from a run, a baseline and the policy to a verdict.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::stats::{self, Interval};
 use super::{Baseline, Comparison, Decision, Policy, QuarantineUse, Rate, Verdict};
@@ -308,7 +308,7 @@ fn compare(
     let pooled = baseline.restricted(|id| judged.ids.contains(id)).overall();
     let (Some(now), Some(before)) = (
         // Runs, not scenarios: with repetitions each scenario has k runs on this side.
-        Rate::new(judged.passed, judged.counts.len()),
+        Rate::new(judged.passed, judged.runs),
         Rate::new(pooled.passed, pooled.passed + pooled.failed),
     ) else {
         verdict
@@ -318,7 +318,8 @@ fn compare(
     };
     let delta_points = (now.rate - before.rate) * 100.0;
     let difference = stats::difference(now.rate, now.interval, before.rate, before.interval);
-    let p_value = stats::regression_p_value(judged.passed, &judged.counts);
+    let compared: Vec<stats::Compared> = judged.counts.values().copied().collect();
+    let p_value = stats::regression_p_value(judged.passed, &compared);
     let comparison = Comparison {
         scenarios: judged.ids.len(),
         current: now,
@@ -404,8 +405,10 @@ struct JudgedOnBoth<'a> {
     ids: BTreeSet<&'a str>,
     /// How many of the current runs of those scenarios passed.
     passed: usize,
-    /// Per current run compared, its scenario's baseline counts.
-    counts: Vec<stats::ScenarioCounts>,
+    /// Per compared scenario, its baseline counts and its runs here.
+    counts: BTreeMap<&'a str, stats::Compared>,
+    /// The current runs compared.
+    runs: usize,
 }
 
 impl<'a> JudgedOnBoth<'a> {
@@ -418,7 +421,8 @@ impl<'a> JudgedOnBoth<'a> {
         let mut judged = JudgedOnBoth {
             ids: BTreeSet::new(),
             passed: 0,
-            counts: Vec::new(),
+            counts: BTreeMap::new(),
+            runs: 0,
         };
         for result in &current.scenarios {
             let Some(before) = baseline.scenario(&result.id) else {
@@ -432,10 +436,18 @@ impl<'a> JudgedOnBoth<'a> {
             }
             judged.ids.insert(result.id.as_str());
             judged.passed += usize::from(result.outcome == Outcome::Pass);
-            judged.counts.push(stats::ScenarioCounts {
-                passed: before.passed,
-                judged: before.judged(),
-            });
+            judged.runs += 1;
+            judged
+                .counts
+                .entry(result.id.as_str())
+                .or_insert(stats::Compared {
+                    baseline: stats::ScenarioCounts {
+                        passed: before.passed,
+                        judged: before.judged(),
+                    },
+                    runs: 0,
+                })
+                .runs += 1;
         }
         judged
     }
