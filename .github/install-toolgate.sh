@@ -66,7 +66,17 @@ case "$mode" in
       Windows-X64) target=x86_64-pc-windows-msvc ;;
       *) echo "::error::no toolgate release binary for ${RUNNER_OS}-${RUNNER_ARCH}; use install: source" >&2; exit 1 ;;
     esac
-    asset="toolgate-${version}-${target}.tar.gz"
+    # Named as .ci/package names them: xz for Linux and macOS, gzip for Windows.
+    case "$target" in
+      *-windows-*) asset="toolgate-${version}-${target}.tar.gz" ;;
+      *) asset="toolgate-${version}-${target}.tar.xz" ;;
+    esac
+    # GNU tar runs `xz` to unpack (bsdtar on macOS has it built in); GitHub's Linux runners
+    # have it, a minimal container may not.
+    if [ "${RUNNER_OS:-Linux}" = Linux ] && ! command -v xz >/dev/null; then
+      echo "::error title=toolgate::unpacking ${asset} needs xz; install it (the xz-utils package on Debian and Ubuntu), or use \`install: source\`." >&2
+      exit 1
+    fi
     url="${server}/releases/download/${version}"
     echo "downloading ${url}/${asset}"
     cd "$bin_dir"
@@ -84,7 +94,7 @@ case "$mode" in
       curl --fail --silent --show-error --location --retry 3 -o "${asset}.sha256" "${url}/${asset}.sha256"
     fi
     if command -v sha256sum >/dev/null; then sha256sum -c "${asset}.sha256"; else shasum -a 256 -c "${asset}.sha256"; fi
-    tar xzf "$asset"
+    tar xf "$asset"
     rm -f "$asset" "${asset}.sha256"
     ;;
   *)

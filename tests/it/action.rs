@@ -13,7 +13,8 @@ use crate::support::repo;
 const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
 const TARGET: &str = "x86_64-unknown-linux-gnu";
 
-/// A release archive holding a `toolgate` that prints `toolgate VERSION`, and its SHA-256 line.
+/// A release archive holding a `toolgate` that prints `toolgate VERSION`, packed as .ci/package
+/// packs the Linux ones (`tar cJf`), and its SHA-256 line.
 fn release_asset(dir: &Path, version: &str) -> (Vec<u8>, String) {
     let staging = dir.join(format!("staging-{version}"));
     std::fs::create_dir_all(&staging).expect("mkdir");
@@ -25,10 +26,10 @@ fn release_asset(dir: &Path, version: &str) -> (Vec<u8>, String) {
         .status()
         .expect("chmod");
     assert!(made.success());
-    let asset = format!("toolgate-{version}-{TARGET}.tar.gz");
+    let asset = format!("toolgate-{version}-{TARGET}.tar.xz");
     let archive = dir.join(&asset);
     let made = std::process::Command::new("tar")
-        .arg("czf")
+        .arg("cJf")
         .arg(&archive)
         .arg("-C")
         .arg(&staging)
@@ -100,7 +101,7 @@ fn install(
 async fn serve_asset(server: &MockServer, version: &str, bytes: Vec<u8>) {
     Mock::given(method("GET"))
         .and(path(format!(
-            "/acme/toolgate/releases/download/{version}/toolgate-{version}-{TARGET}.tar.gz"
+            "/acme/toolgate/releases/download/{version}/toolgate-{version}-{TARGET}.tar.xz"
         )))
         .respond_with(ResponseTemplate::new(200).set_body_bytes(bytes))
         .mount(server)
@@ -121,7 +122,7 @@ async fn a_sha_pinned_action_installs_the_release_tagged_at_that_commit_checked_
         ])))
         .mount(&server)
         .await;
-    let asset = format!("toolgate-v0.3.0-{TARGET}.tar.gz.sha256");
+    let asset = format!("toolgate-v0.3.0-{TARGET}.tar.xz.sha256");
     let action = action_dir(dir.path(), SHA, Some((&asset, &line)));
     let root = dir.path().to_path_buf();
     let (code, text, github_path) =
@@ -143,7 +144,7 @@ async fn a_binary_that_does_not_match_the_trees_checksum_is_refused() {
     let server = MockServer::start().await;
     let (bytes, _) = release_asset(dir.path(), "v0.3.0");
     serve_asset(&server, "v0.3.0", bytes).await;
-    let asset = format!("toolgate-v0.3.0-{TARGET}.tar.gz");
+    let asset = format!("toolgate-v0.3.0-{TARGET}.tar.xz");
     let wrong = format!("{}  {asset}\n", "0".repeat(64));
     let action = action_dir(
         dir.path(),
@@ -168,7 +169,7 @@ async fn a_branch_ref_takes_the_latest_release_and_no_release_is_a_clear_error()
     serve_asset(&server, "v0.5.1", bytes).await;
     Mock::given(method("GET"))
         .and(path(format!(
-            "/acme/toolgate/releases/download/v0.5.1/toolgate-v0.5.1-{TARGET}.tar.gz.sha256"
+            "/acme/toolgate/releases/download/v0.5.1/toolgate-v0.5.1-{TARGET}.tar.xz.sha256"
         )))
         .respond_with(ResponseTemplate::new(200).set_body_string(line))
         .mount(&server)
