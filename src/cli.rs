@@ -424,6 +424,12 @@ pub struct GateArgs {
     #[arg(long, value_name = "K", env = "TOOLGATE_REPEAT",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: Option<u32>,
+    /// Repeat adaptively, `--repeat K` being the most runs a scenario gets: scenarios the
+    /// verdict compares with the baseline run once, then in rounds (uncertain ones first)
+    /// until the verdict of K runs each is settled with 99% certainty; Tier 5 and scenarios
+    /// not compared always get K runs (see docs/gate.md, "Adaptive repeats").
+    #[arg(long, env = "TOOLGATE_ADAPTIVE")]
+    pub adaptive: bool,
     /// Scenario runs at the same time [default: 64].
     #[arg(long, env = "TOOLGATE_CONCURRENCY", value_parser = clap::value_parser!(u16).range(1..))]
     pub concurrency: Option<u16>,

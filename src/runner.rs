@@ -46,6 +46,23 @@ pub struct RunOptions {
     pub offered: Option<Arc<std::collections::HashMap<String, Vec<String>>>>,
     /// The model's price (`--prices`), for `usage_budget.max_cost_usd`; `None` when unknown.
     pub price: Option<score::usage::Price>,
+    /// Decides the runs round by round instead of `repeat` runs of every scenario (adaptive
+    /// repeats); `None`: the fixed design.
+    pub schedule: Option<Arc<dyn Schedule>>,
+}
+
+/// Which runs a suite makes, decided round by round from the outcomes so far.
+pub trait Schedule: Send + Sync {
+    /// The runs to make next, as (scenario position, runs to add), given every finished run
+    /// so far as (scenario position, outcome); empty ends the suite. Called with no finished
+    /// run for the first round, then each time a round has finished.
+    fn next(&self, finished: &[(usize, Outcome)]) -> Vec<(usize, u32)>;
+}
+
+impl std::fmt::Debug for dyn Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Schedule")
+    }
 }
 
 /// Which tools a model agent is offered in each scenario (`--tool-offer`).
@@ -92,6 +109,7 @@ impl Default for RunOptions {
             judge: None,
             offered: None,
             price: None,
+            schedule: None,
         }
     }
 }
@@ -203,10 +221,8 @@ pub async fn stream_suite(
     stop: impl Future<Output = ()>,
     mut on_done: impl FnMut(ScenarioRun),
 ) -> bool {
-    let repeat = plan.options.repeat.max(1);
-    let mut jobs = start_order(&plan.scenarios)
-        .into_iter()
-        .flat_map(|index| (0..repeat).map(move |r| (index, r)));
+    let mut rounds = Rounds::new(plan);
+    let mut jobs = rounds.next();
     let mut running = tokio::task::JoinSet::new();
     let mut stop = std::pin::pin!(stop);
     loop {
@@ -231,6 +247,13 @@ pub async fn stream_suite(
                 }
             });
         }
+        if running.is_empty() {
+            jobs = rounds.next();
+            if jobs.len() == 0 {
+                return false;
+            }
+            continue;
+        }
         tokio::select! {
             biased;
             () = &mut stop => {
@@ -239,12 +262,67 @@ pub async fn stream_suite(
                 return true;
             }
             joined = running.join_next() => match joined {
-                None => return false,
-                Some(Ok(run)) => on_done(run),
+                None => {}
+                Some(Ok(run)) => {
+                    rounds.finished.push((run.index, run.outcome));
+                    on_done(run);
+                }
                 // Only an abort ends a task without a run, and only `stop` aborts.
                 Some(Err(_)) => {}
             },
         }
+    }
+}
+
+/// The runs of a suite, round by round: one round of `repeat` runs of every scenario, or the
+/// rounds a [`Schedule`] decides.
+struct Rounds<'a> {
+    plan: &'a RunPlan,
+    /// Every finished run's scenario and outcome, for the schedule.
+    finished: Vec<(usize, Outcome)>,
+    /// Per scenario, the repetition its next run gets.
+    next_repeat: Vec<u32>,
+    /// Whether the fixed design's one round was handed out.
+    started: bool,
+}
+
+impl<'a> Rounds<'a> {
+    fn new(plan: &'a RunPlan) -> Rounds<'a> {
+        Rounds {
+            plan,
+            finished: Vec::new(),
+            next_repeat: vec![0; plan.scenarios.len()],
+            started: false,
+        }
+    }
+
+    /// The next round's runs, (scenario position, repetition), longest scenarios first;
+    /// empty when the suite is done.
+    fn next(&mut self) -> std::vec::IntoIter<(usize, u32)> {
+        let counts: Vec<(usize, u32)> = match &self.plan.options.schedule {
+            Some(schedule) => schedule.next(&self.finished),
+            None if self.started => Vec::new(),
+            None => {
+                let repeat = self.plan.options.repeat.max(1);
+                (0..self.plan.scenarios.len())
+                    .map(|i| (i, repeat))
+                    .collect()
+            }
+        };
+        self.started = true;
+        let mut more = vec![0u32; self.plan.scenarios.len()];
+        for (index, count) in counts {
+            if let Some(slot) = more.get_mut(index) {
+                *slot += count;
+            }
+        }
+        let mut jobs = Vec::new();
+        for index in start_order(&self.plan.scenarios) {
+            let first = self.next_repeat[index];
+            self.next_repeat[index] += more[index];
+            jobs.extend((first..self.next_repeat[index]).map(|repeat| (index, repeat)));
+        }
+        jobs.into_iter()
     }
 }
 

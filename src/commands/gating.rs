@@ -32,7 +32,7 @@ fn env(name: &str) -> Option<String> {
 /// What the verdict is judged against, read before the run so that a bad baseline or
 /// quarantine list fails the gate (exit 2) before any run, not after it.
 pub(super) struct JudgeInputs {
-    baseline: Option<Baseline>,
+    pub(super) baseline: Option<Baseline>,
     baseline_label: String,
     /// The local file the baseline was read from (`None` for an artifact or no baseline).
     baseline_file: Option<PathBuf>,

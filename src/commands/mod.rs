@@ -1,5 +1,6 @@
 //! The subcommands: wiring between the CLI and the library.
 
+mod adaptive;
 mod cassette;
 mod catalog;
 mod gating;

@@ -73,7 +73,14 @@ pub(super) fn gate_command(
             gating::clear_outputs(&args.out, true)?;
             report
         }
-        None => match run_for_gate(args, &settings, (&file, &file_path), out, err)? {
+        None => match run_for_gate(
+            args,
+            &settings,
+            (&file, &file_path),
+            inputs.baseline.as_ref(),
+            out,
+            err,
+        )? {
             Some(report) => report,
             None => return Ok(Exit::Interrupted),
         },
@@ -88,11 +95,13 @@ pub(super) fn gate_command(
 /// Runs the selected scenarios (or this job's shard of them) and writes `results.json`,
 /// `trace.jsonl` and, with a judge, `judge.jsonl`. `None` when the run was interrupted: the
 /// finished runs were written, and there is no verdict.
-/// `config` is the config file `settings` were resolved from, and the path it was read from.
+/// `config` is the config file `settings` were resolved from, and the path it was read from;
+/// `baseline` is what adaptive repeats settle against.
 fn run_for_gate(
     args: &GateArgs,
     settings: &Settings,
     (file, file_path): (&ConfigFile, &Path),
+    baseline: Option<&crate::gate::Baseline>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Option<RunReport>> {
@@ -115,6 +124,12 @@ fn run_for_gate(
             .map(|scenario| (scenario.id.clone(), scenario.offered_tools(&loaded.catalog)))
             .collect()
     });
+    let schedule =
+        super::adaptive::AdaptiveSchedule::of(args, settings, &selected, baseline, &pins);
+    let mut options = settings.run_options(judge.clone(), offered);
+    options.schedule = schedule
+        .clone()
+        .map(|schedule| schedule as Arc<dyn runner::Schedule>);
     let plan = runner::RunPlan {
         scenarios: selected.into(),
         agent: Arc::new(settings.agent(endpoint.as_ref())?),
@@ -122,7 +137,7 @@ fn run_for_gate(
             .backends
             .clone()
             .expect("a suite loaded without a lock file has backends"),
-        options: Arc::new(settings.run_options(judge.clone(), offered)),
+        options: Arc::new(options),
     };
     let mut meta = settings.run_meta(new_run_id(), endpoint.as_ref());
     meta.usage_unchecked = usage_unchecked;
@@ -142,6 +157,7 @@ fn run_for_gate(
     let keep_spans = args.otel.is_some() || args.otel_endpoint.is_some();
     let (interrupted, spans) = run_suite(&plan, &mut recorder, keep_spans)?;
     let finished = recorder.finished();
+    meta.adaptive = schedule.map(|schedule| schedule.meta(finished));
     if interrupted {
         meta.interrupted = true;
         meta.not_run = recorder.not_run();

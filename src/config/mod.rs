@@ -67,6 +67,8 @@ pub(crate) struct ConfigFile {
     pub prices: Option<PathBuf>,
     /// Runs per scenario (k of pass^k).
     pub repeat: Option<u32>,
+    /// Repeat adaptively, `repeat` being the most runs a scenario gets (`--adaptive`).
+    pub adaptive: Option<bool>,
     /// Scenario runs at the same time.
     pub concurrency: Option<usize>,
     /// Wall-time limit of one run, e.g. `5m`.

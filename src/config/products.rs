@@ -190,6 +190,7 @@ impl Settings {
             tool_offer: model_backed.then(|| self.tool_offer.as_str().to_owned()),
             system_prompt_sha256: self.system_prompt.as_deref().map(crate::fs::sha256_hex),
             repeat: self.repeat,
+            adaptive: None,
             concurrency: self.concurrency,
             run_timeout_ms: u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX),
             scoring: self.scoring(),

@@ -49,8 +49,11 @@ pub(crate) struct Settings {
     pub tolerance: f64,
     /// The pass-rate floor in percent (0..=100); `None`: no floor (the default).
     pub min_pass_rate: Option<f64>,
-    /// Runs per scenario, at least 1 (default 1).
+    /// Runs per scenario, at least 1 (default 1); with `adaptive`, the most a scenario gets.
     pub repeat: u32,
+    /// Repeat adaptively: stop once the verdict of `repeat` runs per scenario is settled
+    /// (default false).
+    pub adaptive: bool,
     /// Scenario runs at the same time, at least 1 (default [`defaults::CONCURRENCY`]).
     pub concurrency: usize,
     /// Wall-time limit of one run (default 5 minutes).
@@ -200,6 +203,7 @@ impl Settings {
             tolerance,
             min_pass_rate,
             repeat: args.repeat.or(file.repeat).unwrap_or(1),
+            adaptive: args.adaptive || file.adaptive.unwrap_or(false),
             concurrency: args
                 .concurrency
                 .map(usize::from)
@@ -259,6 +263,12 @@ impl Settings {
                 "{}: prompted tool calling is for the `openai` agent, not `{}`",
                 origin("tool_calling", args.tool_calling.is_none()),
                 settings.agent.as_str()
+            );
+        }
+        if settings.adaptive && settings.repeat < 2 {
+            bail!(
+                "{}: adaptive repeats need a maximum of at least 2 runs per scenario (`--repeat K`, `repeat:`)",
+                origin("adaptive", !args.adaptive)
             );
         }
         for (is_zero, key, from_file) in [

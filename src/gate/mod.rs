@@ -15,6 +15,7 @@
 //!
 //! See `docs/gate.md` for the method and its simulated false-block rate.
 
+pub mod adaptive;
 pub mod baseline;
 pub mod history;
 pub mod metrics;

@@ -116,8 +116,12 @@ pub struct RunMeta {
     /// not check: its agent reports no model usage (the verdict notes them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub usage_unchecked: Vec<String>,
-    /// Runs per scenario (k of pass^k), at least 1.
+    /// Runs per scenario (k of pass^k), at least 1; with `adaptive`, the most a scenario got.
     pub repeat: u32,
+    /// Set when the run repeated adaptively (`--adaptive`): it stopped once the verdict of
+    /// `repeat` runs per scenario was settled; absent for the fixed design.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<AdaptiveMeta>,
     /// Scenario runs at the same time.
     pub concurrency: usize,
     /// Wall-time limit of one run, in milliseconds.
@@ -131,6 +135,20 @@ pub struct RunMeta {
     /// Scenario runs that never finished because the run was interrupted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<NotRun>,
+}
+
+/// How an adaptive run (`--adaptive`) was configured and what it spent.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AdaptiveMeta {
+    /// The declared maximum of runs per scenario (`--repeat`), at least 2.
+    pub max_repeat: u32,
+    /// The probability, in 0.5..1.0, at which a projected verdict stopped the run (0.99).
+    pub certainty: f64,
+    /// Runs made.
+    pub runs: usize,
+    /// Runs the fixed design would have made: scenarios x `max_repeat`.
+    pub planned: usize,
 }
 
 /// A scenario run that never finished.
@@ -335,7 +353,8 @@ pub struct Summary {
     #[serde(default)]
     pub pass_at_1: Option<f64>,
     /// pass^k (all k runs pass; tau-bench, Yao et al. 2024): the share of scenarios whose runs
-    /// all passed, in 0.0..=1.0, over scenarios with no errored run; `None` when there is none.
+    /// all passed, in 0.0..=1.0, over scenarios with k runs and no errored run (an adaptive
+    /// run's scenarios settled with fewer runs say nothing of k); `None` when there is none.
     #[serde(default)]
     pub pass_hat_k: Option<f64>,
 }
@@ -383,7 +402,7 @@ impl Summary {
         let judged: Vec<&Tally> = self
             .per_scenario
             .values()
-            .filter(|tally| tally.errored == 0)
+            .filter(|tally| tally.errored == 0 && tally.total == self.repeat as usize)
             .collect();
         self.pass_hat_k = (!judged.is_empty()).then(|| {
             let all_passed = judged.iter().filter(|t| t.passed == t.total).count();

@@ -792,3 +792,142 @@ fn report_html_shows_the_verdict_every_scenario_and_a_regression_beside_its_base
     assert!(!out.join("report.html").exists());
     assert!(!out.join("report.md").exists());
 }
+
+/// A baseline of 40 nightly runs in which every smoke scenario passed, made from one
+/// reference run (`toolgate record` + `toolgate baseline`, the counts then multiplied).
+fn forty_night_baseline(dir: &Path) -> String {
+    let (code, _, stderr) = run(&[
+        "gate",
+        "--agent",
+        "reference",
+        "--collect-only",
+        "--out",
+        &arg(dir, "nightly"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let history = arg(dir, "history.jsonl");
+    let results = arg(dir, "nightly/results.json");
+    let (code, _, stderr) = run(&[
+        "record",
+        "--results",
+        &results,
+        "--history",
+        &history,
+        "--branch",
+        "main",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let baseline = arg(dir, "baseline.json");
+    let (code, _, stderr) = run(&[
+        "baseline",
+        "--history",
+        &history,
+        "--branch",
+        "main",
+        "--out",
+        &baseline,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut file = json(Path::new(&baseline));
+    file["runs"] = Value::from(40);
+    for scenario in file["scenarios"].as_array_mut().expect("scenarios") {
+        assert_eq!(scenario["passed"], 1, "the reference passes every scenario");
+        scenario["passed"] = Value::from(40);
+    }
+    std::fs::write(&baseline, file.to_string()).expect("write the baseline");
+    baseline
+}
+
+#[test]
+fn adaptive_repeats_stop_once_the_verdict_is_settled_and_tier_5_gets_every_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let baseline = forty_night_baseline(dir.path());
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--agent",
+        "reference",
+        "--adaptive",
+        "--out",
+        &arg(dir.path(), "refused"),
+    ]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.contains(
+            "`--adaptive`: adaptive repeats need a maximum of at least 2 runs per scenario"
+        ),
+        "{stderr}"
+    );
+
+    let out = arg(dir.path(), "adaptive");
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--agent",
+        "reference",
+        "--adaptive",
+        "--repeat",
+        "3",
+        "--baseline",
+        &baseline,
+        "--out",
+        &out,
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let results = json(&dir.path().join("adaptive/results.json"));
+    let per_scenario = results["summary"]["per_scenario"]
+        .as_object()
+        .expect("per scenario");
+    let tiers: Vec<(u64, u64)> = per_scenario
+        .keys()
+        .map(|id| {
+            let tier = results["scenarios"]
+                .as_array()
+                .expect("scenarios")
+                .iter()
+                .find(|s| s["id"] == id.as_str())
+                .and_then(|s| s["tier"].as_u64())
+                .expect("tier");
+            (tier, per_scenario[id]["total"].as_u64().expect("total"))
+        })
+        .collect();
+    let tier_5 = tiers.iter().filter(|(tier, _)| *tier == 5).count();
+    assert!(tier_5 > 0, "the smoke set has Tier 5 scenarios");
+    // Every scenario passed 40 of 40 nights and passes its first run here: the rest of 3 runs
+    // each would pass with probability > 0.99 after one round, so other tiers stop at one run;
+    // Tier 5 has zero tolerance and gets all 3.
+    for (tier, total) in &tiers {
+        assert_eq!(*total, if *tier == 5 { 3 } else { 1 }, "tier {tier}");
+    }
+    let runs = tiers.len() - tier_5 + 3 * tier_5;
+    assert_eq!(
+        results["run"]["adaptive"],
+        serde_json::json!({"max_repeat": 3, "certainty": 0.99, "runs": runs, "planned": 3 * tiers.len()})
+    );
+    assert!(
+        stdout.contains(&format!(
+            "adaptive repeats settled after {runs} of {} runs (3 per scenario at most): all 3 runs per scenario would pass the rate check (probability > 0.999)",
+            3 * tiers.len()
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nverdict: PASS\n"), "{stdout}");
+
+    // With no tolerance at all, the 3-run verdict needs every remaining run to pass: the
+    // stopped run cannot settle that, and says so instead of passing.
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--results",
+        &arg(dir.path(), "adaptive/results.json"),
+        "--baseline",
+        &baseline,
+        "--tolerance",
+        "0",
+        "--out",
+        &arg(dir.path(), "strict"),
+    ]);
+    assert_eq!(code, 0, "inconclusive exits 0 by default: {stderr}");
+    assert!(
+        stdout.contains("the verdict of 3 runs per scenario is not settled: inconclusive"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nverdict: INCONCLUSIVE\n"), "{stdout}");
+}

@@ -2,9 +2,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::adaptive::{self, Projection};
 use super::stats::{self, Interval};
 use super::{Baseline, Comparison, Decision, Policy, QuarantineUse, Rate, Verdict};
-use crate::results::RunReport;
+use crate::results::{AdaptiveMeta, RunReport};
 use crate::score::Outcome;
 
 /// What the error prefix of a run that overflowed the model's context window starts with
@@ -335,7 +336,60 @@ fn compare(
     };
     verdict.delta_points = Some(delta_points);
     verdict.comparison = Some(comparison);
+    if let Some(meta) = current.run.as_ref().and_then(|run| run.adaptive)
+        && let Some(finding) = adaptive_finding(current, baseline, policy, meta, verdict)
+    {
+        return finding;
+    }
     rate_finding(&comparison, policy, verdict)
+}
+
+/// The finding of an adaptive run that stopped short of every planned run: the fixed
+/// design's verdict as projected, with the runs spent ([`adaptive`]). `None` when every
+/// planned run was made, so the runs are judged as measured.
+fn adaptive_finding(
+    current: &RunReport,
+    baseline: &Baseline,
+    policy: &Policy,
+    meta: AdaptiveMeta,
+    verdict: &mut Verdict,
+) -> Option<RateFinding> {
+    let spent = format!(
+        "after {} of {} runs ({} per scenario at most)",
+        meta.runs, meta.planned, meta.max_repeat
+    );
+    let projection =
+        adaptive::projection_of(current, baseline, policy, meta.max_repeat, meta.certainty);
+    match projection {
+        Projection::Complete => None,
+        Projection::Settled {
+            decision: Decision::Fail,
+            probability,
+        } => {
+            verdict.reasons.push(format!(
+                "adaptive repeats settled {spent}: all {} runs per scenario would show a significant drop beyond the {:.1}-point tolerance (probability {})",
+                meta.max_repeat,
+                policy.tolerance_points,
+                probability_text(probability)
+            ));
+            Some(RateFinding::Regression)
+        }
+        Projection::Settled { probability, .. } => {
+            verdict.notes.push(format!(
+                "adaptive repeats settled {spent}: all {} runs per scenario would pass the rate check (probability {})",
+                meta.max_repeat,
+                probability_text(probability)
+            ));
+            Some(RateFinding::WithinBand)
+        }
+        Projection::Unsettled { .. } => {
+            verdict.reasons.push(format!(
+                "adaptive repeats stopped {spent}, and under this tolerance and alpha the verdict of {} runs per scenario is not settled: inconclusive, gate the run with the policy it ran with or run again",
+                meta.max_repeat
+            ));
+            Some(RateFinding::Inconclusive)
+        }
+    }
 }
 
 /// The scenarios whose file changed since the baseline, which are left out of the comparison
@@ -350,17 +404,7 @@ fn changed_files(
         (Some(now), Some(before)) => {
             verdict.ruler_moved = now.ruler_changes(before);
             verdict.subject_changed = now.subject_changes(before);
-            changed_files = now
-                .scenarios
-                .iter()
-                .filter(|(id, pin)| {
-                    before
-                        .scenarios
-                        .get(*id)
-                        .is_some_and(|b| b.sha256 != pin.sha256)
-                })
-                .map(|(id, _)| id.clone())
-                .collect();
+            changed_files = super::adaptive::changed_scenarios(now, before);
         }
         _ => verdict.notes.push(
             "the run or the baseline has no pinned metadata: cannot tell whether the ruler moved"
@@ -480,6 +524,15 @@ fn rate_finding(comparison: &Comparison, policy: &Policy, verdict: &mut Verdict)
             policy.alpha
         ));
         RateFinding::Inconclusive
+    }
+}
+
+/// A probability for people: three decimals, `> 0.999` above that (never a rounded 1).
+fn probability_text(p: f64) -> String {
+    if p > 0.999 {
+        "> 0.999".to_owned()
+    } else {
+        format!("{p:.3}")
     }
 }
 
