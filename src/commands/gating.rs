@@ -39,6 +39,13 @@ pub(super) struct JudgeInputs {
     quarantine: Vec<quarantine::QuarantineEntry>,
 }
 
+impl JudgeInputs {
+    /// The baseline's pins, when there is a baseline and it has them.
+    pub(super) fn baseline_pins(&self) -> Option<&crate::results::pins::Pins> {
+        self.baseline.as_ref()?.pins.as_ref()
+    }
+}
+
 /// Reads the baseline (`--baseline`, default `ROOT/baseline.json`, or a GitHub artifact)
 /// and the quarantine list. Errors name the file and what is wrong with it.
 pub(super) fn load_inputs(args: &GateArgs, out: &mut dyn Write) -> Result<JudgeInputs> {
