@@ -960,3 +960,43 @@ fn cache_reuses_a_run_measured_the_same_way_and_not_after_a_setting_changed() {
         "{stderr}"
     );
 }
+
+#[test]
+fn merged_impact_scoped_shards_keep_every_selected_and_skipped_scenario() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path());
+    let mut parts = Vec::new();
+    for i in 1..=2 {
+        let out = arg(dir.path(), &format!("shard{i}"));
+        let (code, stdout, stderr) = run(&[
+            "gate",
+            "--all",
+            "--impact",
+            "--baseline",
+            &full.display().to_string(),
+            "--shard",
+            &format!("{i}/2"),
+            "--collect-only",
+            "--out",
+            &out,
+        ]);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        parts.push(format!("{out}/results.json"));
+    }
+    let merged = arg(dir.path(), "merged.json");
+    let (code, stdout, stderr) = run(&["merge", &parts[0], &parts[1], "--out", &merged]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let impact = json(Path::new(&merged))["run"]["impact"].clone();
+    let ids = |key: &str| -> Vec<String> {
+        impact[key]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|scoped| scoped["id"].as_str().map(str::to_owned))
+            .collect()
+    };
+    // Nothing changed since the baseline: only Tier 5 runs, in suite order.
+    let expected: Vec<String> = (1..=12).map(|n| format!("T5-{n:03}")).collect();
+    assert_eq!(ids("selected"), expected);
+    assert_eq!(ids("skipped").len(), 66);
+}
