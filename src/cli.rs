@@ -416,6 +416,24 @@ pub struct GateArgs {
     /// passes) [default: reported, never blocks].
     #[arg(long, value_name = "PERCENT", value_parser = parse_growth)]
     pub max_token_growth: Option<f64>,
+    /// Run only the scenarios that the change since the baseline can affect, decided before
+    /// running from the baseline's pins: every Tier 5 scenario, new or changed scenario files,
+    /// changed fixtures, and the scenarios that offer a changed tool. Everything runs, with a
+    /// note saying why, without baseline pins or when the model, provider, system prompt, judge
+    /// or harness changed (docs/gate.md) [default: `impact:` in toolgate.yaml, else off].
+    #[arg(long, conflicts_with = "results")]
+    pub impact: bool,
+    /// Reuse a run measured the same way from this directory instead of calling the model
+    /// again (same pins, settings and scenarios: the cache key), and store a run that was not
+    /// reused there. Never for the `command` and `replay` agents, interrupted runs or runs
+    /// with errored runs (docs/gate.md).
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "TOOLGATE_CACHE",
+        conflicts_with = "results"
+    )]
+    pub cache: Option<PathBuf>,
     /// Directory for the output set: `results.json`, `trace.jsonl`, `report.md`,
     /// `report.html`, `junit.xml`, `verdict.json` (and `judge.jsonl` with a judge).
     #[arg(long, default_value = "toolgate-out")]

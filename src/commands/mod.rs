@@ -11,6 +11,7 @@ mod run;
 mod schema;
 mod score;
 mod serve;
+mod spend;
 mod suite;
 mod view;
 

@@ -21,7 +21,7 @@ use crate::results::{Recorder, RunReport, shard};
 use crate::runner;
 use crate::scenario::{Scenario, SmokeSet};
 
-use super::{gating, interrupted, new_run_id, runtime, suite};
+use super::{gating, interrupted, new_run_id, runtime, spend, suite};
 
 /// The selected scenarios whose `usage_budget` sets token, model-call or cost limits that this
 /// run cannot check, because its agent reports no model usage (they are named in the
@@ -78,8 +78,7 @@ pub(super) fn gate_command(
             &settings,
             (&file, &file_path),
             inputs.baseline.as_ref(),
-            out,
-            err,
+            (out, err),
         )? {
             Some(report) => report,
             None => return Ok(Exit::Interrupted),
@@ -96,14 +95,15 @@ pub(super) fn gate_command(
 /// `trace.jsonl` and, with a judge, `judge.jsonl`. `None` when the run was interrupted: the
 /// finished runs were written, and there is no verdict.
 /// `config` is the config file `settings` were resolved from, and the path it was read from;
-/// `baseline` is what adaptive repeats settle against.
+/// `baseline` is what `--impact` narrows the scenarios with (its pins) and adaptive repeats
+/// settle against. With `--cache`, a cached run measured the same way is reused instead (see
+/// [`spend`]).
 fn run_for_gate(
     args: &GateArgs,
     settings: &Settings,
     (file, file_path): (&ConfigFile, &Path),
     baseline: Option<&crate::gate::Baseline>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
+    (out, err): (&mut dyn Write, &mut dyn Write),
 ) -> Result<Option<RunReport>> {
     let loaded = suite::load_recording(
         &args.suite,
@@ -113,9 +113,17 @@ fn run_for_gate(
         suite::CALL_TIMEOUT,
         args.record.as_deref(),
     )?;
-    let selected = select(args, &loaded.scenarios, &loaded.smoke)?;
-    let usage_unchecked = check_usage_limits(settings, &selected)?;
+    let candidates = select(args, &loaded.scenarios, &loaded.smoke)?;
     let endpoint = settings.endpoint(&|name| std::env::var(name).ok());
+    let (selected, impact) = spend::narrow(
+        args,
+        settings,
+        endpoint.as_ref(),
+        (candidates, &loaded),
+        baseline.and_then(|b| b.pins.as_ref()),
+        err,
+    )?;
+    let usage_unchecked = check_usage_limits(settings, &selected)?;
     let pins = pins(args, settings, endpoint.as_ref(), &selected, &loaded)?;
     let judge = settings.judge()?.map(Arc::new);
     let offered = (settings.tool_offer == runner::ToolOffer::Scenario).then(|| {
@@ -144,6 +152,19 @@ fn run_for_gate(
     if settings.agent.api().is_some() {
         meta.catalog_tokens = Some(catalog_tokens(&loaded.catalog));
     }
+    let key = spend::cache_key(
+        args,
+        settings,
+        (&pins, &meta, &plan.scenarios),
+        &loaded,
+        err,
+    )?;
+    if let Some(key) = &key
+        && let Some(report) = spend::reuse(args, key, impact.clone(), err)?
+    {
+        return Ok(Some(report));
+    }
+    meta.impact = impact;
     // What an agent was given may come back in its answers and calls: the environment's
     // secrets never reach the results, the trace or the judge's log.
     let environment = Redactor::from_env();
@@ -167,6 +188,44 @@ fn run_for_gate(
     // results back from the file: no run's result was held in memory while the suite ran.
     let stale = gating::stale_outputs(&args.out, false);
     let report = RunReport::load(&recorder.finish(meta, Some(pins), &stale)?)?;
+    say_cassettes(args, &loaded, finished, out)?;
+    if keep_spans {
+        let agent = plan.agent.as_ref();
+        export_spans(
+            args,
+            agent,
+            endpoint.as_ref(),
+            &plan.scenarios,
+            &spans,
+            &report,
+            (out, err),
+        )?;
+    }
+    if let Some(judge) = &judge {
+        write_judge_log(&args.out, judge, &environment)?;
+    }
+    if let Some(key) = &key {
+        spend::store(args, key, &report, err)?;
+    }
+    if interrupted {
+        let total = plan.scenarios.len() * settings.repeat as usize;
+        writeln!(
+            out,
+            "interrupted: {finished} of {total} runs finished; no verdict"
+        )?;
+        writeln!(out, "results: {}", args.out.join("results.json").display())?;
+        return Ok(None);
+    }
+    Ok(Some(report))
+}
+
+/// Says where cassettes were recorded to (`--record`) or replayed from.
+fn say_cassettes(
+    args: &GateArgs,
+    loaded: &suite::Suite,
+    finished: usize,
+    out: &mut dyn Write,
+) -> Result<()> {
     if let Some(dir) = &args.record {
         writeln!(
             out,
@@ -181,36 +240,21 @@ fn run_for_gate(
             dir.display()
         )?;
     }
-    if keep_spans {
-        let agent = plan.agent.as_ref();
-        export_spans(
-            args,
-            agent,
-            endpoint.as_ref(),
-            &plan.scenarios,
-            &spans,
-            &report,
-            (out, err),
-        )?;
-    }
-    if let Some(judge) = &judge {
-        let audit: String = judge
-            .audit_log()
-            .iter()
-            .map(|entry| environment.redact(&entry.to_string()) + "\n")
-            .collect();
-        write_atomic(&args.out.join("judge.jsonl"), audit.as_bytes())?;
-    }
-    if interrupted {
-        let total = plan.scenarios.len() * settings.repeat as usize;
-        writeln!(
-            out,
-            "interrupted: {finished} of {total} runs finished; no verdict"
-        )?;
-        writeln!(out, "results: {}", args.out.join("results.json").display())?;
-        return Ok(None);
-    }
-    Ok(Some(report))
+    Ok(())
+}
+
+/// Writes the judge's audit log, redacted, as `judge.jsonl` in `out_dir`.
+fn write_judge_log(
+    out_dir: &Path,
+    judge: &crate::judge::Judge,
+    environment: &Redactor,
+) -> Result<()> {
+    let audit: String = judge
+        .audit_log()
+        .iter()
+        .map(|entry| environment.redact(&entry.to_string()) + "\n")
+        .collect();
+    write_atomic(&out_dir.join("judge.jsonl"), audit.as_bytes())
 }
 
 /// The scenarios this job runs, in suite order: `--all`, the `--only` ids, or the smoke set,
@@ -243,7 +287,7 @@ fn select(args: &GateArgs, scenarios: &[Scenario], smoke: &SmokeSet) -> Result<V
 /// shard, the tool offer, the servers and the mock catalog's rules.
 ///
 /// Errors: a fixture or the mock catalog cannot be read.
-fn pins(
+pub(super) fn pins(
     args: &GateArgs,
     settings: &Settings,
     endpoint: Option<&Endpoint>,

@@ -91,6 +91,8 @@ pub(crate) struct ConfigFile {
     /// Model agents: offer `all` tools (default) or only the `scenario`'s groups and
     /// look-alikes in each scenario.
     pub tool_offer: Option<ToolOffer>,
+    /// `gate`: run only the scenarios the change since the baseline can affect (`--impact`).
+    pub impact: Option<bool>,
     /// Run the suite on the user's declarative mock tools instead of the built-in world.
     pub mocks: Option<MocksConfig>,
     /// What recorded cassettes leave out, and what `toolgate cassette verify` ignores.

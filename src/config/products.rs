@@ -196,6 +196,8 @@ impl Settings {
             scoring: self.scoring(),
             interrupted: false,
             not_run: Vec::new(),
+            impact: None,
+            cached_from: None,
         }
     }
 

@@ -71,6 +71,9 @@ pub(crate) struct Settings {
     pub tool_calling: ToolCalling,
     /// Model agents: which tools each scenario offers (`--tool-offer`, `tool_offer:`).
     pub tool_offer: ToolOffer,
+    /// Run only the scenarios the change since the baseline can affect (`--impact`,
+    /// `impact: true`); off by default.
+    pub impact: bool,
     /// What an omitted argument with a schema default counts as (`--omitted-defaults`).
     pub omitted_defaults: OmittedDefaults,
     /// The judge, when `--judge-model` names one: where it is reached and where its verdicts
@@ -223,6 +226,7 @@ impl Settings {
             stream: args.stream || file.stream.unwrap_or(false),
             tool_calling: args.tool_calling.or(file.tool_calling).unwrap_or_default(),
             tool_offer: args.tool_offer.or(file.tool_offer).unwrap_or_default(),
+            impact: args.impact || file.impact.unwrap_or(false),
             omitted_defaults: args.omitted_defaults,
             judge: args.judge.judge_model.as_ref().map(|model| {
                 super::products::judge_config(

@@ -20,6 +20,7 @@ pub mod baseline;
 pub mod history;
 pub mod metrics;
 pub mod quarantine;
+mod scope;
 pub mod stats;
 mod verdict;
 

@@ -74,6 +74,7 @@ pub(crate) fn pins(harness: &str, t2_hash: char) -> Pins {
         harness_version: harness.into(),
         scenario_set_sha256: String::new(),
         catalog_sha256: "c".repeat(64),
+        tools: std::collections::BTreeMap::new(),
         fixture_sha256: String::new(),
         servers: std::collections::BTreeMap::new(),
         scenarios: files

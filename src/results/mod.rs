@@ -18,6 +18,8 @@ use crate::score::metrics::{Grouped, MetricsReport, RunMetrics};
 use crate::score::{Check, Outcome, ScoringOptions};
 use crate::trace::TraceLine;
 
+pub mod cache;
+pub mod impact;
 pub mod look_alikes;
 pub mod pins;
 pub mod recorder;
@@ -135,6 +137,14 @@ pub struct RunMeta {
     /// Scenario runs that never finished because the run was interrupted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_run: Vec<NotRun>,
+    /// What `--impact` decided before the run: the changes since the baseline, the scenarios
+    /// that ran and those skipped, each with why; absent without `--impact`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impact: Option<impact::Impact>,
+    /// The id of the run whose results these are, reused from the `--cache` directory because
+    /// it had the same cache key (no model was called); absent for a run that ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_from: Option<String>,
 }
 
 /// How an adaptive run (`--adaptive`) was configured and what it spent.

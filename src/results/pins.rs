@@ -47,6 +47,11 @@ pub struct Pins {
     pub scenario_set_sha256: String,
     /// SHA-256 of the tool catalog (its definitions as compact JSON, in catalog order).
     pub catalog_sha256: String,
+    /// Per tool name: SHA-256 of its definition as compact JSON, so that a change can be
+    /// traced to the tools it touched (`gate --impact`). Empty (and left out of the file) in
+    /// files written before per-tool hashes existed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, String>,
     /// SHA-256 over the sorted `name sha256` lines of `fixtures`.
     pub fixture_sha256: String,
     /// Per scenario id: its file (relative to the suite root, `/`-separated) and hash.
@@ -194,6 +199,20 @@ fn hash_tree(path: &Path) -> Result<String> {
     Ok(set_hash(files.iter()))
 }
 
+/// The names under which [`Pins::fixtures`] holds the fixtures `scenario` (loaded under
+/// `root`) uses: its seed state and its seed directory, in that order; empty when it has none.
+pub fn fixture_names(scenario: &Scenario, root: &Path) -> Vec<String> {
+    let seed_state = scenario
+        .seed_state
+        .as_ref()
+        .map(|_| scenario.seed_state_name.clone());
+    let seed_path = scenario
+        .seed_path
+        .as_ref()
+        .map(|path| relative_name(path, root));
+    seed_state.into_iter().chain(seed_path).collect()
+}
+
 impl Pins {
     /// Pins a run of `scenarios` (loaded under `root`) against `catalog`.
     ///
@@ -231,6 +250,15 @@ impl Pins {
         }
         let catalog_json =
             serde_json::to_string(catalog.definitions()).expect("tool definitions are JSON");
+        let tools = catalog
+            .tools()
+            .iter()
+            .map(|tool| {
+                let json =
+                    serde_json::to_string(&tool.definition).expect("tool definitions are JSON");
+                (tool.name.clone(), sha256_hex(json.as_bytes()))
+            })
+            .collect();
         Ok(Pins {
             model: subject.model.clone(),
             provider: subject.provider.clone(),
@@ -243,6 +271,7 @@ impl Pins {
             harness_version: HARNESS_VERSION.to_string(),
             scenario_set_sha256: set_hash(pinned.iter().map(|(id, pin)| (id, &pin.sha256))),
             catalog_sha256: sha256_hex(catalog_json.as_bytes()),
+            tools,
             fixture_sha256: set_hash(fixtures.iter()),
             scenarios: pinned,
             fixtures,
@@ -291,6 +320,14 @@ impl Pins {
             changes.push("the tool catalog changed".to_string());
         }
         changes.extend(self.server_changes(baseline));
+        changes.extend(self.method_changes(baseline));
+        changes
+    }
+
+    /// Where the way of measuring differs from `baseline`, one line each: the tool offer, the
+    /// judge model and the harness version. Each can move any scenario's outcome.
+    pub fn method_changes(&self, baseline: &Pins) -> Vec<String> {
+        let mut changes = Vec::new();
         if self.tool_offer != baseline.tool_offer {
             let offer = |offer: &Option<String>| offer.clone().unwrap_or_else(|| "all".to_owned());
             changes.push(format!(
@@ -422,6 +459,7 @@ pub(crate) mod tests {
             harness_version: "0.1.0".into(),
             scenario_set_sha256: String::new(),
             catalog_sha256: "c".repeat(64),
+            tools: BTreeMap::new(),
             fixture_sha256: String::new(),
             servers: BTreeMap::new(),
             scenarios: [

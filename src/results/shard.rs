@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 
 use anyhow::{Result, bail};
 
-use crate::results::pins::Shard;
+use crate::results::impact::{Impact, Scoped};
+use crate::results::pins::{Pins, Shard};
 use crate::results::{RunReport, Summary};
 
 /// Keeps the items of `shard` (by position), or all without a shard.
@@ -86,6 +87,7 @@ pub fn merge(parts: &[(String, RunReport)]) -> Result<RunReport> {
     });
     pins.shard = None;
     pins.rehash();
+    let impact = merged_impact(parts, &pins);
     merged.pins = Some(pins);
     // The merged file is of every part's run: its id names them all, in the parts' order.
     let ids: Vec<&str> = parts
@@ -94,9 +96,53 @@ pub fn merge(parts: &[(String, RunReport)]) -> Result<RunReport> {
         .collect();
     if let Some(run) = merged.run.as_mut() {
         run.run_id = (!ids.is_empty()).then(|| ids.join("+"));
+        run.impact = impact;
+        let cached: Vec<&str> = parts
+            .iter()
+            .filter_map(|(_, part)| part.run.as_ref()?.cached_from.as_deref())
+            .collect();
+        run.cached_from = (cached.len() == parts.len()).then(|| cached.join("+"));
     }
     merged.summary = Summary::of(&merged.scenarios);
     merged.metrics = crate::results::metrics_of(&merged.scenarios);
     merged.confused_pairs = crate::results::confused_pairs_of(&merged.metrics);
     Ok(merged)
+}
+
+/// The parts' `--impact` decisions as one: the changes of every part, and every part's
+/// selected and skipped scenarios in suite order (by their files in `pins`, then by id);
+/// `None` when no part was impact-scoped.
+fn merged_impact(parts: &[(String, RunReport)], pins: &Pins) -> Option<Impact> {
+    let impacts: Vec<&Impact> = parts
+        .iter()
+        .filter_map(|(_, part)| part.run.as_ref()?.impact.as_ref())
+        .collect();
+    let first = impacts.first()?;
+    let union = |field: fn(&Impact) -> &Vec<String>| -> Vec<String> {
+        let names: BTreeSet<&String> = impacts.iter().flat_map(|i| field(i)).collect();
+        names.into_iter().cloned().collect()
+    };
+    let in_order = |field: fn(&Impact) -> &Vec<Scoped>| -> Vec<Scoped> {
+        let mut all: Vec<Scoped> = impacts.iter().flat_map(|i| field(i)).cloned().collect();
+        all.sort_by_key(|s| {
+            (
+                pins.scenarios.get(&s.id).map(|p| p.path.clone()),
+                s.id.clone(),
+            )
+        });
+        all
+    };
+    let selected = in_order(|i| &i.selected);
+    Some(Impact {
+        changed_tools: union(|i| &i.changed_tools),
+        changed_scenarios: selected
+            .iter()
+            .map(|s| s.id.clone())
+            .filter(|id| impacts.iter().any(|i| i.changed_scenarios.contains(id)))
+            .collect(),
+        changed_fixtures: union(|i| &i.changed_fixtures),
+        selected,
+        skipped: in_order(|i| &i.skipped),
+        all_because: first.all_because.clone(),
+    })
 }

@@ -931,3 +931,211 @@ fn adaptive_repeats_stop_once_the_verdict_is_settled_and_tier_5_gets_every_run()
     );
     assert!(stdout.contains("\nverdict: INCONCLUSIVE\n"), "{stdout}");
 }
+
+/// SHA-256 of `text`, lowercase hex, as pins write it.
+fn sha256(text: &str) -> String {
+    toolgate::fs::sha256_hex(text.as_bytes())
+}
+
+#[test]
+fn impact_runs_only_the_scenarios_a_changed_tool_can_affect_and_every_tier_5() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path());
+    // The baseline was measured before `crm_update_contact`'s description was edited: its pins
+    // hold the old definition's hash (the built-in catalog is compiled in, so the edit is
+    // made on the baseline's side).
+    let mut baseline = json(&full);
+    let tools: Vec<Value> = serde_json::from_str(include_str!("../../src/catalog/crm.json"))
+        .expect("the CRM catalog is JSON");
+    let mut old = tools
+        .into_iter()
+        .find(|tool| tool["name"] == "crm_update_contact")
+        .expect("the catalog has crm_update_contact");
+    old["description"] = Value::from("Update a contact.");
+    baseline["pins"]["tools"]["crm_update_contact"] = Value::from(sha256(&old.to_string()));
+    baseline["pins"]["catalog_sha256"] = Value::from("0".repeat(64));
+    let baseline_path = dir.path().join("baseline.json");
+    std::fs::write(&baseline_path, baseline.to_string()).expect("write");
+
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--all",
+        "--impact",
+        "--baseline",
+        &baseline_path.display().to_string(),
+        "--out",
+        &arg(dir.path(), "out"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "impact: 33 of 78 scenarios run, those the change since the baseline can affect; 45 skipped\n"
+        ),
+        "{stderr}"
+    );
+    let results = json(&dir.path().join("out/results.json"));
+    let impact = &results["run"]["impact"];
+    assert_eq!(
+        impact["changed_tools"],
+        serde_json::json!(["crm_update_contact"])
+    );
+    assert_eq!(impact["skipped"].as_array().map(Vec::len), Some(45));
+    let ran: Vec<&str> = results["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter_map(|result| result["id"].as_str())
+        .collect();
+    let selected: Vec<&str> = impact["selected"]
+        .as_array()
+        .expect("selected")
+        .iter()
+        .filter_map(|scoped| scoped["id"].as_str())
+        .collect();
+    assert_eq!(ran, selected);
+    let tier_5: Vec<&str> = ran
+        .iter()
+        .copied()
+        .filter(|id| id.starts_with("T5-"))
+        .collect();
+    assert_eq!(tier_5.len(), 12, "{ran:?}");
+    assert!(
+        ran.contains(&"T1-001") && !ran.contains(&"T1-004"),
+        "{ran:?}"
+    );
+    let t1_004 = impact["skipped"]
+        .as_array()
+        .expect("skipped")
+        .iter()
+        .find(|scoped| scoped["id"] == "T1-004")
+        .expect("T1-004 is skipped");
+    assert_eq!(
+        t1_004["reason"],
+        "no changed tool among its 15 offered tools; its file and fixtures are unchanged"
+    );
+
+    let note = "impact: 33 of 78 scenarios ran, those the change since the baseline can affect \
+                (changed tools: `crm_update_contact`); the comparison covers only them; 45 \
+                skipped (run.impact.skipped in results.json)";
+    let verdict = json(&dir.path().join("out/verdict.json"));
+    assert_eq!(verdict["decision"], "pass");
+    assert!(
+        verdict["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .any(|n| n == note),
+        "{verdict}"
+    );
+    assert_eq!(verdict["comparison"]["scenarios"], 33);
+    assert!(stdout.contains(note), "{stdout}");
+    let markdown = std::fs::read_to_string(dir.path().join("out/report.md")).expect("report");
+    assert!(
+        markdown.contains("impact: 33 of 78 scenarios ran"),
+        "{markdown}"
+    );
+    let html = std::fs::read_to_string(dir.path().join("out/report.html")).expect("page");
+    assert!(
+        html.contains(" new, 0 gone."),
+        "skipped scenarios are not gone"
+    );
+}
+
+#[test]
+fn cache_reuses_a_run_measured_the_same_way_and_not_after_a_setting_changed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = arg(dir.path(), "cache");
+    let gate = |out: &str, extra: &[&str]| {
+        let mut args = vec!["gate", "--cache", &cache, "--out"];
+        let out = arg(dir.path(), out);
+        args.push(&out);
+        args.extend(extra);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        (
+            json(&dir.path().join(&out).join("results.json")),
+            stdout,
+            stderr,
+        )
+    };
+    let (first, _, stderr) = gate("first", &["--collect-only"]);
+    assert!(stderr.contains("cache: no run with key "), "{stderr}");
+    assert!(
+        stderr.contains("cache: stored this run under key "),
+        "{stderr}"
+    );
+    let first_id = first["run"]["run_id"]
+        .as_str()
+        .expect("a run id")
+        .to_owned();
+    assert_eq!(first["run"].get("cached_from"), None);
+
+    let (second, stdout, stderr) = gate("second", &["--concurrency", "3"]);
+    assert!(
+        stderr.contains(&format!("cache: reused the results of run `{first_id}`")),
+        "{stderr}"
+    );
+    assert_eq!(second["run"]["run_id"], first_id.as_str());
+    assert_eq!(second["run"]["cached_from"], first_id.as_str());
+    assert_eq!(second["scenarios"], first["scenarios"]);
+    assert!(dir.path().join("second/trace.jsonl").is_file());
+    let note = format!(
+        "cache: these are the results of run `{first_id}`, reused because it had the same cache \
+         key (pins, settings and scenarios): no model was called"
+    );
+    assert!(stdout.contains(&note), "{stdout}");
+
+    let (third, _, stderr) = gate("third", &["--collect-only", "--max-turns", "5"]);
+    assert!(stderr.contains("cache: no run with key "), "{stderr}");
+    assert_ne!(third["run"]["run_id"], first_id.as_str());
+    assert_eq!(third["run"].get("cached_from"), None);
+
+    let (_, _, stderr) = gate(
+        "command",
+        &["--collect-only", "--agent", "command", "--command", "true"],
+    );
+    assert!(
+        stderr.contains("cache: not used: the `command` agent's program is not pinned\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn merged_impact_scoped_shards_keep_every_selected_and_skipped_scenario() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let full = full_run(dir.path());
+    let mut parts = Vec::new();
+    for i in 1..=2 {
+        let out = arg(dir.path(), &format!("shard{i}"));
+        let (code, stdout, stderr) = run(&[
+            "gate",
+            "--all",
+            "--impact",
+            "--baseline",
+            &full.display().to_string(),
+            "--shard",
+            &format!("{i}/2"),
+            "--collect-only",
+            "--out",
+            &out,
+        ]);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        parts.push(format!("{out}/results.json"));
+    }
+    let merged = arg(dir.path(), "merged.json");
+    let (code, stdout, stderr) = run(&["merge", &parts[0], &parts[1], "--out", &merged]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let impact = json(Path::new(&merged))["run"]["impact"].clone();
+    let ids = |key: &str| -> Vec<String> {
+        impact[key]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|scoped| scoped["id"].as_str().map(str::to_owned))
+            .collect()
+    };
+    // Nothing changed since the baseline: only Tier 5 runs, in suite order.
+    let expected: Vec<String> = (1..=12).map(|n| format!("T5-{n:03}")).collect();
+    assert_eq!(ids("selected"), expected);
+    assert_eq!(ids("skipped").len(), 66);
+}

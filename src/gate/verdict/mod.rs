@@ -91,6 +91,11 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
     }
     let overall = current.summary.overall;
     let diagnoses = diagnoses(current);
+    verdict.notes.extend(super::scope::notes(current));
+    if super::scope::nothing_affected(current) {
+        // A change no scenario can see: nothing ran, and nothing is wrong.
+        return verdict;
+    }
     if overall.total == 0 || overall.errored * 2 > overall.total {
         verdict.decision = Decision::NoVerdict;
         verdict.reasons.push(format!(

@@ -67,8 +67,16 @@ pub(super) fn changes<'a>(input: &Input<'a>) -> Vec<(Change, &'a str)> {
             found.push((Change::Fixed, id));
         }
     }
+    // A scenario `--impact` skipped did not go anywhere: the change cannot affect it.
+    let skipped = |id: &str| {
+        report
+            .run
+            .as_ref()
+            .and_then(|run| run.impact.as_ref())
+            .is_some_and(|impact| impact.is_skipped(id))
+    };
     for scenario in &baseline.scenarios {
-        if report.scenario(&scenario.id).is_none() {
+        if report.scenario(&scenario.id).is_none() && !skipped(&scenario.id) {
             found.push((Change::Gone, scenario.id.as_str()));
         }
     }
