@@ -33,40 +33,15 @@ use std::time::SystemTime;
 
 use toolgate::catalog::Catalog;
 use toolgate::gate::adaptive::{self, Projection, Tally};
-use toolgate::gate::baseline::{BASELINE_SCHEMA_VERSION, BaselineKind, BaselineScenario};
-use toolgate::gate::metrics::Metrics;
+use toolgate::gate::baseline::BaselineScenario;
+use toolgate::gate::simulation::{self, Rng};
 use toolgate::gate::{Baseline, Decision, Policy, decide};
 use toolgate::results::pins::{Pins, Subject};
-use toolgate::results::{AdaptiveMeta, RunMeta, RunReport, ScenarioResult, Summary};
+use toolgate::results::{AdaptiveMeta, RunMeta, RunReport};
 use toolgate::scenario::{Scenario, SmokeSet};
 use toolgate::score::Outcome;
 
 const K: u32 = 3;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next_f64(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.next_f64() * n as f64) as usize).min(n - 1)
-    }
-
-    fn outcome(&mut self, p: f64) -> Outcome {
-        if self.next_f64() < p {
-            Outcome::Pass
-        } else {
-            Outcome::Fail
-        }
-    }
-}
 
 /// One pull request of the history.
 enum Change {
@@ -184,9 +159,7 @@ fn head_truth(world: &World, change: &Change, breaks: bool) -> Vec<f64> {
 fn baseline(world: &World, nights: usize, pins: Pins, rng: &mut Rng) -> Baseline {
     let scenarios = (0..world.smoke.len())
         .map(|i| {
-            let passed = (0..nights)
-                .filter(|_| rng.next_f64() < world.truth(i))
-                .count();
+            let passed = rng.passes(world.truth(i), nights);
             BaselineScenario {
                 id: world.smoke[i].id.clone(),
                 tier: world.smoke[i].tier,
@@ -197,20 +170,7 @@ fn baseline(world: &World, nights: usize, pins: Pins, rng: &mut Rng) -> Baseline
             }
         })
         .collect();
-    let mut scenarios: Vec<BaselineScenario> = scenarios;
-    scenarios.sort_by(|a, b| a.id.cmp(&b.id));
-    Baseline {
-        schema_version: BASELINE_SCHEMA_VERSION,
-        kind: BaselineKind::Baseline,
-        branch: Some("main".into()),
-        window: None,
-        runs: nights,
-        excluded_runs: 0,
-        pins: Some(pins),
-        metrics: Metrics::default(),
-        scenarios,
-        trend: Vec::new(),
-    }
+    simulation::baseline(scenarios, nights, Some(pins))
 }
 
 /// The head's runs of the scenarios at `run` (positions in the smoke set): `K` each, or
@@ -288,50 +248,24 @@ fn report(
 ) -> RunReport {
     let mut scenarios = Vec::new();
     for (&i, runs) in run.iter().zip(outcomes) {
+        let scenario = &world.smoke[i];
         for (r, &outcome) in runs.iter().enumerate() {
-            let scenario = &world.smoke[i];
-            scenarios.push(ScenarioResult {
-                state_diff: Vec::new(),
-                lines: Default::default(),
-                id: scenario.id.clone(),
-                tier: scenario.tier,
-                kind: scenario.kind,
+            let repeat = u32::try_from(r).unwrap_or(0);
+            scenarios.push(simulation::result(
+                &scenario.id,
+                scenario.tier,
+                scenario.kind,
                 outcome,
-                error: None,
-                calls: 1,
-                checks: Vec::new(),
-                final_answer: None,
-                duration_ms: 0,
-                repeat: u32::try_from(r).unwrap_or(0),
-                turns: None,
-                hit_turn_limit: false,
-                truncated: false,
-                timed_out: false,
-                call_as_text: false,
-                usage: None,
-                metrics: None,
-                judge: None,
-                category: None,
-                judge_error: None,
-            });
+                repeat,
+            ));
         }
     }
-    RunReport {
-        schema_version: 1,
-        toolgate_version: "sim".into(),
-        agent: "sim".into(),
-        model: None,
-        pins: Some(world.pins.clone()),
-        run: Some(RunMeta {
-            repeat: K,
-            adaptive,
-            ..RunMeta::default()
-        }),
-        metrics: Default::default(),
-        confused_pairs: Vec::new(),
-        summary: Summary::of(&scenarios),
-        scenarios,
-    }
+    let meta = RunMeta {
+        repeat: K,
+        adaptive,
+        ..RunMeta::default()
+    };
+    simulation::report(scenarios, Some(world.pins.clone()), Some(meta))
 }
 
 fn policy() -> Policy {
@@ -365,8 +299,8 @@ struct Totals {
 fn play(world: &World, design: Design, prs: usize, nights: usize, seed: u64) -> Totals {
     // The history (changes, breaks, baselines) comes from its own generator, so every design
     // is played on the same pull requests; the runs' outcomes from another.
-    let mut history = Rng(seed);
-    let mut rng = Rng(seed ^ 0x00C0_FFEE);
+    let mut history = Rng::new(seed);
+    let mut rng = Rng::new(seed ^ 0x00C0_FFEE);
     let mut totals = Totals::default();
     let all: Vec<usize> = (0..world.smoke.len()).collect();
     let full_base: usize = all.iter().map(|&i| world.calls(i) * K as usize).sum();

@@ -23,126 +23,33 @@
 use std::time::SystemTime;
 
 use toolgate::gate::adaptive::{self, Projection, Tally};
-use toolgate::gate::baseline::{BASELINE_SCHEMA_VERSION, BaselineKind, BaselineScenario};
-use toolgate::gate::metrics::Metrics;
+use toolgate::gate::simulation::{self, Rng, id};
 use toolgate::gate::{Baseline, Decision, Policy, decide};
-use toolgate::results::{AdaptiveMeta, RunMeta, RunReport, ScenarioResult, Summary};
+use toolgate::results::{AdaptiveMeta, RunMeta, RunReport};
 use toolgate::scenario::ScenarioKind;
 use toolgate::score::Outcome;
 
 /// The most runs per scenario, as `--repeat 3`.
 const K: u32 = 3;
 
-/// splitmix64 with a fixed seed: reproducible runs.
-struct Rng(u64);
-
-impl Rng {
-    fn next_f64(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn outcome(&mut self, p: f64) -> Outcome {
-        if self.next_f64() < p {
-            Outcome::Pass
-        } else {
-            Outcome::Fail
-        }
-    }
-}
-
-fn id(i: usize) -> String {
-    format!("S-{i:04}")
-}
-
-fn baseline(truth: &[f64], nights: usize, rng: &mut Rng) -> Baseline {
-    let scenarios = truth
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| {
-            let passed = (0..nights).filter(|_| rng.next_f64() < p).count();
-            BaselineScenario {
-                id: id(i),
-                tier: 1,
-                kind: ScenarioKind::SingleCall,
-                passed,
-                failed: nights - passed,
-                errored: 0,
-            }
-        })
-        .collect();
-    Baseline {
-        schema_version: BASELINE_SCHEMA_VERSION,
-        kind: BaselineKind::Baseline,
-        branch: Some("main".into()),
-        window: None,
-        runs: nights,
-        excluded_runs: 0,
-        pins: None,
-        metrics: Metrics::default(),
-        scenarios,
-        trend: Vec::new(),
-    }
-}
-
-fn result(i: usize, repeat: u32, outcome: Outcome) -> ScenarioResult {
-    ScenarioResult {
-        state_diff: Vec::new(),
-        lines: Default::default(),
-        id: id(i),
-        tier: 1,
-        kind: ScenarioKind::SingleCall,
-        outcome,
-        error: None,
-        calls: 1,
-        checks: Vec::new(),
-        final_answer: None,
-        duration_ms: 0,
-        repeat,
-        turns: None,
-        hit_turn_limit: false,
-        truncated: false,
-        timed_out: false,
-        call_as_text: false,
-        usage: None,
-        metrics: None,
-        judge: None,
-        category: None,
-        judge_error: None,
-    }
-}
-
 /// A run report of `outcomes` (per scenario, its runs in order).
 fn report(outcomes: &[Vec<Outcome>], adaptive: Option<AdaptiveMeta>) -> RunReport {
-    let scenarios: Vec<ScenarioResult> = outcomes
+    let scenarios = outcomes
         .iter()
         .enumerate()
         .flat_map(|(i, runs)| {
-            runs.iter()
-                .enumerate()
-                .map(move |(r, &o)| result(i, u32::try_from(r).unwrap_or(0), o))
+            runs.iter().enumerate().map(move |(r, &o)| {
+                let repeat = u32::try_from(r).unwrap_or(0);
+                simulation::result(&id(i), 1, ScenarioKind::SingleCall, o, repeat)
+            })
         })
         .collect();
-    RunReport {
-        schema_version: 1,
-        toolgate_version: "sim".into(),
-        agent: "sim".into(),
-        model: None,
-        pins: None,
-        run: Some(RunMeta {
-            repeat: K,
-            adaptive,
-            ..RunMeta::default()
-        }),
-        metrics: Default::default(),
-        confused_pairs: Vec::new(),
-        summary: Summary::of(&scenarios),
-        scenarios,
-    }
+    let run = RunMeta {
+        repeat: K,
+        adaptive,
+        ..RunMeta::default()
+    };
+    simulation::report(scenarios, None, Some(run))
 }
 
 /// The adaptive design played to its end, as the runner plays the schedule.
@@ -206,7 +113,7 @@ fn simulate(
     };
     let (mut fail, mut inconclusive, mut pass, mut runs) = (0, 0, 0, 0);
     for _ in 0..trials {
-        let base = baseline(truth, nights, rng);
+        let base = simulation::sampled_baseline(truth, nights, rng);
         let current = if adaptive {
             adaptive_run(now, &base, &policy, rng)
         } else {
@@ -255,7 +162,7 @@ fn main() {
         .nth(1)
         .and_then(|t| t.parse().ok())
         .unwrap_or(2_000);
-    let mut rng = Rng(0xADA9);
+    let mut rng = Rng::new(0xADA9);
     println!("{trials} trials per row; at most {K} runs per scenario; band 3 points; alpha 0.05\n");
     println!(
         "| suite | baseline nights | n | change | design | fails | inconclusive | passes | runs | saved |"

@@ -18,110 +18,18 @@
 
 use std::time::SystemTime;
 
-use toolgate::gate::baseline::{BASELINE_SCHEMA_VERSION, BaselineKind, BaselineScenario};
-use toolgate::gate::metrics::Metrics;
-use toolgate::gate::{Baseline, Decision, Policy, decide};
-use toolgate::results::{RunReport, ScenarioResult, Summary};
+use toolgate::gate::simulation::{self, Rng, id};
+use toolgate::gate::{Decision, Policy, decide};
+use toolgate::results::RunReport;
 use toolgate::scenario::ScenarioKind;
-use toolgate::score::Outcome;
 
-/// splitmix64: a small, good-enough generator with a fixed seed, so runs are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next_f64(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn passes(&mut self, p: f64) -> bool {
-        self.next_f64() < p
-    }
-}
-
-fn id(i: usize) -> String {
-    format!("S-{i:04}")
-}
-
-fn baseline(probabilities: &[f64], runs: usize, rng: &mut Rng) -> Baseline {
+fn run(probabilities: &[f64], rng: &mut Rng) -> RunReport {
     let scenarios = probabilities
         .iter()
         .enumerate()
-        .map(|(i, &p)| {
-            let passed = (0..runs).filter(|_| rng.passes(p)).count();
-            BaselineScenario {
-                id: id(i),
-                tier: 1,
-                kind: ScenarioKind::SingleCall,
-                passed,
-                failed: runs - passed,
-                errored: 0,
-            }
-        })
+        .map(|(i, &p)| simulation::result(&id(i), 1, ScenarioKind::SingleCall, rng.outcome(p), 0))
         .collect();
-    Baseline {
-        schema_version: BASELINE_SCHEMA_VERSION,
-        kind: BaselineKind::Baseline,
-        branch: Some("main".into()),
-        window: None,
-        runs,
-        excluded_runs: 0,
-        pins: None,
-        metrics: Metrics::default(),
-        scenarios,
-        trend: Vec::new(),
-    }
-}
-
-fn run(probabilities: &[f64], rng: &mut Rng) -> RunReport {
-    let scenarios: Vec<ScenarioResult> = probabilities
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| ScenarioResult {
-            state_diff: Vec::new(),
-            lines: Default::default(),
-            id: id(i),
-            tier: 1,
-            kind: ScenarioKind::SingleCall,
-            outcome: if rng.passes(p) {
-                Outcome::Pass
-            } else {
-                Outcome::Fail
-            },
-            error: None,
-            calls: 1,
-            checks: Vec::new(),
-            final_answer: None,
-            duration_ms: 0,
-            repeat: 0,
-            turns: None,
-            hit_turn_limit: false,
-            truncated: false,
-            timed_out: false,
-            call_as_text: false,
-            usage: None,
-            metrics: None,
-            judge: None,
-            category: None,
-            judge_error: None,
-        })
-        .collect();
-    RunReport {
-        schema_version: 1,
-        toolgate_version: "sim".into(),
-        agent: "sim".into(),
-        model: None,
-        pins: None,
-        run: None,
-        metrics: Default::default(),
-        confused_pairs: Vec::new(),
-        summary: Summary::of(&scenarios),
-        scenarios,
-    }
+    simulation::report(scenarios, None, None)
 }
 
 /// Shares of trials: (bare band blocks, gate fails, gate inconclusive).
@@ -132,7 +40,7 @@ fn simulate(truth: &[f64], now: &[f64], trials: usize, rng: &mut Rng) -> (f64, f
     };
     let (mut bare, mut fail, mut inconclusive) = (0, 0, 0);
     for _ in 0..trials {
-        let base = baseline(truth, 7, rng);
+        let base = simulation::sampled_baseline(truth, 7, rng);
         let current = run(now, rng);
         let verdict = decide(&current, Some(&base), &policy);
         if verdict
@@ -167,7 +75,7 @@ fn main() {
         .nth(1)
         .and_then(|t| t.parse().ok())
         .unwrap_or(4_000);
-    let mut rng = Rng(0x5EED);
+    let mut rng = Rng::new(0x5EED);
     println!("{trials} trials per row; baseline = 7 runs; band 3 points; alpha 0.05\n");
     println!("| suite | n | change | bare band blocks | gate fails | gate inconclusive |");
     println!("|---|--:|---|--:|--:|--:|");

@@ -21,6 +21,7 @@ pub mod history;
 pub mod metrics;
 pub mod quarantine;
 mod scope;
+pub mod simulation;
 pub mod stats;
 mod verdict;
 
