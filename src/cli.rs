@@ -446,7 +446,7 @@ pub struct GateArgs {
     /// verdict compares with the baseline run once, then in rounds (uncertain ones first)
     /// until the verdict of K runs each is settled with 99% certainty; Tier 5 and scenarios
     /// not compared always get K runs (see docs/gate.md, "Adaptive repeats").
-    #[arg(long, env = "TOOLGATE_ADAPTIVE")]
+    #[arg(long, env = "TOOLGATE_ADAPTIVE", conflicts_with = "results")]
     pub adaptive: bool,
     /// Scenario runs at the same time [default: 64].
     #[arg(long, env = "TOOLGATE_CONCURRENCY", value_parser = clap::value_parser!(u16).range(1..))]

@@ -283,9 +283,20 @@ fn write_repeats(summary: &Summary, out: &mut String) {
     if summary.repeat <= 1 {
         return;
     }
+    let full = summary
+        .per_scenario
+        .values()
+        .filter(|tally| tally.total == summary.repeat as usize)
+        .count();
+    // An adaptive run settles scenarios with fewer runs: pass^k speaks of those with k.
+    let over = if full < summary.per_scenario.len() {
+        format!(" (over the {full} scenarios with {} runs)", summary.repeat)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "\n{} runs per scenario: pass@1 {}, pass^{} {}",
+        "\n{} runs per scenario: pass@1 {}, pass^{} {}{over}",
         summary.repeat,
         percent(summary.pass_at_1),
         summary.repeat,

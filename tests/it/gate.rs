@@ -910,6 +910,45 @@ fn adaptive_repeats_stop_once_the_verdict_is_settled_and_tier_5_gets_every_run()
         "{stdout}"
     );
     assert!(stdout.contains("\nverdict: PASS\n"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "3 runs per scenario: pass@1 100.0%, pass^3 100.0% (over the {tier_5} scenarios with 3 runs)"
+        )),
+        "{stdout}"
+    );
+    let (code, _, stderr) = run(&[
+        "gate",
+        "--adaptive",
+        "--repeat",
+        "3",
+        "--results",
+        &arg(dir.path(), "adaptive/results.json"),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("the argument '--adaptive' cannot be used with '--results <FILE>'"),
+        "{stderr}"
+    );
+
+    // Against one night nothing is settled early, and the verdict says so.
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--agent",
+        "reference",
+        "--adaptive",
+        "--repeat",
+        "2",
+        "--baseline",
+        &arg(dir.path(), "nightly/results.json"),
+        "--out",
+        &arg(dir.path(), "one-night"),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let planned = 2 * tiers.len();
+    assert!(
+        stdout.contains(&format!("adaptive repeats made every planned run ({planned} of {planned}): nothing could be settled sooner against this baseline")),
+        "{stdout}"
+    );
 
     // With no tolerance at all, the 3-run verdict needs every remaining run to pass: the
     // stopped run cannot settle that, and says so instead of passing.
@@ -926,7 +965,7 @@ fn adaptive_repeats_stop_once_the_verdict_is_settled_and_tier_5_gets_every_run()
     ]);
     assert_eq!(code, 0, "inconclusive exits 0 by default: {stderr}");
     assert!(
-        stdout.contains("the verdict of 3 runs per scenario is not settled: inconclusive"),
+        stdout.contains("the verdict of 3 runs per scenario is not settled: inconclusive; gate the run against the baseline and policy it ran with"),
         "{stdout}"
     );
     assert!(stdout.contains("\nverdict: INCONCLUSIVE\n"), "{stdout}");

@@ -366,7 +366,13 @@ fn adaptive_finding(
     let projection =
         adaptive::projection_of(current, baseline, policy, meta.max_repeat, meta.certainty);
     match projection {
-        Projection::Complete => None,
+        Projection::Complete => {
+            verdict.notes.push(format!(
+                "adaptive repeats made every planned run ({} of {}): nothing could be settled sooner against this baseline (a longer baseline window settles sooner)",
+                meta.runs, meta.planned
+            ));
+            None
+        }
         Projection::Settled {
             decision: Decision::Fail,
             probability,
@@ -389,7 +395,7 @@ fn adaptive_finding(
         }
         Projection::Unsettled { .. } => {
             verdict.reasons.push(format!(
-                "adaptive repeats stopped {spent}, and under this tolerance and alpha the verdict of {} runs per scenario is not settled: inconclusive, gate the run with the policy it ran with or run again",
+                "adaptive repeats stopped {spent}, and against this baseline, tolerance and alpha the verdict of {} runs per scenario is not settled: inconclusive; gate the run against the baseline and policy it ran with, or run again",
                 meta.max_repeat
             ));
             Some(RateFinding::Inconclusive)
