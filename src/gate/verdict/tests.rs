@@ -13,29 +13,8 @@ use crate::results::{ScenarioResult, Summary};
 pub(crate) fn report(outcomes: &[(&str, u8, Outcome)]) -> RunReport {
     let scenarios: Vec<ScenarioResult> = outcomes
         .iter()
-        .map(|(id, tier, outcome)| ScenarioResult {
-            state_diff: Vec::new(),
-            lines: Default::default(),
-            id: (*id).into(),
-            tier: *tier,
-            kind: ScenarioKind::SingleCall,
-            outcome: *outcome,
-            error: None,
-            calls: 1,
-            checks: Vec::new(),
-            final_answer: None,
-            duration_ms: 1,
-            repeat: 0,
-            turns: None,
-            hit_turn_limit: false,
-            truncated: false,
-            timed_out: false,
-            call_as_text: false,
-            usage: None,
-            metrics: None,
-            judge: None,
-            category: None,
-            judge_error: None,
+        .map(|(id, tier, outcome)| {
+            crate::gate::simulation::result(id, *tier, ScenarioKind::SingleCall, *outcome, 0)
         })
         .collect();
     RunReport {
