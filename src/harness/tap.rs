@@ -106,14 +106,15 @@ const EXIT_GRACE: Duration = Duration::from_secs(3);
 
 /// Relays stdin/stdout to a child started as `command` (in its own process group, killed when
 /// the relay ends) until the server closes its output (it exits, or the client closed stdin
-/// and it finished); `observer` gets each `tools/call` as a [`CallRecord`].
+/// and it finished); `observer`, if any, gets each `tools/call` as a [`CallRecord`]. Without
+/// one no copy is taken: the bytes only pass.
 ///
 /// Bytes pass unchanged, valid UTF-8 or not. A server still running 3 s after the
 /// client left gets SIGTERM, then after another grace SIGKILL, to its whole group; so does it
 /// when toolgate gets Ctrl-C or SIGTERM.
 ///
 /// Errors: the child cannot be started.
-pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()> {
+pub fn relay(mut command: Command, label: &str, observer: Option<Observer>) -> Result<()> {
     command.stdin(Stdio::piped()).stdout(Stdio::piped());
     crate::process::contain(&mut command);
     let mut child = command
@@ -122,9 +123,9 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
     let pgid = i32::try_from(child.id()).ok();
     let mut to_child = child.stdin.take().expect("stdin is piped");
     let from_child = child.stdout.take().expect("stdout is piped");
-    let copies = Arc::new(Copies::default());
+    let copies = observer.as_ref().map(|_| Arc::new(Copies::default()));
 
-    let requests = Arc::clone(&copies);
+    let requests = copies.clone();
     // Why the relay should end before the server closes its output: the client left (`true`),
     // or toolgate was told to stop (`false`).
     let (leave, left) = mpsc::channel::<bool>();
@@ -135,7 +136,9 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
         let mut line = Vec::new();
         while matches!(input.read_until(b'\n', &mut line), Ok(1..)) {
             // The copy goes first, so it is read before the server's answer to it.
-            requests.push(Seen::Request(line.clone(), Instant::now()));
+            if let Some(requests) = &requests {
+                requests.push(Seen::Request(line.clone(), Instant::now()));
+            }
             if to_child
                 .write_all(&line)
                 .and_then(|()| to_child.flush())
@@ -158,7 +161,7 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
             let _sent = leave.send(false);
         }
     });
-    let answers = Arc::clone(&copies);
+    let answers = copies.clone();
     let back = std::thread::spawn(move || {
         let mut reader = BufReader::new(from_child);
         let mut out = std::io::stdout().lock();
@@ -167,13 +170,40 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
             if out.write_all(&line).and_then(|()| out.flush()).is_err() {
                 break;
             }
-            answers.push(Seen::Answer(std::mem::take(&mut line), Instant::now()));
+            match &answers {
+                Some(answers) => {
+                    answers.push(Seen::Answer(std::mem::take(&mut line), Instant::now()))
+                }
+                None => line.clear(),
+            }
         }
-        answers.push(Seen::Closed);
+        if let Some(answers) = &answers {
+            answers.push(Seen::Closed);
+        }
     });
-    let reader = std::thread::spawn(move || read_copies(&copies, &observer));
-    // The server closes its output; or, once asked to leave, gets the grace after its stdin
-    // closed and again after SIGTERM, then SIGKILL.
+    let reader = copies
+        .zip(observer)
+        .map(|(copies, observer)| std::thread::spawn(move || read_copies(&copies, &observer)));
+    wait_for_server(&back, &left, pgid);
+    let _joined = back.join();
+    if let Some(pgid) = pgid {
+        super::client::kill_group(pgid);
+    }
+    let _reaped = child.wait();
+    if let Some(reader) = reader {
+        let _read = reader.join();
+    }
+    Ok(())
+}
+
+/// Waits until the server closes its output (`back` ends); or, once asked to leave (`left`:
+/// the client left, or toolgate was told to stop), gives it the grace after its stdin closed
+/// and again after SIGTERM to its group `pgid`, then SIGKILL.
+fn wait_for_server(
+    back: &std::thread::JoinHandle<()>,
+    left: &mpsc::Receiver<bool>,
+    pgid: Option<i32>,
+) {
     while !back.is_finished() {
         let client_left = match left.recv_timeout(Duration::from_millis(50)) {
             Ok(client_left) => client_left,
@@ -201,13 +231,6 @@ pub fn relay(mut command: Command, label: &str, observer: Observer) -> Result<()
         }
         break;
     }
-    let _joined = back.join();
-    if let Some(pgid) = pgid {
-        super::client::kill_group(pgid);
-    }
-    let _reaped = child.wait();
-    let _read = reader.join();
-    Ok(())
 }
 
 /// A `tools/call` waiting for its answer.
