@@ -57,8 +57,9 @@ pub(super) fn proxy_command(
         Box::new(move |call| {
             let mut line = TraceLine::call(&traced_as, 0, call);
             line.run_id = Some(session.clone());
-            let value = serde_json::to_value(&line).expect("a trace line is JSON");
-            file.append(&scrubber.value(&value).to_string());
+            let mut value = serde_json::to_value(&line).expect("a trace line is JSON");
+            scrubber.scrub(&mut value);
+            file.append(&value.to_string());
         })
     });
     if args.faults.is_none() && args.record.is_none() && args.listen.is_none() {
