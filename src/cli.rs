@@ -700,7 +700,8 @@ pub struct MockServeArgs {
     /// address). Nothing authenticates the callers: anyone who reaches it can call the tools.
     #[arg(long, requires = "listen")]
     pub allow_remote: bool,
-    /// Write every call here (JSON Lines, one call record per line) as it happens.
+    /// Write every call here (JSON Lines, one call record per line). A plain proxy writes each
+    /// line within about 10 ms of its answer; through the harness, as the answer is relayed.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
 }

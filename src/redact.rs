@@ -128,6 +128,16 @@ impl Redactor {
         scrub_urls(&out)
     }
 
+    /// Whether [`Redactor::redact`] returns `text` unchanged because it holds no secret and no
+    /// URL; a `false` may still leave it unchanged (a URL without credentials).
+    pub fn is_clean(&self, text: &str) -> bool {
+        !text.contains("://")
+            && !self
+                .secrets
+                .iter()
+                .any(|secret| text.contains(secret.as_str()))
+    }
+
     /// `text` redacted, then cut to `max_chars` characters (`...` appended when cut).
     pub fn redact_and_cut(&self, text: &str, max_chars: usize) -> String {
         cut(&self.redact(text), max_chars)
@@ -262,6 +272,20 @@ mod tests {
     //! Redaction: secrets known by variable name or found in URLs are hidden, even across a cut.
 
     use super::*;
+
+    #[test]
+    fn text_is_clean_only_without_a_secret_and_without_a_url() {
+        let redactor = Redactor::new(["sk-live-12345678"]);
+        let clean: Vec<bool> = [
+            "plain text",
+            "key sk-live-12345678 here",
+            "see https://example.com/docs",
+        ]
+        .iter()
+        .map(|text| redactor.is_clean(text))
+        .collect();
+        assert_eq!(clean, [true, false, false]);
+    }
 
     #[test]
     fn a_placeholder_key_shorter_than_the_minimum_is_never_redacted() {

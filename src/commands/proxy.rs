@@ -52,13 +52,15 @@ pub(super) fn proxy_command(
     // A server may answer with what it was given: its environment, `env NAME=value`.
     let secrets = spec.secrets();
     let scrubber = Scrubber::new(secrets.clone(), &[])?;
-    let observer: crate::harness::Observer = Box::new(move |call| {
-        if let Some(file) = &writer {
+    // Without a trace file nothing looks at the calls: none is recorded.
+    let observer = writer.map(|file| -> crate::harness::Observer {
+        Box::new(move |call| {
             let mut line = TraceLine::call(&traced_as, 0, call);
             line.run_id = Some(session.clone());
-            let value = serde_json::to_value(&line).expect("a trace line is JSON");
-            file.append(&scrubber.value(&value).to_string());
-        }
+            let mut value = serde_json::to_value(&line).expect("a trace line is JSON");
+            scrubber.scrub(&mut value);
+            file.append(&value.to_string());
+        })
     });
     if args.faults.is_none() && args.record.is_none() && args.listen.is_none() {
         // Nothing changes on the way: relay the bytes and trace from copies, off the
@@ -104,7 +106,7 @@ pub(super) fn proxy_command(
     // Calls stream to the trace file and are not kept: a proxy may run for days.
     let harness = Harness::new(backend, faults)
         .forwarding_invalid()
-        .streaming(observer);
+        .streaming(observer.unwrap_or_else(|| Box::new(|_| {})));
     let harness = Arc::new(harness);
     let served = rt.block_on(async {
         match &args.listen {

@@ -52,23 +52,39 @@ impl Scrubber {
         out
     }
 
+    /// Whether [`Scrubber::text`] leaves `text` as it is: no secret, no URL, no pattern match.
+    fn is_clean(&self, text: &str) -> bool {
+        self.secrets.is_clean(text) && !self.patterns.iter().any(|pattern| pattern.is_match(text))
+    }
+
     /// `value` with every string (keys stay) scrubbed as [`Scrubber::text`].
     pub fn value(&self, value: &Value) -> Value {
+        let mut value = value.clone();
+        self.scrub(&mut value);
+        value
+    }
+
+    /// Scrubs every string of `value` (keys stay) as [`Scrubber::text`], in place: a string
+    /// with nothing to remove is neither copied nor rewritten, which keeps the cost of a large
+    /// clean result to one read of it.
+    pub fn scrub(&self, value: &mut Value) {
         match value {
-            Value::String(text) => Value::String(self.text(text)),
-            Value::Array(items) => {
-                Value::Array(items.iter().map(|item| self.value(item)).collect())
+            Value::String(text) => {
+                if !self.is_clean(text) {
+                    *text = self.text(text);
+                }
             }
-            Value::Object(map) => Value::Object(self.map(map)),
-            other => other.clone(),
+            Value::Array(items) => items.iter_mut().for_each(|item| self.scrub(item)),
+            Value::Object(map) => map.values_mut().for_each(|item| self.scrub(item)),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
         }
     }
 
     /// `map` (a call's arguments) with every string value scrubbed.
     pub fn map(&self, map: &Map<String, Value>) -> Map<String, Value> {
-        map.iter()
-            .map(|(key, value)| (key.clone(), self.value(value)))
-            .collect()
+        let mut map = map.clone();
+        map.values_mut().for_each(|value| self.scrub(value));
+        map
     }
 
     fn answer(&self, answer: &RecordedAnswer) -> RecordedAnswer {

@@ -212,6 +212,15 @@ fn the_scrubber_removes_secrets_and_patterns_from_strings_at_any_depth() {
         scrubber.value(&json!({"key": "Bearer sk-live-12345678", "people": [{"ssn": "123-45-6789", "age": 40}]})),
         json!({"key": "Bearer [redacted]", "people": [{"ssn": "[redacted]", "age": 40}]})
     );
+    // In place: keys stay, and so does every string with nothing to remove.
+    let mut value = json!({"sk-live-12345678": ["https://u:p4ssw0rd-long@host/x", "plain", 1, null],
+        "nested": {"text": "id 123-45-6789, key sk-live-12345678"}});
+    scrubber.scrub(&mut value);
+    assert_eq!(
+        value,
+        json!({"sk-live-12345678": ["https://[redacted]@host/x", "plain", 1, null],
+            "nested": {"text": "id [redacted], key [redacted]"}})
+    );
     assert_eq!(
         format!(
             "{:#}",
