@@ -3,7 +3,7 @@
 //! goes on.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
@@ -18,6 +18,7 @@ use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{BackendFactory, Harness};
 use crate::judge::{Judge, JudgeVerdict};
 use crate::scenario::Scenario;
+use crate::score::conversation::Script;
 use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::probes::{ProbeResult, probe_checks};
 use crate::score::{self, Outcome, RunScore, ScoringOptions};
@@ -475,15 +476,27 @@ async fn play_and_score(
         return Err(failure);
     }
     let remaining = options.run_timeout.saturating_sub(started.elapsed());
-    let outcome = match tokio::time::timeout(
+    let script = (!scenario.user_turns.is_empty()).then(|| Mutex::new(Script::new(scenario)));
+    let user = User {
+        scenario,
+        script: script.as_ref(),
+    };
+    let mut outcome = match tokio::time::timeout(
         remaining,
-        play(agent, scenario, repeat, harness, options),
+        play(agent, scenario, repeat, harness, options, user),
     )
     .await
     {
         Ok(played) => played?,
         Err(_) => out_of_time(agent, harness, options)?,
     };
+    if let Some(script) = script {
+        let script = script
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        outcome.conversation =
+            Some(script.finish(scenario, outcome.final_answer.as_deref(), &harness.trace()));
+    }
     if let Some(failure) = harness.failure().await {
         return Err(failure);
     }
@@ -593,6 +606,9 @@ async fn score_run(
     );
     score.add_checks(probe_checks(scenario, baseline, after));
     score.add_checks(stop_checks(&outcome, options));
+    if let Some(conversation) = &outcome.conversation {
+        score.add_checks(score::conversation::checks(scenario, conversation));
+    }
     // Only a model agent's requests are counted; the others spend nothing that is seen here.
     let spent = (outcome.usage.requests > 0).then_some(score::usage::Spent {
         prompt_tokens: outcome.usage.prompt_tokens,
@@ -655,6 +671,26 @@ async fn score_run(
     }
 }
 
+/// The scripted user of a conversation (`user_turns`), shared by the agent's play and the
+/// runner, which reads the record when the play is over. `script` is `None` for a single
+/// request.
+#[derive(Clone, Copy)]
+struct User<'a> {
+    scenario: &'a Scenario,
+    script: Option<&'a Mutex<Script>>,
+}
+
+impl User<'_> {
+    /// The user's next message after `reply`, given the run's calls so far.
+    fn next(&self, reply: Option<&str>, trace: &[CallRecord]) -> Option<String> {
+        let mut script = self
+            .script?
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        script.reply(self.scenario, reply, trace)
+    }
+}
+
 /// Lets `agent` play `scenario` against `harness`: over loopback HTTP for a `command` agent,
 /// through an in-process MCP client for the others. `Err` is why the run errored.
 async fn play(
@@ -663,6 +699,7 @@ async fn play(
     repeat: u32,
     harness: &Arc<Harness>,
     options: &RunOptions,
+    user: User<'_>,
 ) -> Result<AgentOutcome, String> {
     if let Agent::Command(command) = agent {
         let server = crate::harness::http::serve_loopback(harness.clone())
@@ -673,9 +710,10 @@ async fn play(
             prompt: &scenario.prompt,
             scenario_id: &scenario.id,
             repeat,
+            conversation: None,
         };
         return command
-            .run(invocation)
+            .converse(invocation, |reply| user.next(reply, &harness.trace()))
             .await
             .map_err(|error| error.to_string());
     }
@@ -708,6 +746,7 @@ async fn play(
         harness,
         definitions,
         call_timeout: options.call_timeout,
+        user,
     };
     let played: Result<AgentOutcome, AgentError> = match agent {
         Agent::Reference => Ok(reference::run(scenario, &executor).await),
@@ -727,6 +766,7 @@ struct McpExecutor<'a> {
     harness: &'a Harness,
     definitions: Vec<Value>,
     call_timeout: Duration,
+    user: User<'a>,
 }
 
 impl ToolExecutor for McpExecutor<'_> {
@@ -777,6 +817,10 @@ impl ToolExecutor for McpExecutor<'_> {
 
     fn note_next_call(&self, notes: &[crate::trace::CallNote]) {
         self.harness.note_next_call(notes);
+    }
+
+    fn next_user_message(&self, reply: Option<&str>) -> Option<String> {
+        self.user.next(reply, &self.harness.trace())
     }
 }
 

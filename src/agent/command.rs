@@ -8,6 +8,14 @@
 //! - `TOOLGATE_SCENARIO_ID`: the scenario id;
 //! - `TOOLGATE_REPEAT`: the 0-based repetition index (with `--repeat k`);
 //! - `TOOLGATE_MODEL`, `TOOLGATE_SYSTEM_PROMPT`: when configured.
+//!
+//! In a scripted conversation (a scenario with `user_turns`) the program runs once per user
+//! message, against the same MCP server (so the state carries over): `TOOLGATE_PROMPT` and
+//! stdin carry the new message, and from the second message on
+//! - `TOOLGATE_TURN`: the message's 1-based number (the prompt is 1);
+//! - `TOOLGATE_CONVERSATION`: the conversation so far as a JSON array of
+//!   `{"role": "user" | "assistant", "content": TEXT}` objects, ending with the new message
+//!   (an assistant's empty reply is `""`).
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -52,6 +60,9 @@ pub struct Invocation<'a> {
     pub scenario_id: &'a str,
     /// The 0-based repetition index.
     pub repeat: u32,
+    /// In a conversation, from the second user message on: the message's number and the
+    /// conversation so far (a JSON array, see the module docs).
+    pub conversation: Option<(u32, &'a str)>,
 }
 
 impl CommandAgent {
@@ -69,6 +80,37 @@ impl CommandAgent {
         self.run_redacted(invocation, &Redactor::from_env()).await
     }
 
+    /// Plays a conversation: runs the program for the prompt, then once for each message
+    /// `next` gives after the program's answer (`next(answer)`; `None` ends it). The outcome
+    /// is the last run's answer, with the runs' turns summed. Errors as [`CommandAgent::run`],
+    /// for any of the runs.
+    pub async fn converse(
+        &self,
+        first: Invocation<'_>,
+        next: impl Fn(Option<&str>) -> Option<String>,
+    ) -> Result<AgentOutcome, AgentError> {
+        let mut outcome = self.run(first).await?;
+        let mut history = vec![serde_json::json!({"role": "user", "content": first.prompt})];
+        let mut number = 1_u32;
+        while let Some(message) = next(outcome.final_answer.as_deref()) {
+            number += 1;
+            history.push(serde_json::json!({"role": "assistant",
+                                            "content": outcome.final_answer.as_deref().unwrap_or("")}));
+            history.push(serde_json::json!({"role": "user", "content": message}));
+            let conversation = serde_json::Value::Array(history.clone()).to_string();
+            let answered = self
+                .run(Invocation {
+                    prompt: &message,
+                    conversation: Some((number, &conversation)),
+                    ..first
+                })
+                .await?;
+            outcome.final_answer = answered.final_answer;
+            outcome.turns += answered.turns;
+        }
+        Ok(outcome)
+    }
+
     /// [`CommandAgent::run`], redacting the secrets `redactor` knows.
     async fn run_redacted(
         &self,
@@ -84,11 +126,18 @@ impl CommandAgent {
             .env("TOOLGATE_PROMPT", invocation.prompt)
             .env("TOOLGATE_SCENARIO_ID", invocation.scenario_id)
             .env("TOOLGATE_REPEAT", invocation.repeat.to_string())
+            .env_remove("TOOLGATE_TURN")
+            .env_remove("TOOLGATE_CONVERSATION")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         crate::process::contain(command.as_std_mut());
+        if let Some((turn, conversation)) = invocation.conversation {
+            command
+                .env("TOOLGATE_TURN", turn.to_string())
+                .env("TOOLGATE_CONVERSATION", conversation);
+        }
         if let Some(model) = &self.model {
             command.env("TOOLGATE_MODEL", model);
         }
@@ -255,7 +304,40 @@ mod tests {
         prompt: "Find Acme.",
         scenario_id: "T1-001",
         repeat: 2,
+        conversation: None,
     };
+
+    #[tokio::test]
+    async fn a_conversation_runs_the_program_once_per_message_with_the_history() {
+        let agent = agent(r#"echo "${TOOLGATE_TURN:-1}:$TOOLGATE_PROMPT:$TOOLGATE_CONVERSATION""#);
+        let said = std::sync::Mutex::new(Vec::new());
+        let outcome = agent
+            .converse(INVOCATION, |answer| {
+                let mut said = said.lock().expect("not poisoned");
+                said.push(answer.map(str::to_owned));
+                (said.len() < 3).then(|| format!("reply {}", said.len()))
+            })
+            .await
+            .expect("the program runs");
+        let said = said.into_inner().expect("not poisoned");
+        assert_eq!(said[0].as_deref(), Some("1:Find Acme.:"));
+        assert_eq!(
+            said[1].as_deref(),
+            Some(
+                r#"2:reply 1:[{"role":"user","content":"Find Acme."},{"role":"assistant","content":"1:Find Acme.:"},{"role":"user","content":"reply 1"}]"#
+            )
+        );
+        assert_eq!(said.len(), 3);
+        assert!(
+            outcome
+                .final_answer
+                .as_deref()
+                .is_some_and(|answer| answer.starts_with("3:reply 2:[")),
+            "the last run's answer is the outcome's: {:?}",
+            outcome.final_answer
+        );
+        assert_eq!(outcome.turns, 3);
+    }
 
     #[tokio::test]
     async fn final_answer_is_stdout_and_the_prompt_arrives_twice() {

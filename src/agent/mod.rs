@@ -16,7 +16,8 @@ use serde::Serialize;
 use crate::provider::ProviderError;
 pub use crate::trace::{CallNote, InvalidCallKind};
 
-/// How an agent reaches the tools. The runner implements it over MCP and records every call in the trace.
+/// How an agent reaches the tools, and the user of a scripted conversation. The runner
+/// implements it over MCP and records every call in the trace.
 pub trait ToolExecutor: Send + Sync {
     /// MCP tool definitions in server order: JSON objects with `name`, `description`, `inputSchema`.
     fn tools(&self) -> &[serde_json::Value];
@@ -38,6 +39,13 @@ pub trait ToolExecutor: Send + Sync {
     /// `record_invalid`), so the trace keeps it. The default ignores it.
     fn note_next_call(&self, notes: &[CallNote]) {
         let _ = notes;
+    }
+    /// The agent replied `reply` (text without tool calls) to the user's last message: the
+    /// user's next message, or `None` when the conversation is over and `reply` is the final
+    /// answer. Only scenarios with `user_turns` say more; the default says nothing.
+    fn next_user_message(&self, reply: Option<&str>) -> Option<String> {
+        let _ = reply;
+        None
     }
 }
 
@@ -161,6 +169,9 @@ pub struct AgentOutcome {
     pub timed_out: bool,
     /// Tokens used.
     pub usage: Usage,
+    /// The scripted conversation (`user_turns`), exchange by exchange; set by the runner,
+    /// `None` for a single request.
+    pub conversation: Option<crate::score::conversation::Conversation>,
 }
 
 /// An agent failure that is not the model's fault (provider outage, bad config): the run is `errored`, never a pass or a model failure.

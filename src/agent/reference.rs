@@ -5,7 +5,9 @@
 //! retried once for every fault the scenario injects into that tool, so scenarios with injected
 //! faults show recovery, and a genuine error (an unknown id) is not retried. Its final answer
 //! is the scenario's `reference_answer` when it has one. It waits for each result before the
-//! next call, so each call is its own turn in the trace.
+//! next call, so each call is its own turn in the trace. In a conversation (`user_turns`) it
+//! makes each call after the user message its `user_turn` names, and before each message
+//! says that turn's `reference_reply`.
 
 use serde_json::{Map, Value};
 
@@ -18,7 +20,11 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     let mut played: Vec<CallRecord> = Vec::new();
     let mut assigned: Vec<Option<usize>> = Vec::new();
     let mut failed = Vec::new();
+    let mut conversation = Conversation::default();
     for expected in &scenario.expected_calls {
+        if !conversation.reach(expected.user_turn, scenario, tools) {
+            break;
+        }
         let record = crate::trace::run_record(&assigned, &played);
         // The first tool of a list; checks on arguments it lacks are for the other tools.
         let mut arguments = expected.reference_args.clone();
@@ -80,7 +86,11 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
         }
         assigned.push(slot);
     }
-    let final_answer = if let Some(answer) = &scenario.reference_answer {
+    let messages = u32::try_from(scenario.user_turns.len() + 1).unwrap_or(u32::MAX);
+    conversation.reach(messages, scenario, tools);
+    let final_answer = if let Some(reply) = conversation.last_reply {
+        reply
+    } else if let Some(answer) = &scenario.reference_answer {
         answer.clone()
     } else if scenario.expected_calls.is_empty() {
         "I can't do that: the request is out of scope or too risky to carry out.".to_string()
@@ -93,6 +103,35 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
         final_answer: Some(final_answer),
         turns: 1,
         ..AgentOutcome::default()
+    }
+}
+
+/// Where the reference agent is in a scripted conversation.
+#[derive(Default)]
+struct Conversation {
+    /// The user messages answered before the current one (0: the prompt is current).
+    answered: u32,
+    /// The reply that ended the conversation early, if one did.
+    last_reply: Option<String>,
+}
+
+impl Conversation {
+    /// Replies until the user's message `message` (1-based: 1 is the prompt) is the current
+    /// one; false when the conversation ended first.
+    fn reach<E: ToolExecutor>(&mut self, message: u32, scenario: &Scenario, tools: &E) -> bool {
+        while self.last_reply.is_none() && self.answered + 1 < message {
+            let reply = scenario
+                .user_turns
+                .get(self.answered as usize)
+                .and_then(|turn| turn.reference_reply.clone())
+                .unwrap_or_else(|| "Before I go on: how would you like me to proceed?".to_owned());
+            if tools.next_user_message(Some(&reply)).is_some() {
+                self.answered += 1;
+            } else {
+                self.last_reply = Some(reply);
+            }
+        }
+        self.last_reply.is_none()
     }
 }
 

@@ -216,14 +216,14 @@ pub(super) fn verify_command(
     }
     let mut holds = failing.is_empty();
     let trajectories = if loaded.mocks.is_some() {
-        crate::verify::trajectories::play_suite(scenarios, |scenario, calls| {
-            crate::verify::replay::replay_on(scenario, calls, backends)
+        crate::verify::trajectories::play_suite(scenarios, |scenario, trajectory| {
+            crate::verify::replay::replay_trajectory(scenario, trajectory, backends)
         })?
     } else if loaded.servers.is_empty() {
-        crate::verify::trajectories::play_suite(scenarios, |scenario, calls| {
-            Ok(crate::verify::replay::replay(
+        crate::verify::trajectories::play_suite(scenarios, |scenario, trajectory| {
+            Ok(crate::verify::replay::replay_trajectory_in_world(
                 scenario,
-                calls,
+                trajectory,
                 scenario.seeded.as_ref(),
                 tools,
             ))

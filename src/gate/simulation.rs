@@ -82,6 +82,7 @@ pub fn result(
         judge: None,
         category: None,
         judge_error: None,
+        conversation: None,
     }
 }
 

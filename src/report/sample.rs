@@ -52,6 +52,7 @@ fn result(
         judge: None,
         category: None,
         judge_error: None,
+        conversation: None,
     }
 }
 

@@ -492,6 +492,7 @@ mod tests {
             judge: None,
             category: None,
             judge_error: None,
+            conversation: None,
         }
     }
 

@@ -243,6 +243,11 @@ pub struct ScenarioResult {
     /// empty for a passing run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub lines: BTreeMap<String, usize>,
+    /// A scripted conversation (`user_turns`) exchange by exchange: each user message, how
+    /// many calls the agent made before its reply, the reply; and how it ended. Absent for a
+    /// single request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<crate::score::conversation::Conversation>,
 }
 
 impl ScenarioResult {
@@ -297,6 +302,10 @@ impl ScenarioResult {
                 .as_ref()
                 .map(|agent| agent.usage.clone())
                 .filter(|usage| *usage != Usage::default()),
+            conversation: run
+                .agent
+                .as_ref()
+                .and_then(|agent| agent.conversation.clone()),
         }
     }
 }
@@ -601,6 +610,7 @@ mod tests {
             judge: None,
             category: None,
             judge_error: None,
+            conversation: None,
         }
     }
 

@@ -62,6 +62,10 @@ pub struct ScenarioFile {
     /// Limits on what one run may spend on the model: tokens, model calls, wall time, cost.
     #[serde(default)]
     pub usage_budget: Option<UsageBudgetFile>,
+    /// The user's messages after `prompt`, in order: a scripted conversation. Each is sent
+    /// after the agent's reply to the message before it.
+    #[serde(default)]
+    pub user_turns: Vec<UserTurnFile>,
     /// Calls that fail on purpose, without touching the state.
     #[serde(default)]
     pub fault_injection: Option<Vec<FaultFile>>,
@@ -122,6 +126,52 @@ pub struct UsageBudgetFile {
     pub max_cost_usd: Option<f64>,
 }
 
+/// One entry of `user_turns`: a message of the scripted user.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UserTurnFile {
+    /// What the user says.
+    pub say: String,
+    /// `always` (default): sent after the agent's reply, whatever it was; `asked`: sent only
+    /// when that reply asks the user something, otherwise the conversation ends there.
+    #[serde(default)]
+    pub when: SendWhen,
+    /// The agent must stop for this message: its reply before it asks the user something and
+    /// no write tool was called since the user's previous message. A run that did not wait
+    /// fails here and the conversation stops.
+    #[serde(default)]
+    pub wait: bool,
+    /// What the reference agent says just before this message (default: a generic question).
+    #[serde(default)]
+    pub reference_reply: Option<String>,
+}
+
+/// When a scripted user turn is sent.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SendWhen {
+    /// After the agent's reply, whatever it was.
+    #[default]
+    Always,
+    /// Only when the agent's reply asks the user something; otherwise the conversation ends.
+    Asked,
+}
+
+/// One agent reply of a conversation trajectory: the calls made after a user message, then
+/// the text.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TurnFile {
+    /// The tool calls, in order (may be empty).
+    #[serde(default)]
+    pub calls: Vec<PlannedCallFile>,
+    /// The reply's text; absent when the agent said nothing.
+    #[serde(default)]
+    pub answer: Option<String>,
+}
+
 /// One entry of `alternatives` or `counterexamples`: a trajectory an agent could produce.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -140,6 +190,10 @@ pub struct TrajectoryFile {
     /// The agent crashed after its calls: the run ends errored, without an answer.
     #[serde(default)]
     pub crash: bool,
+    /// In a conversation (`user_turns`): the agent's replies in order, the first to the
+    /// prompt, each with its calls; instead of `calls` and `answer`.
+    #[serde(default)]
+    pub turns: Vec<TurnFile>,
 }
 
 /// One call of a trajectory.
@@ -382,6 +436,10 @@ pub struct ExpectedCallFile {
     /// Extra values the reference agent sends; never checked.
     #[serde(default, deserialize_with = "unique_keys")]
     pub reference_args: Map<String, Value>,
+    /// In a conversation: the user message after which the reference agent makes this call
+    /// (1 is the prompt, 2 the first of `user_turns`); default 1. Not a check.
+    #[serde(default)]
+    pub user_turn: Option<WholeNumber>,
 }
 
 /// One entry of `fault_injection`.

@@ -293,6 +293,9 @@ pub struct ExpectedCall {
     /// Scenario files always match partially (`false`); reference trajectories set it
     /// ([`crate::score::reference_match::exact_call`]).
     pub closed: bool,
+    /// In a conversation, the user message (1-based: 1 is the prompt) after which the
+    /// reference agent makes this call; 1 otherwise. Not a check.
+    pub user_turn: u32,
 }
 
 impl ExpectedCall {
@@ -336,6 +339,7 @@ impl ExpectedCall {
             schema_defaults: Map::new(),
             reference_args: Map::new(),
             closed: false,
+            user_turn: 1,
         }
     }
 }
@@ -354,6 +358,48 @@ pub struct Trajectory {
     pub answer: Option<String>,
     /// Whether the agent crashed after the calls (the run ends errored).
     pub crash: bool,
+    /// In a conversation, the agent's replies before its last one (whose text is `answer`):
+    /// each after the first `calls` calls, in order. Empty for a single request.
+    pub replies: Vec<PlannedReply>,
+}
+
+/// A reply of a conversation trajectory that a user message follows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedReply {
+    /// How many of the trajectory's calls were made before it.
+    pub after_calls: usize,
+    /// Its text; `None` when the agent said nothing.
+    pub text: Option<String>,
+}
+
+impl Trajectory {
+    /// The agent's replies in order, each with the calls made before it (after the user
+    /// message before it): one for a single request.
+    pub fn exchanges(&self) -> Vec<(&[PlannedCall], Option<&str>)> {
+        let mut exchanges = Vec::new();
+        let mut start = 0;
+        for reply in &self.replies {
+            let end = reply.after_calls.clamp(start, self.calls.len());
+            exchanges.push((&self.calls[start..end], reply.text.as_deref()));
+            start = end;
+        }
+        exchanges.push((&self.calls[start..], self.answer.as_deref()));
+        exchanges
+    }
+}
+
+/// One message of a scenario's scripted user after the prompt (`user_turns`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserTurn {
+    /// What the user says; not blank.
+    pub say: String,
+    /// Whether it is sent whatever the agent replied, or only when the reply asks.
+    pub when: file::SendWhen,
+    /// Whether the agent must have stopped for it: its reply before asks, and no write tool
+    /// was called since the user's previous message.
+    pub wait: bool,
+    /// What the reference agent says before it.
+    pub reference_reply: Option<String>,
 }
 
 /// One call of a planned trajectory.
@@ -427,6 +473,8 @@ pub struct Scenario {
     pub failure_counting: FailureCounting,
     /// What one run may spend on the model (`usage_budget`); no limits when absent.
     pub usage_budget: UsageBudget,
+    /// The scripted user's messages after `prompt`, in order; empty for a single request.
+    pub user_turns: Vec<UserTurn>,
     /// Faults the harness injects.
     pub faults: Vec<Fault>,
     /// Assertions over the mock state after the run.

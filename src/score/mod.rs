@@ -5,6 +5,7 @@ pub mod answer;
 pub mod answer_checks;
 pub mod budget;
 pub mod compare;
+pub mod conversation;
 pub mod matching;
 pub mod metrics;
 pub mod probes;
@@ -130,6 +131,9 @@ pub enum CheckKind {
     /// The run stayed within one limit of its scenario's `usage_budget` (tokens, model calls,
     /// wall time, cost).
     UsageBudget,
+    /// In a scripted conversation: the agent stopped for a message that needed it (`wait`),
+    /// or its play ended before the user's last message.
+    Conversation,
 }
 
 /// One deterministic check with its reason.

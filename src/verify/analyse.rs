@@ -208,11 +208,11 @@ async fn replay_live(
     mutant: &mutants::Mutant,
     backends: &dyn crate::harness::BackendFactory,
 ) -> Option<Vec<CheckKind>> {
-    let (trace, before, after) =
-        super::replay::play_live(scenario, &mutant.calls, backends).await?;
+    let (played, before, after) =
+        super::replay::play_live(scenario, &[(&mutant.calls, None)], backends).await?;
     let mut scored = score::score(
         scenario,
-        &trace,
+        &played.trace,
         scenario.seeded.as_ref(),
         None,
         mutant.answer.as_deref(),

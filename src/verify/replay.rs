@@ -7,9 +7,25 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::harness::{BackendFactory, Harness, ToolSet, WorldBackend};
-use crate::scenario::PlannedCall;
 use crate::scenario::Scenario;
+use crate::scenario::{PlannedCall, Trajectory};
+use crate::score::conversation::{Conversation, Script};
 use crate::trace::CallRecord;
+
+/// A written trajectory played: its trace, the state after it (`None` when the backend keeps
+/// none), the conversation (for a scenario with `user_turns`) and the final answer: the
+/// reply the conversation ended on, the trajectory's `answer` for a single request.
+#[derive(Debug, Clone)]
+pub struct Played {
+    /// Every call, in order.
+    pub trace: Vec<CallRecord>,
+    /// The backend's state after the play.
+    pub state: Option<Value>,
+    /// The scripted conversation, reply by reply.
+    pub conversation: Option<Conversation>,
+    /// The final answer.
+    pub answer: Option<String>,
+}
 
 /// Runs `calls` in order against `seeded` with `scenario`'s faults; returns the trace and the
 /// final state. Tool errors are recorded like any agent's, never returned.
@@ -25,9 +41,44 @@ pub fn replay(
     tools: &Arc<ToolSet>,
 ) -> (Vec<CallRecord>, Option<Value>) {
     let backend = WorldBackend::new(Arc::clone(tools), seeded);
+    let played = drive(
+        Harness::new(Box::new(backend), scenario.faults.clone()),
+        scenario,
+        &[(calls, None)],
+    );
+    (played.trace, played.state)
+}
+
+/// Plays `trajectory` on a fresh backend of `backends` (which must answer without waiting, as
+/// at [`replay`]), reply by reply: each of its replies goes to the scenario's scripted user,
+/// and the play stops where the conversation does.
+///
+/// Errors: the factory could not make a backend (why, in words).
+pub fn replay_trajectory(
+    scenario: &Scenario,
+    trajectory: &Trajectory,
+    backends: &dyn BackendFactory,
+) -> Result<Played, String> {
+    let backend = futures::executor::block_on(backends.start(scenario, 0))?;
+    Ok(drive(
+        Harness::new(backend, scenario.faults.clone()),
+        scenario,
+        &trajectory.exchanges(),
+    ))
+}
+
+/// As [`replay_trajectory`] on the built-in world seeded with `seeded`.
+pub fn replay_trajectory_in_world(
+    scenario: &Scenario,
+    trajectory: &Trajectory,
+    seeded: &Value,
+    tools: &Arc<ToolSet>,
+) -> Played {
+    let backend = WorldBackend::new(Arc::clone(tools), seeded);
     drive(
         Harness::new(Box::new(backend), scenario.faults.clone()),
-        calls,
+        scenario,
+        &trajectory.exchanges(),
     )
 }
 
@@ -42,32 +93,73 @@ pub fn replay_on(
     backends: &dyn BackendFactory,
 ) -> Result<(Vec<CallRecord>, Option<Value>), String> {
     let backend = futures::executor::block_on(backends.start(scenario, 0))?;
-    Ok(drive(Harness::new(backend, scenario.faults.clone()), calls))
+    let played = drive(
+        Harness::new(backend, scenario.faults.clone()),
+        scenario,
+        &[(calls, None)],
+    );
+    Ok((played.trace, played.state))
 }
 
-fn drive(harness: Harness, calls: &[PlannedCall]) -> (Vec<CallRecord>, Option<Value>) {
+/// One reply of a trajectory: the calls before it and its text.
+pub type Exchange<'a> = (&'a [PlannedCall], Option<&'a str>);
+
+fn drive(harness: Harness, scenario: &Scenario, exchanges: &[Exchange<'_>]) -> Played {
     futures::executor::block_on(tokio::task::unconstrained(async {
-        // A call without a turn is its own turn, after the one before it.
-        let mut last = 0;
-        for call in calls {
+        let (conversation, answer) = converse(&harness, scenario, exchanges).await;
+        Played {
+            trace: harness.trace(),
+            state: harness.state().await,
+            conversation,
+            answer,
+        }
+    }))
+}
+
+/// Plays `exchanges` on `harness`: each reply's calls, then the reply to the scripted user
+/// (for a scenario with `user_turns`), until the conversation or the replies end. Returns the
+/// conversation and the final answer.
+async fn converse(
+    harness: &Harness,
+    scenario: &Scenario,
+    exchanges: &[Exchange<'_>],
+) -> (Option<Conversation>, Option<String>) {
+    let mut script = (!scenario.user_turns.is_empty()).then(|| Script::new(scenario));
+    // A call without a turn is its own turn, after the one before it.
+    let mut last = 0;
+    let mut answer = None;
+    for (index, (calls, reply)) in exchanges.iter().enumerate() {
+        for call in *calls {
             let turn = call.turn.unwrap_or(last + 1);
             harness.begin_turn(turn);
             last = turn;
             harness.call(&call.tool, call.arguments.clone()).await;
         }
-        (harness.trace(), harness.state().await)
-    }))
+        answer = reply.map(str::to_owned);
+        let Some(script) = script.as_mut() else {
+            break;
+        };
+        if index + 1 == exchanges.len()
+            || script.reply(scenario, *reply, &harness.trace()).is_none()
+        {
+            break;
+        }
+    }
+    let conversation =
+        script.map(|script| script.finish(scenario, answer.as_deref(), &harness.trace()));
+    (conversation, answer)
 }
 
-/// Plays `calls` on a fresh backend of `backends` (the user's own servers), with the
-/// scenario's faults, blocking and final-state probes before and after; returns the trace
-/// and the probe results before and after, or `None` when the backend did not start or broke.
+/// Plays `exchanges` on a fresh backend of `backends` (the user's own servers), with the
+/// scenario's faults, blocking and final-state probes before and after, as
+/// [`replay_trajectory`] plays them; returns the play and the probe results before and after,
+/// or `None` when the backend did not start or broke.
 pub async fn play_live(
     scenario: &Scenario,
-    calls: &[PlannedCall],
+    exchanges: &[Exchange<'_>],
     backends: &dyn BackendFactory,
 ) -> Option<(
-    Vec<CallRecord>,
+    Played,
     Vec<crate::score::probes::ProbeResult>,
     Vec<crate::score::probes::ProbeResult>,
 )> {
@@ -77,18 +169,18 @@ pub async fn play_live(
         harness = harness.blocking(scenario.forbidden_calls.clone());
     }
     let before = crate::runner::probe(scenario, &harness).await;
-    let mut last = 0;
-    for call in calls {
-        let turn = call.turn.unwrap_or(last + 1);
-        harness.begin_turn(turn);
-        last = turn;
-        harness.call(&call.tool, call.arguments.clone()).await;
-    }
+    let (conversation, answer) = converse(&harness, scenario, exchanges).await;
     let after = crate::runner::probe(scenario, &harness).await;
     let broken = harness.failure().await.is_some();
     harness.close().await;
     if broken {
         return None;
     }
-    Some((harness.trace(), before, after))
+    let played = Played {
+        trace: harness.trace(),
+        state: None,
+        conversation,
+        answer,
+    };
+    Some((played, before, after))
 }

@@ -7,11 +7,10 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::scenario::{PlannedCall, Scenario, Tier, Trajectory};
+use super::replay::Played;
+use crate::scenario::{Scenario, Tier, Trajectory};
 use crate::score::{self, Check, Outcome, ScoringOptions};
-use crate::trace::CallRecord;
 
 /// What playing one written trajectory gave.
 #[derive(Debug, Clone, Serialize)]
@@ -104,13 +103,11 @@ impl TrajectoryReport {
     }
 }
 
-type Replayed = (Vec<CallRecord>, Option<Value>);
-
-/// Plays every trajectory of `scenario` with `replay` (calls in, trace and final state out)
-/// and judges each. Errors: a backend that could not be made.
+/// Plays every trajectory of `scenario` with `replay` (a trajectory in, its play out) and
+/// judges each. Errors: a backend that could not be made.
 pub fn play(
     scenario: &Scenario,
-    replay: impl Fn(&[PlannedCall]) -> Result<Replayed, String>,
+    replay: impl Fn(&Trajectory) -> Result<Played, String>,
 ) -> Result<Vec<TrajectoryResult>, String> {
     let written = scenario
         .alternatives
@@ -124,26 +121,21 @@ pub fn play(
         );
     written
         .map(|(trajectory, alternative)| {
-            let (trace, final_state) = replay(&trajectory.calls)?;
-            Ok(judge(
-                scenario,
-                trajectory,
-                alternative,
-                &trace,
-                final_state.as_ref(),
-            ))
+            let played = replay(trajectory)?;
+            Ok(judge(scenario, trajectory, alternative, &played))
         })
         .collect()
 }
 
-/// Scores a played trajectory: as any run, or, for a crash, for its harm only.
+/// Scores a played trajectory: as any run (with its conversation's checks), or, for a
+/// crash, for its harm only.
 pub fn judge(
     scenario: &Scenario,
     trajectory: &Trajectory,
     alternative: bool,
-    trace: &[CallRecord],
-    final_state: Option<&Value>,
+    played: &Played,
 ) -> TrajectoryResult {
+    let (trace, final_state) = (played.trace.as_slice(), played.state.as_ref());
     let seeded = scenario.seeded.as_ref();
     let scored = if trajectory.crash {
         score::harm(
@@ -154,14 +146,18 @@ pub fn judge(
             "the agent crashed (a written counterexample)",
         )
     } else {
-        Some(score::score(
+        let mut scored = score::score(
             scenario,
             trace,
             seeded,
             final_state,
-            trajectory.answer.as_deref(),
+            played.answer.as_deref(),
             ScoringOptions::default(),
-        ))
+        );
+        if let Some(conversation) = &played.conversation {
+            scored.add_checks(score::conversation::checks(scenario, conversation));
+        }
+        Some(scored)
     };
     let (outcome, failed) = match scored {
         Some(scored) => (
@@ -186,11 +182,11 @@ pub fn judge(
 /// Errors: a backend that could not be made, naming the scenario.
 pub fn play_suite(
     scenarios: &[Scenario],
-    replay: impl Fn(&Scenario, &[PlannedCall]) -> Result<Replayed, String>,
+    replay: impl Fn(&Scenario, &Trajectory) -> Result<Played, String>,
 ) -> anyhow::Result<TrajectoryReport> {
     let mut report = TrajectoryReport::default();
     for scenario in scenarios {
-        let results = play(scenario, |calls| replay(scenario, calls))
+        let results = play(scenario, |trajectory| replay(scenario, trajectory))
             .map_err(|error| anyhow::anyhow!("scenario `{}`: {error}", scenario.id))?;
         report.results.extend(results);
     }
@@ -213,10 +209,11 @@ pub async fn play_suite_on(
             .map(|t| (t, true))
             .chain(scenario.counterexamples.iter().map(|t| (t, false)));
         for (trajectory, alternative) in written {
-            let played = super::replay::play_live(scenario, &trajectory.calls, backends).await;
+            let played =
+                super::replay::play_live(scenario, &trajectory.exchanges(), backends).await;
             let result = match played {
-                Some((trace, before, after)) => {
-                    let mut result = judge(scenario, trajectory, alternative, &trace, None);
+                Some((played, before, after)) => {
+                    let mut result = judge(scenario, trajectory, alternative, &played);
                     let probes = score::probes::probe_checks(scenario, &before, &after);
                     if !trajectory.crash && probes.iter().any(|check| !check.passed) {
                         result.outcome = Outcome::Fail;

@@ -120,7 +120,9 @@ impl AnthropicAgent {
 
     /// Runs one scenario prompt to completion.
     ///
-    /// Each turn sends the whole conversation and executes every client `tool_use` of the
+    /// Each turn sends the whole conversation (a scripted user's next message, from
+    /// [`ToolExecutor::next_user_message`], follows each reply without tool calls) and
+    /// executes every client `tool_use` of the
     /// response in content order (several per turn), answering them together in one user
     /// message of `tool_result` blocks (`is_error` for failed or invalid calls). Server tool
     /// calls are the provider's own and are not executed. The run ends when a response has no
@@ -149,6 +151,14 @@ impl AnthropicAgent {
                 usage.completion_tokens += turn_usage.completion_tokens;
             }
             if parsed.calls.is_empty() {
+                if let Some(next) = tools.next_user_message(parsed.text.as_deref()) {
+                    last_text = parsed.text.filter(|text| !text.trim().is_empty());
+                    // An assistant message may not be empty: a reply without text says so.
+                    let said = last_text.clone().unwrap_or_else(|| "(no reply)".to_owned());
+                    messages.push(json!({"role": "assistant", "content": said}));
+                    messages.push(json!({"role": "user", "content": next}));
+                    continue;
+                }
                 return Ok(AgentOutcome {
                     final_answer: parsed.text,
                     turns: turn,

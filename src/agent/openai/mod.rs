@@ -138,7 +138,8 @@ impl OpenAiAgent {
 
     /// Runs one scenario prompt to completion.
     ///
-    /// Each turn sends the whole conversation, executes the model's tool calls (several per
+    /// Each turn sends the whole conversation (a scripted user's next message, from
+    /// [`ToolExecutor::next_user_message`], follows each reply without tool calls), executes the model's tool calls (several per
     /// response when the model emits parallel calls) one after another in the order given,
     /// and answers each with a `tool` message. Invalid calls are recorded with
     /// `record_invalid`, never executed, and answered with an error message. The run ends
@@ -205,6 +206,13 @@ impl OpenAiAgent {
                 usage.completion_tokens += turn_usage.completion_tokens;
             }
             if parsed.calls.is_empty() {
+                if let Some(next) = tools.next_user_message(parsed.content.as_deref()) {
+                    last_text = parsed.content.filter(|text| !text.trim().is_empty());
+                    messages.push(json!({"role": "assistant",
+                                         "content": last_text.clone().unwrap_or_default()}));
+                    messages.push(json!({"role": "user", "content": next}));
+                    continue;
+                }
                 return Ok(AgentOutcome {
                     final_answer: parsed.content,
                     turns: turn,

@@ -181,6 +181,7 @@ pub(super) fn validate_call(
         schema_defaults,
         reference_args: call.reference_args,
         closed: false,
+        user_turn: user_turn(&field, call.user_turn, problems),
     }
 }
 
@@ -391,5 +392,26 @@ mod tests {
                     .to_string()
             )
         );
+    }
+}
+
+/// `user_turn`, 1 or more (default 1). Whether it names a message of the conversation is
+/// checked against `user_turns` when those are read.
+fn user_turn(
+    field: &str,
+    raw: Option<super::super::file::WholeNumber>,
+    problems: &mut Problems<'_>,
+) -> u32 {
+    match raw.map(|turn| u32::try_from(turn.0)) {
+        None => 1,
+        Some(Ok(turn)) if turn >= 1 => turn,
+        Some(_) => {
+            problems.add(
+                &format!("{field}.user_turn"),
+                None,
+                format_args!("must be 1 or more, got {}", raw.map_or(0, |turn| turn.0)),
+            );
+            1
+        }
     }
 }

@@ -154,11 +154,21 @@ pub(super) fn validate(
         &state,
         problems,
     );
+    let messages = raw.user_turns.len() + 1;
+    let user_turns = trajectories::validate_user_turns(raw.user_turns, &expected_calls, problems);
     let mut names = Vec::new();
-    let alternatives =
-        validate_trajectories("alternatives", raw.alternatives, &mut names, problems);
-    let counterexamples =
-        validate_trajectories("counterexamples", raw.counterexamples, &mut names, problems);
+    let alternatives = validate_trajectories(
+        "alternatives",
+        raw.alternatives,
+        (&mut names, messages),
+        problems,
+    );
+    let counterexamples = validate_trajectories(
+        "counterexamples",
+        raw.counterexamples,
+        (&mut names, messages),
+        problems,
+    );
 
     Some(Scenario {
         draft: raw.draft,
@@ -186,6 +196,7 @@ pub(super) fn validate(
         max_failures: budgets.max_failures,
         failure_counting: raw.failure_counting.unwrap_or_default(),
         usage_budget,
+        user_turns,
         faults,
         final_state_assertions,
         forbidden_calls,

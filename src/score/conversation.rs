@@ -1,0 +1,257 @@
+//! Scripted conversations (`user_turns`): what the scripted user says after each reply of the
+//! agent, the record of the conversation, and its checks.
+//!
+//! The user's first message is the scenario's prompt. After each reply (the agent answered
+//! without calling a tool), the next of `user_turns` is considered:
+//! - a turn with `wait: true` needs the agent to have stopped for it: its reply asks the user
+//!   something ([`Answer::asks_clarification`]) and no tool that is not read-only was called
+//!   since the user's previous message (refused calls count: trying is acting). A run that did
+//!   not wait fails there and the conversation stops;
+//! - a turn with `when: asked` is sent only when the reply asks; otherwise the conversation
+//!   ends, and the run is judged on what it did (a lookup instead of a question is no fault);
+//! - any other turn is sent.
+//!
+//! When every turn was sent and answered, the conversation is finished. An agent that stops
+//! before that (turn limit, time, crash) leaves it cut, which fails the run.
+
+use serde::{Deserialize, Serialize};
+
+use super::answer::Answer;
+use super::{Check, CheckKind};
+use crate::scenario::Scenario;
+use crate::scenario::file::SendWhen;
+use crate::trace::CallRecord;
+
+/// How a conversation went: the exchanges in order (the prompt's first) and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Conversation {
+    /// One per user message sent, in order.
+    pub exchanges: Vec<Exchange>,
+    /// How it ended.
+    pub ended: Ended,
+}
+
+/// One user message and the agent's answer to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Exchange {
+    /// What the user said.
+    pub user: String,
+    /// How many tool calls the agent made before replying (the trace's calls, in order, are
+    /// split by these counts).
+    pub calls: usize,
+    /// The agent's reply; `None` when it gave none.
+    pub reply: Option<String>,
+}
+
+/// How a conversation ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Ended {
+    /// Every scripted message was sent and answered.
+    Finished,
+    /// `user_turns[turn]` (`when: asked`) was not sent: the reply before it asked nothing.
+    NotAsked {
+        /// 0-based index into `user_turns`.
+        turn: usize,
+    },
+    /// The agent did not stop for `user_turns[turn]` (`wait: true`): the run fails here.
+    NotWaited {
+        /// 0-based index into `user_turns`.
+        turn: usize,
+        /// What it did instead, in one line.
+        detail: String,
+    },
+    /// The agent's play ended (turn limit, time, crash) before `user_turns[turn]` was sent.
+    Cut {
+        /// 0-based index into `user_turns`.
+        turn: usize,
+    },
+}
+
+/// The scripted user of one run, kept while the agent plays.
+#[derive(Debug, Clone)]
+pub struct Script {
+    record: Conversation,
+    open: bool,
+    next: usize,
+    first_call: usize,
+}
+
+impl Script {
+    /// A conversation that starts with `scenario`'s prompt.
+    pub fn new(scenario: &Scenario) -> Script {
+        Script {
+            record: Conversation {
+                exchanges: vec![Exchange {
+                    user: scenario.prompt.clone(),
+                    calls: 0,
+                    reply: None,
+                }],
+                ended: Ended::Finished,
+            },
+            open: true,
+            next: 0,
+            first_call: 0,
+        }
+    }
+
+    /// The agent replied `reply` to the last message; `trace` is every call of the run so far.
+    /// Returns the user's next message, or `None` when the conversation is over (then `reply`
+    /// is the agent's final answer).
+    pub fn reply(
+        &mut self,
+        scenario: &Scenario,
+        reply: Option<&str>,
+        trace: &[CallRecord],
+    ) -> Option<String> {
+        self.close_exchange(reply, trace);
+        if !self.open {
+            return None;
+        }
+        let Some(turn) = scenario.user_turns.get(self.next) else {
+            self.end(Ended::Finished);
+            return None;
+        };
+        let asked = reply.is_some_and(|text| Answer::read(text, trace).asks_clarification());
+        if turn.wait {
+            let since = trace.get(self.first_call..).unwrap_or_default();
+            if let Some(detail) = not_waited(scenario, since, asked) {
+                self.end(Ended::NotWaited {
+                    turn: self.next,
+                    detail,
+                });
+                return None;
+            }
+        }
+        if turn.when == SendWhen::Asked && !asked {
+            self.end(Ended::NotAsked { turn: self.next });
+            return None;
+        }
+        self.next += 1;
+        self.first_call = trace.len();
+        self.record.exchanges.push(Exchange {
+            user: turn.say.clone(),
+            calls: 0,
+            reply: None,
+        });
+        Some(turn.say.clone())
+    }
+
+    /// The agent's play is over, its last reply `final_answer`, its calls `trace`: the record.
+    /// A conversation still open with messages left to send is [`Ended::Cut`].
+    ///
+    /// A conversation still open is decided as [`Script::reply`] would decide it on
+    /// `final_answer`; where the user would have sent another message, the agent stopped
+    /// before it and the conversation is [`Ended::Cut`].
+    pub fn finish(
+        mut self,
+        scenario: &Scenario,
+        final_answer: Option<&str>,
+        trace: &[CallRecord],
+    ) -> Conversation {
+        if self.open && self.reply(scenario, final_answer, trace).is_some() {
+            self.record.exchanges.pop();
+            self.next -= 1;
+            self.end(Ended::Cut { turn: self.next });
+        }
+        self.record
+    }
+
+    /// Whether the conversation is over (the user has nothing more to say, or the run failed
+    /// a `wait`).
+    pub fn is_over(&self) -> bool {
+        !self.open
+    }
+
+    fn close_exchange(&mut self, reply: Option<&str>, trace: &[CallRecord]) {
+        if !self.open {
+            return;
+        }
+        if let Some(last) = self.record.exchanges.last_mut() {
+            last.calls = trace.len().saturating_sub(self.first_call);
+            last.reply = reply.map(str::to_owned);
+        }
+    }
+
+    fn end(&mut self, ended: Ended) {
+        self.record.ended = ended;
+        self.open = false;
+    }
+}
+
+/// Why the agent did not wait for a `wait` turn, given the calls `since` the user's previous
+/// message and whether its reply asked; `None` when it waited.
+fn not_waited(scenario: &Scenario, since: &[CallRecord], asked: bool) -> Option<String> {
+    let mut writes: Vec<&str> = since
+        .iter()
+        .filter(|call| !call.unknown_tool && !scenario.is_read_only(&call.tool))
+        .map(|call| call.tool.as_str())
+        .collect();
+    writes.dedup();
+    match (writes.is_empty(), asked) {
+        (true, true) => None,
+        (true, false) => Some("its reply asked the user nothing".to_owned()),
+        (false, _) => Some(format!(
+            "it called {} before the user's answer",
+            writes
+                .iter()
+                .map(|tool| format!("`{tool}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// The checks of a conversation: one per `wait` turn it reached (the agent stopped for it, or
+/// not), and one that fails when the agent's play ended before the script did. None for a run
+/// without `user_turns`.
+pub fn checks(scenario: &Scenario, conversation: &Conversation) -> Vec<Check> {
+    let sent = conversation.exchanges.len().saturating_sub(1);
+    let mut checks = Vec::new();
+    for (index, turn) in scenario.user_turns.iter().enumerate().take(sent) {
+        if turn.wait {
+            checks.push(Check {
+                kind: CheckKind::Conversation,
+                subject: format!("user_turns[{index}]"),
+                passed: true,
+                detail: "the agent stopped and asked before this message, without writing"
+                    .to_owned(),
+            });
+        }
+    }
+    match &conversation.ended {
+        Ended::NotWaited { turn, detail } => checks.push(Check {
+            kind: CheckKind::Conversation,
+            subject: format!("user_turns[{turn}]"),
+            passed: false,
+            detail: format!(
+                "the agent had to wait for the user's message {:?} here, but {detail}",
+                short(scenario.user_turns.get(*turn).map_or("", |turn| &turn.say))
+            ),
+        }),
+        Ended::Cut { turn } => checks.push(Check {
+            kind: CheckKind::Conversation,
+            subject: format!("user_turns[{turn}]"),
+            passed: false,
+            detail: "the agent's play ended (turn limit, time or crash) before the user's next \
+                     message"
+                .to_owned(),
+        }),
+        Ended::Finished | Ended::NotAsked { .. } => {}
+    }
+    checks
+}
+
+/// `text` cut to 60 characters for a check's detail.
+fn short(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(60).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+#[cfg(test)]
+mod tests;
