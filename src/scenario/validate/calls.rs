@@ -364,6 +364,27 @@ pub(super) fn parse_prior(
     Ok((path, call_index))
 }
 
+/// `user_turn`, 1 or more (default 1). Whether it names a message of the conversation is
+/// checked against `user_turns` when those are read.
+fn user_turn(
+    field: &str,
+    raw: Option<super::super::file::WholeNumber>,
+    problems: &mut Problems<'_>,
+) -> u32 {
+    match raw.map(|turn| u32::try_from(turn.0)) {
+        None => 1,
+        Some(Ok(turn)) if turn >= 1 => turn,
+        Some(_) => {
+            problems.add(
+                &format!("{field}.user_turn"),
+                None,
+                format_args!("must be 1 or more, got {}", raw.map_or(0, |turn| turn.0)),
+            );
+            1
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Prior references: a `$.calls[N]` path may only read an earlier expected call, and says so.
@@ -392,26 +413,5 @@ mod tests {
                     .to_string()
             )
         );
-    }
-}
-
-/// `user_turn`, 1 or more (default 1). Whether it names a message of the conversation is
-/// checked against `user_turns` when those are read.
-fn user_turn(
-    field: &str,
-    raw: Option<super::super::file::WholeNumber>,
-    problems: &mut Problems<'_>,
-) -> u32 {
-    match raw.map(|turn| u32::try_from(turn.0)) {
-        None => 1,
-        Some(Ok(turn)) if turn >= 1 => turn,
-        Some(_) => {
-            problems.add(
-                &format!("{field}.user_turn"),
-                None,
-                format_args!("must be 1 or more, got {}", raw.map_or(0, |turn| turn.0)),
-            );
-            1
-        }
     }
 }
