@@ -337,6 +337,13 @@ pub struct TraceLine {
     /// The agent's final answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_answer: Option<String>,
+    /// In a conversation: a user message after the prompt. The line stands between the calls
+    /// before it and those after it; `reply` is the agent's reply it followed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// With `user`: the agent's reply before that message; absent when it said nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
     /// The rest of the call record, as toolgate writes it (absent in hand-written recordings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
@@ -416,6 +423,16 @@ impl TraceLine {
         }
     }
 
+    /// The line of a conversation's turn in run `repeat` of `scenario`: the agent's `reply`,
+    /// then the user's next message `user`.
+    pub fn user_turn(scenario: &str, repeat: u32, reply: Option<&str>, user: &str) -> TraceLine {
+        TraceLine {
+            reply: reply.map(str::to_owned),
+            user: Some(user.to_owned()),
+            ..TraceLine::empty(scenario, repeat)
+        }
+    }
+
     fn empty(scenario: &str, repeat: u32) -> TraceLine {
         TraceLine {
             schema_version: TRACE_SCHEMA_VERSION,
@@ -427,6 +444,8 @@ impl TraceLine {
             turn: None,
             invalid: None,
             final_answer: None,
+            user: None,
+            reply: None,
             index: None,
             outcome: None,
             result: None,

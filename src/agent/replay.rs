@@ -3,7 +3,11 @@
 //!
 //! Each line is one JSON object about one run of one scenario:
 //! - a tool call: `{"scenario": ID, "tool": NAME, "arguments": {...}}`;
-//! - a final answer: `{"scenario": ID, "final_answer": TEXT}`.
+//! - a final answer: `{"scenario": ID, "final_answer": TEXT}`;
+//! - in a conversation, a later user message: `{"scenario": ID, "reply": TEXT, "user": TEXT}`
+//!   (the agent's reply before the message, absent when it said nothing), between the calls
+//!   before and after it. On replay the scenario's scripted user answers each recorded
+//!   reply; where it ends the conversation, the replay stops, that reply the final answer.
 //!
 //! Both may carry `"repeat": N` (0-based; default 0) to tell repetitions apart. A call may
 //! carry `"turn": N` (1-based), the model turn that emitted it: calls of one turn were emitted
@@ -39,6 +43,9 @@ pub struct Recorded {
     pub calls: Vec<RecordedCall>,
     /// The last final answer given for the run, if any.
     pub final_answer: Option<String>,
+    /// In a conversation, the replies a user message followed: how many calls came before
+    /// each, and its text.
+    pub replies: Vec<(usize, Option<String>)>,
 }
 
 /// One recorded tool call.
@@ -60,7 +67,7 @@ impl Recordings {
     /// Reads a JSON Lines file; blank lines are skipped.
     ///
     /// Errors name the file and line: unreadable file, a line that is not a JSON object with
-    /// a string `scenario`, or a line with neither `tool` nor `final_answer`.
+    /// a string `scenario`, or a line with neither `tool`, `final_answer` nor `user`.
     pub fn load(path: &Path) -> Result<Recordings> {
         let text = crate::fs::read_text(path, "recordings", crate::defaults::MAX_RUN_FILE_BYTES)?;
         Self::parse(&text, path)
@@ -94,7 +101,10 @@ impl Recordings {
                     notes: line.notes,
                 }),
                 (None, Some(answer)) => run.final_answer = Some(answer),
-                (None, None) => bail!("{}: expected `tool` or `final_answer`", at()),
+                (None, None) if line.user.is_some() => {
+                    run.replies.push((run.calls.len(), line.reply));
+                }
+                (None, None) => bail!("{}: expected `tool`, `final_answer` or `user`", at()),
             }
         }
         Ok(Recordings {
@@ -128,7 +138,17 @@ impl Recordings {
             )));
         };
         let mut turn = 0;
-        for call in &recorded.calls {
+        let mut replies = recorded.replies.iter().peekable();
+        for (index, call) in recorded.calls.iter().enumerate() {
+            while let Some((_, reply)) = replies.next_if(|(before, _)| *before == index) {
+                if tools.next_user_message(reply.as_deref()).is_none() {
+                    return Ok(AgentOutcome {
+                        final_answer: reply.clone(),
+                        turns: 1,
+                        ..AgentOutcome::default()
+                    });
+                }
+            }
             turn = call.turn.unwrap_or(turn + 1);
             tools.begin_turn(turn);
             if !call.notes.is_empty() {
@@ -149,6 +169,15 @@ impl Recordings {
                         kind.unwrap_or(InvalidCallKind::ArgumentsNotObject),
                     );
                 }
+            }
+        }
+        for (_, reply) in replies {
+            if tools.next_user_message(reply.as_deref()).is_none() {
+                return Ok(AgentOutcome {
+                    final_answer: reply.clone(),
+                    turns: 1,
+                    ..AgentOutcome::default()
+                });
             }
         }
         Ok(AgentOutcome {
@@ -186,6 +215,7 @@ mod tests {
                     notes: Vec::new(),
                 }],
                 final_answer: Some("Two contacts.".to_owned()),
+                replies: Vec::new(),
             })
         );
         let second = recordings.recorded("T1-001", 1).expect("repeat 1");
@@ -220,7 +250,7 @@ mod tests {
             .expect_err("neither");
         assert_eq!(
             error.to_string(),
-            "`runs.jsonl` line 1: expected `tool` or `final_answer`"
+            "`runs.jsonl` line 1: expected `tool`, `final_answer` or `user`"
         );
     }
 }

@@ -94,7 +94,7 @@ fn started(key: &Key) -> Trajectory {
 /// `source` names the file in errors. Each line is checked as the importer checks it.
 ///
 /// Errors name the file and the 1-based line: a line that is not JSON, not a trace line, of
-/// a newer `schema_version`, or with neither `tool` nor `final_answer`.
+/// a newer `schema_version`, or with neither `tool`, `final_answer` nor `user`.
 pub fn lines(text: &str, source: &std::path::Path) -> Result<Vec<TraceLine>> {
     let mut lines = Vec::new();
     for (number, line) in text.lines().enumerate() {
@@ -117,8 +117,8 @@ pub(super) fn parse(value: Value) -> Result<TraceLine> {
             line.schema_version
         );
     }
-    if line.tool.is_none() && line.final_answer.is_none() {
-        bail!("the line has neither `tool` nor `final_answer`");
+    if line.tool.is_none() && line.final_answer.is_none() && line.user.is_none() {
+        bail!("the line has neither `tool`, `final_answer` nor `user`");
     }
     Ok(line)
 }

@@ -566,14 +566,29 @@ impl RunReport {
     }
 }
 
-/// The `trace.jsonl` lines of one run of `scenario`: its calls in arrival order, then its
-/// final answer when it gave one.
+/// The `trace.jsonl` lines of one run of `scenario`: its calls in arrival order, in a
+/// conversation each later user message (with the reply before it) between the calls before
+/// and after it, then its final answer when it gave one.
 pub fn run_trace_lines(scenario: &Scenario, run: &ScenarioRun) -> Vec<TraceLine> {
-    let mut lines: Vec<TraceLine> = run
-        .trace
-        .iter()
-        .map(|call| TraceLine::call(&scenario.id, run.repeat, call))
-        .collect();
+    let mut lines: Vec<TraceLine> = Vec::with_capacity(run.trace.len() + 1);
+    let mut calls = run.trace.iter();
+    let exchanges = run
+        .agent
+        .as_ref()
+        .and_then(|agent| agent.conversation.as_ref())
+        .map_or(&[][..], |conversation| conversation.exchanges.as_slice());
+    for (exchange, next) in exchanges.iter().zip(exchanges.iter().skip(1)) {
+        for call in calls.by_ref().take(exchange.calls) {
+            lines.push(TraceLine::call(&scenario.id, run.repeat, call));
+        }
+        lines.push(TraceLine::user_turn(
+            &scenario.id,
+            run.repeat,
+            exchange.reply.as_deref(),
+            &next.user,
+        ));
+    }
+    lines.extend(calls.map(|call| TraceLine::call(&scenario.id, run.repeat, call)));
     if let Some(answer) = run.agent.as_ref().and_then(|a| a.final_answer.as_ref()) {
         lines.push(TraceLine::answer(&scenario.id, run.repeat, answer));
     }

@@ -10,6 +10,7 @@ mod architecture;
 mod bench;
 mod cassettes;
 mod cli;
+mod conversations;
 mod gate;
 mod github;
 mod judge;

@@ -218,6 +218,9 @@ fn push_run(out: &mut String, run: &ScenarioResult, traces: &Traces<'_>) {
         divergence.and_then(runs::divergence_call),
         limit,
     );
+    if let Some(conversation) = &run.conversation {
+        push_conversation(out, conversation, limit);
+    }
     out.push_str("<div class=\"answer\"><span class=\"label\">final answer</span> ");
     match &run.final_answer {
         Some(answer) => push_capped(out, answer, limit),
@@ -235,6 +238,51 @@ fn push_run(out: &mut String, run: &ScenarioResult, traces: &Traces<'_>) {
     }
     push_checks(out, run, limit);
     out.push_str("</div>\n");
+}
+
+/// A scripted conversation as an ordered list: each user message, the calls the agent made
+/// before replying, its reply; then how the conversation ended when it ended early.
+fn push_conversation(
+    out: &mut String,
+    conversation: &crate::score::conversation::Conversation,
+    limit: usize,
+) {
+    use crate::score::conversation::Ended;
+    out.push_str("<div class=\"conversation\"><span class=\"label\">conversation</span><ol>");
+    for exchange in &conversation.exchanges {
+        out.push_str("<li><b>user</b> ");
+        push_capped(out, &exchange.user, limit);
+        let _ = write!(
+            out,
+            " <span class=\"meta\">· {} call{}</span><br><b>agent</b> ",
+            exchange.calls,
+            if exchange.calls == 1 { "" } else { "s" }
+        );
+        match &exchange.reply {
+            Some(reply) => push_capped(out, reply, limit),
+            None => out.push_str("<em>no reply</em>"),
+        }
+        out.push_str("</li>");
+    }
+    out.push_str("</ol>");
+    let ended = match &conversation.ended {
+        Ended::Finished => None,
+        Ended::NotAsked { turn } => Some(format!(
+            "ended before user_turns[{turn}]: the reply asked nothing, so the user had no more to say"
+        )),
+        Ended::NotWaited { turn, detail } => Some(format!(
+            "stopped at user_turns[{turn}]: the agent had to wait for it, but {detail}"
+        )),
+        Ended::Cut { turn } => Some(format!(
+            "cut before user_turns[{turn}]: the agent's play ended first"
+        )),
+    };
+    if let Some(ended) = ended {
+        out.push_str("<p class=\"meta\">");
+        push_capped(out, &ended, limit);
+        out.push_str("</p>");
+    }
+    out.push_str("</div>");
 }
 
 /// The run's calls in order, a mark where each new turn starts, the call the first

@@ -909,6 +909,23 @@ fn failures(input: &Input<'_>) -> Option<String> {
         for violation in result.metrics.iter().flat_map(|m| &m.output_violations) {
             let _ = writeln!(out, "- output schema: {}", neutralise(violation));
         }
+        if let Some(conversation) = &result.conversation {
+            let _ = writeln!(out, "- conversation:");
+            for (number, exchange) in conversation.exchanges.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  {}. user: {} · {} call{} · agent: {}",
+                    number + 1,
+                    neutralise(&exchange.user),
+                    exchange.calls,
+                    if exchange.calls == 1 { "" } else { "s" },
+                    exchange
+                        .reply
+                        .as_deref()
+                        .map_or_else(|| "(no reply)".to_owned(), neutralise),
+                );
+            }
+        }
         if let Some(answer) = &result.final_answer {
             let _ = writeln!(out, "- final answer: {}", neutralise(answer));
         }
