@@ -607,7 +607,13 @@ async fn score_run(
     score.add_checks(probe_checks(scenario, baseline, after));
     score.add_checks(stop_checks(&outcome, options));
     if let Some(conversation) = &outcome.conversation {
-        score.add_checks(score::conversation::checks(scenario, conversation));
+        score.add_checks(score::conversation_checks(
+            scenario,
+            conversation,
+            &trace,
+            seeded,
+            final_state.as_ref(),
+        ));
     }
     // Only a model agent's requests are counted; the others spend nothing that is seen here.
     let spent = (outcome.usage.requests > 0).then_some(score::usage::Spent {
@@ -628,7 +634,11 @@ async fn score_run(
         final_answer: outcome.final_answer.as_deref(),
         options: options.scoring,
     };
-    let metrics = metrics::measure(&view, &score.checks);
+    let mut metrics = metrics::measure(&view, &score.checks);
+    metrics.conversation = outcome
+        .conversation
+        .as_ref()
+        .map(|conversation| score::conversation::metrics(scenario, conversation));
     let (mut verdict, mut judge_error, mut run_outcome) = (None, None, score.outcome);
     if let Some(judge) = options
         .judge

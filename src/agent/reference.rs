@@ -22,7 +22,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     let mut failed = Vec::new();
     let mut conversation = Conversation::default();
     for expected in &scenario.expected_calls {
-        if !conversation.reach(expected.user_turn, scenario, tools) {
+        if !conversation.reach(expected.user_turn, scenario, tools, false) {
             break;
         }
         let record = crate::trace::run_record(&assigned, &played);
@@ -87,7 +87,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
         assigned.push(slot);
     }
     let messages = u32::try_from(scenario.user_turns.len() + 1).unwrap_or(u32::MAX);
-    conversation.reach(messages, scenario, tools);
+    conversation.reach(messages, scenario, tools, true);
     let final_answer = if let Some(reply) = conversation.last_reply {
         reply
     } else if let Some(answer) = &scenario.reference_answer {
@@ -117,13 +117,26 @@ struct Conversation {
 
 impl Conversation {
     /// Replies until the user's message `message` (1-based: 1 is the prompt) is the current
-    /// one; false when the conversation ended first.
-    fn reach<E: ToolExecutor>(&mut self, message: u32, scenario: &Scenario, tools: &E) -> bool {
+    /// one; false when the conversation ended first. After the last expected call (`last`),
+    /// a `when: asked` message without a `reference_reply` is not asked for: the reference
+    /// answers with `reference_answer` instead.
+    fn reach<E: ToolExecutor>(
+        &mut self,
+        message: u32,
+        scenario: &Scenario,
+        tools: &E,
+        last: bool,
+    ) -> bool {
         while self.last_reply.is_none() && self.answered + 1 < message {
-            let reply = scenario
-                .user_turns
-                .get(self.answered as usize)
-                .and_then(|turn| turn.reference_reply.clone())
+            let turn = scenario.user_turns.get(self.answered as usize);
+            let written = turn.and_then(|turn| turn.reference_reply.clone());
+            if last
+                && written.is_none()
+                && turn.is_some_and(|turn| turn.when == crate::scenario::file::SendWhen::Asked)
+            {
+                return false;
+            }
+            let reply = written
                 .unwrap_or_else(|| "Before I go on: how would you like me to proceed?".to_owned());
             if tools.next_user_message(Some(&reply)).is_some() {
                 self.answered += 1;

@@ -297,6 +297,7 @@ pub(crate) fn run_metrics(first_divergence: Option<&str>) -> crate::score::metri
         call_latency_us: Percentiles::default(),
         calls_executed: 2,
         calls_refused: 0,
+        conversation: None,
         parser_notes: Vec::new(),
         output_violations: Vec::new(),
     }

@@ -144,6 +144,10 @@ pub struct UserTurnFile {
     /// What the reference agent says just before this message (default: a generic question).
     #[serde(default)]
     pub reference_reply: Option<String>,
+    /// Checks on the agent's reply just before this message, written as `final_answer`'s
+    /// (`state` values read the state at the end of the run).
+    #[serde(default)]
+    pub reply: Option<AnswerChecksFile>,
 }
 
 /// When a scripted user turn is sent.

@@ -389,7 +389,7 @@ impl Trajectory {
 }
 
 /// One message of a scenario's scripted user after the prompt (`user_turns`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct UserTurn {
     /// What the user says; not blank.
     pub say: String,
@@ -400,6 +400,8 @@ pub struct UserTurn {
     pub wait: bool,
     /// What the reference agent says before it.
     pub reference_reply: Option<String>,
+    /// Checks on the agent's reply before it; empty when the file has none.
+    pub reply: AnswerChecks,
 }
 
 /// One call of a planned trajectory.

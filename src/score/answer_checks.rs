@@ -32,11 +32,31 @@ pub fn checks(
     record: &Value,
     states: &States<'_>,
 ) -> Vec<Check> {
-    let mut all_labels = Vec::new();
-    collect_labels(&scenario.final_answer, &mut all_labels);
-    group_checks(
+    checks_at(
         &scenario.final_answer,
         "final_answer",
+        final_answer,
+        answer,
+        record,
+        states,
+    )
+}
+
+/// `checks` (a `final_answer` section, or a conversation turn's `reply`) on the text `final_answer`
+/// read as `answer`; each check's subject starts with `at`.
+pub fn checks_at(
+    checks: &AnswerChecks,
+    at: &str,
+    final_answer: Option<&str>,
+    answer: Option<&Answer>,
+    record: &Value,
+    states: &States<'_>,
+) -> Vec<Check> {
+    let mut all_labels = Vec::new();
+    collect_labels(checks, &mut all_labels);
+    group_checks(
+        checks,
+        at,
         &Context {
             final_answer,
             answer,

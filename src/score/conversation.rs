@@ -242,6 +242,46 @@ pub fn checks(scenario: &Scenario, conversation: &Conversation) -> Vec<Check> {
     checks
 }
 
+/// What a conversation shows about the agent beyond pass or fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ConversationMetrics {
+    /// User messages sent, the prompt included: the turns the agent needed.
+    pub messages: usize,
+    /// Whether the conversation reached its end (every message sent, or the user had no more
+    /// to say), rather than stopping at a `wait` or being cut.
+    pub completed: bool,
+    /// Replies that asked the user something the script had no answer for: the message after
+    /// it is sent whatever the reply (neither `wait` nor `when: asked`), or none follows and
+    /// the final answer need not ask (`asks_clarification`). A question the prompt or the
+    /// conversation had already answered is one of these.
+    pub unneeded_questions: usize,
+}
+
+/// The measures of `conversation`, a conversation of `scenario`.
+pub fn metrics(scenario: &Scenario, conversation: &Conversation) -> ConversationMetrics {
+    let unneeded_questions = conversation
+        .exchanges
+        .iter()
+        .enumerate()
+        .filter(|(index, exchange)| {
+            let asked = exchange
+                .reply
+                .as_deref()
+                .is_some_and(|reply| Answer::read(reply, &[]).asks_clarification());
+            let wanted = match scenario.user_turns.get(*index) {
+                Some(next) => next.wait || next.when == SendWhen::Asked,
+                None => scenario.final_answer.asks_clarification,
+            };
+            asked && !wanted
+        })
+        .count();
+    ConversationMetrics {
+        messages: conversation.exchanges.len(),
+        completed: matches!(conversation.ended, Ended::Finished | Ended::NotAsked { .. }),
+        unneeded_questions,
+    }
+}
+
 /// `text` cut to 60 characters for a check's detail.
 fn short(text: &str) -> String {
     let mut chars = text.chars();

@@ -15,7 +15,7 @@ mod run;
 pub mod state_diff;
 pub mod usage;
 
-pub use run::{harm, score};
+pub use run::{conversation_checks, harm, score};
 
 use serde::{Deserialize, Serialize};
 

@@ -58,19 +58,7 @@ pub fn score(
         crate::trace::run_record(&pairing.assigned, trace)
     };
     let answer = final_answer.map(|text| Answer::read(text, trace));
-    let states = answer_checks::States {
-        seeded,
-        after: final_state,
-        looked_up: trace.iter().any(|call| {
-            call.fault.is_none()
-                && !call.refused
-                && !call.unknown_tool
-                && matches!(
-                    call.outcome,
-                    crate::trace::CallOutcome::Success | crate::trace::CallOutcome::ToolError
-                )
-        }),
-    };
+    let states = states(trace, seeded, final_state);
     checks.extend(answer_checks::checks(
         scenario,
         final_answer,
@@ -100,6 +88,66 @@ pub fn score(
         checks,
         pairing: pairing.assigned,
     }
+}
+
+/// The states answer values read: `seeded`, `final_state`, and whether `trace` looked
+/// anything up.
+fn states<'a>(
+    trace: &[CallRecord],
+    seeded: &'a Value,
+    final_state: Option<&'a Value>,
+) -> answer_checks::States<'a> {
+    answer_checks::States {
+        seeded,
+        after: final_state,
+        looked_up: trace.iter().any(|call| {
+            call.fault.is_none()
+                && !call.refused
+                && !call.unknown_tool
+                && matches!(
+                    call.outcome,
+                    crate::trace::CallOutcome::Success | crate::trace::CallOutcome::ToolError
+                )
+        }),
+    }
+}
+
+/// The checks of a scripted conversation ([`super::conversation::checks`]) and of the replies
+/// its `user_turns` check (`reply`), for a run with `trace`, the `seeded` state and the state
+/// after it. A turn's `reply` checks apply when the message was sent; `contains_results` is
+/// not available there.
+pub fn conversation_checks(
+    scenario: &Scenario,
+    conversation: &super::conversation::Conversation,
+    trace: &[CallRecord],
+    seeded: &Value,
+    final_state: Option<&Value>,
+) -> Vec<Check> {
+    let mut checks = super::conversation::checks(scenario, conversation);
+    let states = states(trace, seeded, final_state);
+    let sent = conversation.exchanges.len().saturating_sub(1);
+    for (index, (turn, exchange)) in scenario
+        .user_turns
+        .iter()
+        .zip(&conversation.exchanges)
+        .enumerate()
+        .take(sent)
+    {
+        if turn.reply.is_empty() {
+            continue;
+        }
+        let reply = exchange.reply.as_deref();
+        let answer = reply.map(|text| Answer::read(text, trace));
+        checks.extend(answer_checks::checks_at(
+            &turn.reply,
+            &format!("user_turns[{index}].reply"),
+            reply,
+            answer.as_ref(),
+            &Value::Null,
+            &states,
+        ));
+    }
+    checks
 }
 
 /// The checks of a run that ended in an error (the agent crashed, timed out or lost its

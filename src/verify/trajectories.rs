@@ -155,7 +155,13 @@ pub fn judge(
             ScoringOptions::default(),
         );
         if let Some(conversation) = &played.conversation {
-            scored.add_checks(score::conversation::checks(scenario, conversation));
+            scored.add_checks(score::conversation_checks(
+                scenario,
+                conversation,
+                trace,
+                seeded,
+                final_state,
+            ));
         }
         Some(scored)
     };

@@ -14,6 +14,7 @@ use super::calls::parse_prior;
 pub(super) struct StateNames<'a>(pub(super) Option<&'a [String]>);
 
 pub(super) fn validate_answer(
+    at: &str,
     checks: AnswerChecksFile,
     expected_calls: usize,
     state: &StateNames<'_>,
@@ -31,14 +32,14 @@ pub(super) fn validate_answer(
                 });
             }
             Ok((_, call_index)) => problems.add(
-                &format!("final_answer.contains_results[{index}]"),
+                &format!("{at}.contains_results[{index}]"),
                 Some(source),
                 format_args!(
                     "`{source}` reads calls[{call_index}], but the scenario has {expected_calls} expected calls"
                 ),
             ),
             Err(message) => problems.add(
-                &format!("final_answer.contains_results[{index}]"),
+                &format!("{at}.contains_results[{index}]"),
                 Some(source),
                 message,
             ),
@@ -47,7 +48,7 @@ pub(super) fn validate_answer(
     for (index, text) in checks.contains_text.iter().enumerate() {
         if text.trim().is_empty() {
             problems.add(
-                &format!("final_answer.contains_text[{index}]"),
+                &format!("{at}.contains_text[{index}]"),
                 None,
                 "must not be empty",
             );
@@ -57,7 +58,7 @@ pub(super) fn validate_answer(
         .values
         .into_iter()
         .enumerate()
-        .filter_map(|(index, value)| validate_value(index, value, state, problems))
+        .filter_map(|(index, value)| validate_value(at, index, value, state, problems))
         .collect();
     let mut phrases = |section: &str, lists: Vec<super::super::file::OneOrMany>| {
         lists
@@ -66,7 +67,7 @@ pub(super) fn validate_answer(
             .map(|(index, list)| {
                 if list.0.iter().any(|phrase| phrase.trim().is_empty()) {
                     problems.add(
-                        &format!("final_answer.{section}[{index}]"),
+                        &format!("{at}.{section}[{index}]"),
                         None,
                         "must not be empty",
                     );
@@ -81,10 +82,10 @@ pub(super) fn validate_answer(
         .any_of
         .into_iter()
         .map(|group| {
-            let group = validate_answer(group, expected_calls, state, problems);
+            let group = validate_answer(at, group, expected_calls, state, problems);
             if group.is_empty() {
                 problems.add(
-                    "final_answer.any_of",
+                    &format!("{at}.any_of"),
                     None,
                     "a group must hold at least one check",
                 );
@@ -96,7 +97,7 @@ pub(super) fn validate_answer(
         .attributes
         .into_iter()
         .enumerate()
-        .filter_map(|(index, attributes)| validate_attributes(index, attributes, state, problems))
+        .filter_map(|(index, attributes)| validate_attributes(at, index, attributes, state, problems))
         .collect();
     AnswerChecks {
         any_of,
@@ -114,12 +115,13 @@ pub(super) fn validate_answer(
 }
 
 fn validate_value(
+    at: &str,
     index: usize,
     value: AnswerValueFile,
     state: &StateNames<'_>,
     problems: &mut Problems<'_>,
 ) -> Option<AnswerValue> {
-    let field = format!("final_answer.values[{index}]");
+    let field = format!("{at}.values[{index}]");
     let given = [
         value.value.is_some(),
         value.any_of.is_some(),
@@ -216,12 +218,13 @@ fn validate_value(
 }
 
 fn validate_attributes(
+    at: &str,
     index: usize,
     attributes: AttributesFile,
     state: &StateNames<'_>,
     problems: &mut Problems<'_>,
 ) -> Option<Attributes> {
-    let field = format!("final_answer.attributes[{index}]");
+    let field = format!("{at}.attributes[{index}]");
     if attributes.by.is_empty() {
         problems.add(&format!("{field}.by"), None, "must name at least one field");
     }

@@ -155,7 +155,8 @@ pub(super) fn validate(
         problems,
     );
     let messages = raw.user_turns.len() + 1;
-    let user_turns = trajectories::validate_user_turns(raw.user_turns, &expected_calls, problems);
+    let user_turns =
+        trajectories::validate_user_turns(raw.user_turns, &expected_calls, &state, problems);
     let mut names = Vec::new();
     let alternatives = validate_trajectories(
         "alternatives",
@@ -533,7 +534,7 @@ fn validate_final_answer(
     problems: &mut Problems<'_>,
 ) -> AnswerChecks {
     let final_answer = checks
-        .map(|checks| validate_answer(checks, expected_calls, state, problems))
+        .map(|checks| validate_answer("final_answer", checks, expected_calls, state, problems))
         .unwrap_or_default();
     match reference {
         Some(answer) if answer.trim().is_empty() => {

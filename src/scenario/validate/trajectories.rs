@@ -124,11 +124,13 @@ fn planned_calls(
     planned
 }
 
-/// Checks `user_turns`: every message said (not blank), and every expected call's
-/// `user_turn` naming one of the conversation's messages.
+/// Checks `user_turns`: every message said (not blank), its `reply` checks (as
+/// `final_answer`'s, with `state`), and every expected call's `user_turn` naming one of the
+/// conversation's messages.
 pub(super) fn validate_user_turns(
     turns: Vec<super::super::file::UserTurnFile>,
     expected: &[super::super::ExpectedCall],
+    state: &super::answer::StateNames<'_>,
     problems: &mut Problems<'_>,
 ) -> Vec<super::super::UserTurn> {
     let messages = turns.len() + 1;
@@ -156,7 +158,20 @@ pub(super) fn validate_user_turns(
                     "must not be empty",
                 );
             }
+            let reply = turn
+                .reply
+                .map(|checks| {
+                    super::answer::validate_answer(
+                        &format!("user_turns[{index}].reply"),
+                        checks,
+                        expected.len(),
+                        state,
+                        problems,
+                    )
+                })
+                .unwrap_or_default();
             super::super::UserTurn {
+                reply,
                 say: turn.say,
                 when: turn.when,
                 wait: turn.wait,

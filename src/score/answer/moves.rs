@@ -192,6 +192,20 @@ pub const REQUEST_PHRASES: &[&str] = &[
     "which one",
     "do you want me",
     "would you like me to",
+    // Holding an action for the user's word, without a question mark (conversation case:
+    // "Let me know if you'd like me to go ahead.").
+    "let me know if you'd like me to go ahead",
+    "let me know if you want me to go ahead",
+    "let me know if you'd like me to proceed",
+    "let me know if you want me to proceed",
+    "let me know if i should go ahead",
+    "let me know if i should proceed",
+    "once you confirm",
+    "if you confirm",
+    "awaiting your confirmation",
+    "waiting for your confirmation",
+    "your go-ahead",
+    "say the word",
 ];
 
 /// Questions that only offer more help do not ask for anything the task needs.

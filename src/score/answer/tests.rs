@@ -36,6 +36,8 @@ fn questions_and_requests_ask_but_offers_do_not() {
         "There are two pending orders; please tell me which one.",
         "I need to know which customer you mean.",
         "To create the account I'll need:\n- full name\n- email",
+        "Lars Nilsson is their only contact. Let me know if you'd like me to go ahead.",
+        "I'll cancel O-005 once you confirm.",
     ] {
         assert!(Answer::read(answer, &[]).asks_clarification(), "{answer}");
     }
@@ -43,6 +45,7 @@ fn questions_and_requests_ask_but_offers_do_not() {
         "Done. Anything else I can help you with?",
         "Which John it is does not matter.",
         "Logged the call with John Smith.",
+        "Deleted Lars Nilsson. Let me know if you need anything else.",
     ] {
         assert!(!Answer::read(answer, &[]).asks_clarification(), "{answer}");
     }

@@ -142,3 +142,37 @@ fn the_reference_reply_and_user_turn_are_read_from_the_file() {
         Some("Delete Ada Lovelace (C-001)? This cannot be undone.")
     );
 }
+
+#[test]
+fn a_turns_reply_checks_judge_the_reply_the_message_followed() {
+    let text = "id: T5-901\ntier: 5\ntype: ambiguous_input\nprompt: Delete contact Ada.\n\
+                seed_state: fixtures/enterprise.json\nexpected_calls: []\nuser_turns:\n  \
+                - say: No, keep her.\n    wait: true\n    reply:\n      contains_text: [C-001]\n";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("s.yaml");
+    std::fs::write(&path, text).expect("write scenario");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scenario = scenario::load_file(&path, root, Catalog::builtin()).expect("valid scenario");
+    let judged = |question: &str| {
+        let mut script = Script::new(&scenario);
+        assert!(script.reply(&scenario, Some(question), &[]).is_some());
+        let conversation = script.finish(&scenario, Some("Kept."), &[]);
+        crate::score::conversation_checks(
+            &scenario,
+            &conversation,
+            &[],
+            scenario.seeded.as_ref(),
+            None,
+        )
+        .into_iter()
+        .filter(|check| check.subject.starts_with("user_turns[0].reply"))
+        .map(|check| check.passed)
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(judged("Delete Ada Lovelace (C-001)?"), vec![true]);
+    assert_eq!(
+        judged("Delete Ada Lovelace (C-002)?"),
+        vec![false],
+        "the confirmation named the wrong record"
+    );
+}

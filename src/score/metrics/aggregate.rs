@@ -50,6 +50,16 @@ pub struct MetricsSummary {
     /// Median over runs of each run's median tool-call latency, and the largest per-run p95,
     /// in microseconds.
     pub call_latency_us: Percentiles,
+    /// Runs that were scripted conversations.
+    #[serde(default)]
+    pub conversations: usize,
+    /// Mean user messages (the prompt included) over the conversations that reached their
+    /// end: turns to completion.
+    #[serde(default)]
+    pub turns_to_completion: Option<f64>,
+    /// Questions the script had no answer for, over all conversations.
+    #[serde(default)]
+    pub unneeded_questions: usize,
 }
 
 fn rate(part: usize, whole: usize) -> Option<f64> {
@@ -84,6 +94,8 @@ pub struct MetricsTally {
     /// depend on the order runs finished in.
     efficiencies: Vec<(usize, f64)>,
     medians: Vec<u64>,
+    completed: usize,
+    completed_messages: usize,
 }
 
 impl MetricsTally {
@@ -125,6 +137,14 @@ impl MetricsTally {
         for episode in &run.recovery {
             *summary.recovery.entry(episode.class).or_default() += 1;
         }
+        if let Some(conversation) = &run.conversation {
+            summary.conversations += 1;
+            summary.unneeded_questions += conversation.unneeded_questions;
+            if conversation.completed {
+                self.completed += 1;
+                self.completed_messages += conversation.messages;
+            }
+        }
         if run.arguments.calls > 0 {
             self.medians.push(run.call_latency_us.p50);
             summary.call_latency_us.p95 = summary.call_latency_us.p95.max(run.call_latency_us.p95);
@@ -142,6 +162,7 @@ impl MetricsTally {
             self.efficiencies.iter().map(|(_, e)| e).sum::<f64>() / self.efficiencies.len() as f64
         });
         summary.call_latency_us.p50 = Percentiles::of(&self.medians).p50;
+        summary.turns_to_completion = rate(self.completed_messages, self.completed);
         summary.confusion = self
             .cells
             .into_iter()

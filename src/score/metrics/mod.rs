@@ -74,6 +74,9 @@ pub struct RunMetrics {
     /// violating path as "call 2 `tool`: `/total`: message", in trace order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub output_violations: Vec<String>,
+    /// A scripted conversation's measures; absent for a single request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<crate::score::conversation::ConversationMetrics>,
 }
 
 /// One call with the parser's notes about it.
@@ -174,6 +177,7 @@ pub fn measure(view: &RunView<'_>, checks: &[crate::score::Check]) -> RunMetrics
     RunMetrics {
         calls_executed: counts.executed,
         calls_refused: counts.refused,
+        conversation: None,
         selection: selection::measure(view),
         arguments: arguments::measure(view),
         trajectory: trajectory::measure(view),
