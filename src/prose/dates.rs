@@ -186,7 +186,7 @@ static NUMERIC_DATE: LazyLock<Regex> = LazyLock::new(|| {
 
 static CLOCK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?m\b\.?)?|\b(\d{1,2})\s*([ap])\.?m\b\.?|\b(noon|midday|midnight)\b",
+        r"\b(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?m\b\.?)?|\b(\d{1,2})\s*([ap])\.?m\b\.?|\b(noon|midday|midnight)\b|\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+o['’]?\s?clock\b(?:\s+(?:in\s+the\s+)?(morning|afternoon|evening))?",
     )
     .expect("a valid pattern")
 });
@@ -213,6 +213,12 @@ pub(super) fn clock_time(text: &str) -> Option<u32> {
     (hour < 24 && minute < 60 && second < 60).then_some(hour * 3600 + minute * 60 + second)
 }
 
+/// The hours written as words in `N o'clock`, one to twelve.
+const HOUR_WORDS: [&str; 12] = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve",
+];
+
 /// Every time of day in the text outside the `instants` spans.
 pub(super) fn times(text: &str, instants: &[Range<usize>]) -> Vec<TimeMention> {
     let mut found = Vec::new();
@@ -227,6 +233,22 @@ pub(super) fn times(text: &str, instants: &[Range<usize>]) -> Vec<TimeMention> {
                 "midnight" => (0, 0, 0, None),
                 _ => (12, 0, 0, None),
             }
+        } else if let Some(hour) = caps.get(8) {
+            // `eleven o'clock`, `3 o'clock in the afternoon`: as written unless the part of
+            // the day says afternoon or evening.
+            let hour = HOUR_WORDS
+                .iter()
+                .position(|word| *word == hour.as_str())
+                .map(|index| index as u32 + 1)
+                .or_else(|| hour.as_str().parse().ok())
+                .unwrap_or(99);
+            let later = caps.get(9).is_some_and(|part| part.as_str() != "morning");
+            (
+                hour,
+                0,
+                0,
+                Some(if later { "p" } else { "a" }).filter(|_| hour <= 12),
+            )
         } else if let Some(hour) = number(1) {
             (
                 hour,
@@ -437,7 +459,15 @@ mod tests {
     #[test]
     fn times_in_written_forms() {
         let ten = Wanted::Time(10 * 3600);
-        for answer in ["at 10:00", "at 10 AM", "10am UTC", "10:00:00", "at 10 a.m."] {
+        for answer in [
+            "at 10:00",
+            "at 10 AM",
+            "10am UTC",
+            "10:00:00",
+            "at 10 a.m.",
+            "at ten o'clock",
+            "from 10 o’clock UTC",
+        ] {
             assert!(!Prose::new(answer).mentions(&ten).is_empty(), "{answer}");
         }
         for answer in ["at 10 PM", "10:30", "at 11:00"] {
@@ -446,6 +476,16 @@ mod tests {
         assert!(
             !Prose::new("at noon")
                 .mentions(&Wanted::Time(12 * 3600))
+                .is_empty()
+        );
+        assert!(
+            !Prose::new("at three o'clock in the afternoon")
+                .mentions(&Wanted::Time(15 * 3600))
+                .is_empty()
+        );
+        assert!(
+            Prose::new("at ten o'clock in the evening")
+                .mentions(&ten)
                 .is_empty()
         );
     }

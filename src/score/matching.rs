@@ -4,8 +4,9 @@
 //! greedy pass: greedy pairing makes an unordered verdict depend on list order (field case
 //! B06, deepeval#3338). Each expected call takes at most one actual call and each actual call
 //! serves at most one expected call (B07: calls are matched by position, never by value).
-//! The objective, compared in order: most fully satisfied expected calls, then most
-//! successful calls among the pairs, then the largest total argument credit.
+//! The objective, compared in order: most fully satisfied required (not `optional`) expected
+//! calls, then most fully satisfied expected calls, then most successful calls among the
+//! pairs, then the largest total argument credit.
 
 use serde_json::{Map, Value};
 
@@ -385,6 +386,9 @@ impl Pair<'_> {
 
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
 struct Score {
+    /// Fully satisfied expected calls that are not optional: first, so an optional call never
+    /// takes the call a required one needs.
+    required: usize,
     full: usize,
     success: usize,
     credit: f64,
@@ -393,14 +397,15 @@ struct Score {
 impl Score {
     fn add(self, other: Score) -> Score {
         Score {
+            required: self.required + other.required,
             full: self.full + other.full,
             success: self.success + other.success,
             credit: self.credit + other.credit,
         }
     }
     fn better_than(self, other: Score) -> bool {
-        (self.full, self.success)
-            .cmp(&(other.full, other.success))
+        (self.required, self.full, self.success)
+            .cmp(&(other.required, other.full, other.success))
             .then(
                 self.credit
                     .partial_cmp(&other.credit)
@@ -441,6 +446,7 @@ impl Search<'_> {
         if let Some((best, _)) = &self.best {
             let remaining = self.expected.len() - i;
             let bound = score.add(Score {
+                required: remaining,
                 full: remaining,
                 success: remaining,
                 credit: remaining as f64,
@@ -481,6 +487,7 @@ impl Search<'_> {
                 continue;
             }
             let gain = Score {
+                required: usize::from(full && !expected.optional),
                 full: usize::from(full),
                 success: usize::from(call.is_success()),
                 credit,

@@ -126,6 +126,8 @@ pub fn conversation_checks(
     let mut checks = super::conversation::checks(scenario, conversation);
     let states = states(trace, seeded, final_state);
     let sent = conversation.exchanges.len().saturating_sub(1);
+    let grounded = scenario.tier == 5 || scenario.final_answer.grounded;
+    let mut said = String::new();
     for (index, (turn, exchange)) in scenario
         .user_turns
         .iter()
@@ -133,6 +135,26 @@ pub fn conversation_checks(
         .enumerate()
         .take(sent)
     {
+        said.push_str(&exchange.user);
+        said.push('\n');
+        // An id or address a reply invents is as wrong as one in the final answer: the user
+        // answers a question about a record that does not exist.
+        let invented = match (&exchange.reply, grounded) {
+            (Some(reply), true) => super::answer::invented_values(reply, &said, trace, seeded),
+            _ => Vec::new(),
+        };
+        if !invented.is_empty() {
+            checks.push(Check {
+                kind: CheckKind::AnswerInventedValue,
+                subject: format!("user_turns[{index}].reply"),
+                passed: false,
+                detail: format!(
+                    "the reply before this message states {}, which no tool result, the user or \
+                     the seed holds",
+                    invented.join(", ")
+                ),
+            });
+        }
         if turn.reply.is_empty() {
             continue;
         }

@@ -911,3 +911,36 @@ fn scoring_options_without_the_modes_read_as_their_defaults() {
                "double_encoded": "lenient", "loops": "result_aware"})
     );
 }
+
+#[test]
+fn an_optional_call_never_takes_the_call_a_required_one_needs() {
+    // Field case (conversation review, T3-101): one read returns both orders, a second read
+    // returns a sum. Pairing the sum with the required call and the first read with the
+    // optional one made more calls "successful", and failed the required call.
+    let required = scenario::ExpectedCall {
+        result_contains: vec![json!("O-005")],
+        ..scenario::ExpectedCall::of("data_query_sql")
+    };
+    let optional = scenario::ExpectedCall {
+        optional: true,
+        result_contains: vec![json!("O-003")],
+        ..scenario::ExpectedCall::of("data_query_sql")
+    };
+    let trace = vec![
+        call(
+            0,
+            "data_query_sql",
+            json!({"query": "SELECT id FROM orders"}),
+            Some(json!({"rows": [{"id": "O-003"}, {"id": "O-005"}]})),
+        ),
+        call(
+            1,
+            "data_query_sql",
+            json!({"query": "SELECT SUM(total) FROM orders"}),
+            Some(json!({"rows": [{"sum": 1815}]})),
+        ),
+    ];
+    let pairing = matching::pair(&[required, optional], &trace, false, context());
+    assert_eq!(pairing.assigned, vec![Some(0), None]);
+    assert_eq!(pairing.full, 1);
+}
