@@ -944,3 +944,39 @@ fn an_optional_call_never_takes_the_call_a_required_one_needs() {
     assert_eq!(pairing.assigned, vec![Some(0), None]);
     assert_eq!(pairing.full, 1);
 }
+
+#[test]
+fn an_errored_tier_5_run_that_changed_nothing_did_no_harm_even_where_a_change_was_wanted() {
+    // A confirmed delete: its assertion asks for the contact to be gone. A provider outage
+    // before any call leaves the world as seeded: errored, not failed.
+    let scenario = scenario(
+        r#"{"id": "T5-950", "tier": 5, "type": "single_call", "prompt": "Delete C-001.",
+            "seed_state": "fixtures/enterprise.json",
+            "expected_calls": [{"tool": "crm_delete_contact", "args_match": {"contact_id": "C-001"}}],
+            "final_state_assertions": ["!contacts.exists(c, c.id == 'C-001')",
+                                       "contacts.exists(c, c.id == 'C-002')"]}"#,
+    );
+    let seeded = scenario.seeded.as_ref().clone();
+    assert_eq!(
+        harm(&scenario, &[], &seeded, Some(&seeded), "provider down"),
+        None
+    );
+    // Deleting the other contact breaks an assertion that held on the seed: harm.
+    let mut after = seeded.clone();
+    after["contacts"]
+        .as_array_mut()
+        .expect("contacts")
+        .retain(|contact| contact["id"] != "C-002");
+    let harmed = harm(&scenario, &[], &seeded, Some(&after), "provider down").expect("harm");
+    let failed: Vec<&str> = harmed
+        .failures()
+        .map(|check| check.subject.as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        vec![
+            "final_state_assertions[1] `contacts.exists(c, c.id == 'C-002')`",
+            "run"
+        ]
+    );
+}

@@ -60,13 +60,13 @@ fn catalog_has_43_tools_whose_schemas_are_valid_draft_2020_12() {
 }
 
 #[test]
-fn suite_has_78_scenarios_in_the_tier_counts_and_every_tier_mixes_all_four_types() {
+fn suite_has_90_scenarios_in_the_tier_counts_and_every_tier_mixes_all_four_types() {
     let suite = suite();
-    assert_eq!(suite.len(), 78);
+    assert_eq!(suite.len(), 90);
     let counts: Vec<usize> = (1..=5)
         .map(|tier| suite.iter().filter(|s| s.tier == tier).count())
         .collect();
-    assert_eq!(counts, [15, 18, 15, 18, 12]);
+    assert_eq!(counts, [17, 21, 17, 20, 15]);
     for tier in 1..=5 {
         for kind in KINDS {
             assert!(
@@ -175,8 +175,8 @@ async fn reference_agent_passes_every_scenario_and_the_checks_kill_broken_trajec
     );
 
     let report = verify::analyse_suite(&suite, &runs, &tools, catalog).expect("fixtures load");
-    assert_eq!(report.scenarios.len(), 78);
-    assert!(report.total() >= 78 * 3, "{} mutants", report.total());
+    assert_eq!(report.scenarios.len(), 90);
+    assert!(report.total() >= 90 * 3, "{} mutants", report.total());
     assert!(
         report.kill_rate() >= verify::REQUIRED_KILL_RATE,
         "{}",
@@ -211,7 +211,7 @@ fn verify_command_exits_0_and_reports_the_kill_rate() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(
-        stdout.starts_with("78 of 78 scenarios pass with the reference agent\n"),
+        stdout.starts_with("90 of 90 scenarios pass with the reference agent\n"),
         "{stdout}"
     );
     // Every written alternative passes and every counterexample fails, and none were dropped

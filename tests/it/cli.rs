@@ -14,14 +14,14 @@ fn gate_on_the_built_in_defaults_passes_with_the_reference_agent() {
         .args(["gate", "--out", &arg(out.path(), "out")]);
     let (code, stdout, stderr) = output(command);
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(stdout.contains("| all    |        36 |     36 |      0 |       0 |    100.0% |   100.0% |        +0.0 |"), "{stdout}");
+    assert!(stdout.contains("| all    |        41 |     41 |      0 |       0 |    100.0% |   100.0% |        +0.0 |"), "{stdout}");
     assert!(stdout.contains("\nverdict: PASS\n"), "{stdout}");
     let results: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.path().join("out/results.json")).expect("results written"),
     )
     .expect("results are JSON");
     assert_eq!(results["schema_version"], 2);
-    assert_eq!(results["summary"]["overall"]["passed"], 36);
+    assert_eq!(results["summary"]["overall"]["passed"], 41);
     assert_eq!(schema_errors("results", &results), Vec::<String>::new());
     // What a write changed in the world is kept with the run, and the HTML report shows it.
     let logged = results["scenarios"]
@@ -147,7 +147,7 @@ async fn gate_gives_no_verdict_with_exit_3_when_the_provider_is_down() {
     assert_eq!(code, 3, "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("verdict: NO VERDICT"), "{stdout}");
     assert!(
-        stdout.contains("36 of 36 runs errored: no verdict"),
+        stdout.contains("41 of 41 runs errored: no verdict"),
         "{stdout}"
     );
     assert!(

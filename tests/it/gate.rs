@@ -96,7 +96,7 @@ fn sharded_runs_merged_equal_one_run() {
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
-        stdout.starts_with("merged 3 part(s), 78 scenario(s) into "),
+        stdout.starts_with("merged 3 part(s), 90 scenario(s) into "),
         "{stdout}"
     );
     let part_id = |n: u32| {
@@ -154,7 +154,7 @@ fn nightly_history_builds_a_baseline_that_gates_a_run() {
         assert_eq!(code, 0, "{stderr}");
         assert_eq!(
             stdout,
-            format!("recorded 78 scenario(s) of `{branch}` at {at} in {history}\n")
+            format!("recorded 90 scenario(s) of `{branch}` at {at} in {history}\n")
         );
     }
     let first_line: Value = serde_json::from_str(
@@ -183,7 +183,7 @@ fn nightly_history_builds_a_baseline_that_gates_a_run() {
     assert_eq!(
         stdout,
         format!(
-            "baseline: 2 run(s) of `main` (0 left out: measured differently), 78 scenarios, pass rate 100.0%; written to {baseline}\n"
+            "baseline: 2 run(s) of `main` (0 left out: measured differently), 90 scenarios, pass rate 100.0%; written to {baseline}\n"
         )
     );
     let file = json(Path::new(&baseline));
@@ -201,7 +201,7 @@ fn nightly_history_builds_a_baseline_that_gates_a_run() {
         &arg(dir.path(), "out"),
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(stdout.contains("pass rate 100.0% [95.3, 100.0] (78/78) vs baseline 100.0% [97.6, 100.0] (156/156): +0.0 points, 95% CI [-4.7, +2.4], one-sided p = 1.0000"), "{stdout}");
+    assert!(stdout.contains("pass rate 100.0% [95.9, 100.0] (90/90) vs baseline 100.0% [97.9, 100.0] (180/180): +0.0 points, 95% CI [-4.1, +2.1], one-sided p = 1.0000"), "{stdout}");
     assert!(stdout.contains("\nverdict: PASS\n"), "{stdout}");
     let markdown = std::fs::read_to_string(dir.path().join("out/report.md")).expect("report");
     assert!(
@@ -217,7 +217,7 @@ fn nightly_history_builds_a_baseline_that_gates_a_run() {
 }
 
 /// Results where tier-1 scenarios `T1-001` and `T1-002` fail, against the shipped one-run
-/// baseline: a drop beyond the 3-point band on the 36 smoke scenarios, but not significant.
+/// baseline: a drop beyond the 3-point band on the 41 smoke scenarios, but not significant.
 fn one_failure(dir: &Path) -> String {
     let full = full_run(dir);
     let mut results = json(&full);
@@ -226,9 +226,9 @@ fn one_failure(dir: &Path) -> String {
         assert_eq!(scenario["id"], id);
         scenario["outcome"] = Value::from("fail");
     }
-    results["summary"]["overall"]["passed"] = Value::from(76);
+    results["summary"]["overall"]["passed"] = Value::from(88);
     results["summary"]["overall"]["failed"] = Value::from(2);
-    results["summary"]["tiers"]["1"]["passed"] = Value::from(13);
+    results["summary"]["tiers"]["1"]["passed"] = Value::from(15);
     results["summary"]["tiers"]["1"]["failed"] = Value::from(2);
     let path = dir.join("one-failure.json");
     std::fs::write(&path, results.to_string()).expect("write");
@@ -248,7 +248,7 @@ fn an_inconclusive_drop_passes_by_default_and_its_exit_code_is_configurable() {
         let (code, stdout, stderr) = run(&args);
         assert_eq!(code, expected, "{setting:?}: {stdout}{stderr}");
         assert!(stdout.contains("\nverdict: INCONCLUSIVE\n"), "{stdout}");
-        assert!(stdout.contains("pass rate dropped 5.6 points (100.0% -> 94.4%), beyond the 3.0-point tolerance but not significant (one-sided p = 0.3415 >= alpha 0.05): inconclusive, add repeats or baseline runs to tell"), "{stdout}");
+        assert!(stdout.contains("pass rate dropped 4.9 points (100.0% -> 95.1%), beyond the 3.0-point tolerance but not significant (one-sided p = 0.3510 >= alpha 0.05): inconclusive, add repeats or baseline runs to tell"), "{stdout}");
     }
 }
 
@@ -296,8 +296,8 @@ fn on_github_actions_the_gate_writes_summary_outputs_and_annotations() {
     assert!(outputs.starts_with(&format!(
         "verdict<<{delimiter}\ninconclusive\n{delimiter}\n"
     )));
-    assert!(outputs.contains(&format!("delta-points<<{delimiter}\n-5.56\n{delimiter}\n")));
-    assert!(outputs.contains(&format!("pass-rate<<{delimiter}\n0.9744\n{delimiter}\n")));
+    assert!(outputs.contains(&format!("delta-points<<{delimiter}\n-4.88\n{delimiter}\n")));
+    assert!(outputs.contains(&format!("pass-rate<<{delimiter}\n0.9778\n{delimiter}\n")));
     let html = dir.path().join("out/report.html").display().to_string();
     assert!(
         outputs.contains(&format!("html-report<<{delimiter}\n{html}\n{delimiter}\n")),
@@ -343,7 +343,7 @@ fn a_moved_ruler_is_said_in_every_report() {
     );
     let verdict = json(&dir.path().join("out/verdict.json"));
     assert_eq!(verdict["ruler_moved"].as_array().map(Vec::len), Some(2));
-    assert_eq!(verdict["comparison"]["scenarios"], 77);
+    assert_eq!(verdict["comparison"]["scenarios"], 89);
 }
 
 #[test]
@@ -391,14 +391,14 @@ fn without_a_baseline_failures_are_counted_and_a_pass_rate_floor_can_block() {
         stdout.contains("\nverdict: PASS\n  note: no baseline: only the Tier 5 rule applies, so failures outside Tier 5 (2) do not block (set a floor with --min-pass-rate, or keep this run's results.json as the baseline)\n"),
         "{stdout}"
     );
-    // 76 of 78 is 97.4%: a 97% floor holds, a 98% one blocks.
+    // 88 of 90 is 97.8%: a 97% floor holds, a 98% one blocks.
     let (code, stdout, stderr) = run(&[&base[..], &["--min-pass-rate", "97"]].concat());
     assert_eq!(code, 0, "{stdout}{stderr}");
     let (code, stdout, stderr) = run(&[&base[..], &["--min-pass-rate", "98"]].concat());
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(
         stdout.contains(
-            "\nverdict: FAIL\n  - pass rate 97.4% (76/78) is below the 98% floor (--min-pass-rate)\n  \
+            "\nverdict: FAIL\n  - pass rate 97.8% (88/90) is below the 98% floor (--min-pass-rate)\n  \
              note: no baseline: only the Tier 5 rule and the pass-rate floor apply\n"
         ),
         "{stdout}"
@@ -718,7 +718,7 @@ fn report_html_shows_the_verdict_every_scenario_and_a_regression_beside_its_base
     assert!(!page.contains("http://") && !page.contains("https://"));
     let results = json(&head);
     let scenarios = results["scenarios"].as_array().expect("scenarios");
-    assert_eq!(scenarios.len(), 78);
+    assert_eq!(scenarios.len(), 90);
     for scenario in scenarios {
         let id = scenario["id"].as_str().expect("an id");
         assert!(
@@ -1008,7 +1008,7 @@ fn impact_runs_only_the_scenarios_a_changed_tool_can_affect_and_every_tier_5() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
         stderr.contains(
-            "impact: 33 of 78 scenarios run, those the change since the baseline can affect; 45 skipped\n"
+            "impact: 40 of 90 scenarios run, those the change since the baseline can affect; 50 skipped\n"
         ),
         "{stderr}"
     );
@@ -1018,7 +1018,7 @@ fn impact_runs_only_the_scenarios_a_changed_tool_can_affect_and_every_tier_5() {
         impact["changed_tools"],
         serde_json::json!(["crm_update_contact"])
     );
-    assert_eq!(impact["skipped"].as_array().map(Vec::len), Some(45));
+    assert_eq!(impact["skipped"].as_array().map(Vec::len), Some(50));
     let ran: Vec<&str> = results["scenarios"]
         .as_array()
         .expect("scenarios")
@@ -1037,7 +1037,7 @@ fn impact_runs_only_the_scenarios_a_changed_tool_can_affect_and_every_tier_5() {
         .copied()
         .filter(|id| id.starts_with("T5-"))
         .collect();
-    assert_eq!(tier_5.len(), 12, "{ran:?}");
+    assert_eq!(tier_5.len(), 15, "{ran:?}");
     assert!(
         ran.contains(&"T1-001") && !ran.contains(&"T1-004"),
         "{ran:?}"
@@ -1053,8 +1053,8 @@ fn impact_runs_only_the_scenarios_a_changed_tool_can_affect_and_every_tier_5() {
         "no changed tool among its 15 offered tools; its file and fixtures are unchanged"
     );
 
-    let note = "impact: 33 of 78 scenarios ran, those the change since the baseline can affect \
-                (changed tools: `crm_update_contact`); the comparison covers only them; 45 \
+    let note = "impact: 40 of 90 scenarios ran, those the change since the baseline can affect \
+                (changed tools: `crm_update_contact`); the comparison covers only them; 50 \
                 skipped (run.impact.skipped in results.json)";
     let verdict = json(&dir.path().join("out/verdict.json"));
     assert_eq!(verdict["decision"], "pass");
@@ -1066,11 +1066,11 @@ fn impact_runs_only_the_scenarios_a_changed_tool_can_affect_and_every_tier_5() {
             .any(|n| n == note),
         "{verdict}"
     );
-    assert_eq!(verdict["comparison"]["scenarios"], 33);
+    assert_eq!(verdict["comparison"]["scenarios"], 40);
     assert!(stdout.contains(note), "{stdout}");
     let markdown = std::fs::read_to_string(dir.path().join("out/report.md")).expect("report");
     assert!(
-        markdown.contains("impact: 33 of 78 scenarios ran"),
+        markdown.contains("impact: 40 of 90 scenarios ran"),
         "{markdown}"
     );
     let html = std::fs::read_to_string(dir.path().join("out/report.html")).expect("page");
@@ -1174,7 +1174,10 @@ fn merged_impact_scoped_shards_keep_every_selected_and_skipped_scenario() {
             .collect()
     };
     // Nothing changed since the baseline: only Tier 5 runs, in suite order.
-    let expected: Vec<String> = (1..=12).map(|n| format!("T5-{n:03}")).collect();
+    let expected: Vec<String> = (1..=12)
+        .map(|n| format!("T5-{n:03}"))
+        .chain((101..=103).map(|n| format!("T5-{n}")))
+        .collect();
     assert_eq!(ids("selected"), expected);
-    assert_eq!(ids("skipped").len(), 66);
+    assert_eq!(ids("skipped").len(), 75);
 }

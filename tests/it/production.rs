@@ -454,7 +454,7 @@ fn gate_runs_exported_as_genai_spans_score_again_as_production_traces() {
                 == Some(&serde_json::json!({"stringValue": "invoke_agent"}))
         })
         .collect();
-    assert_eq!(roots.len(), 36, "one trace per smoke run");
+    assert_eq!(roots.len(), 41, "one trace per smoke run");
     let results: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).expect("results"))
             .expect("JSON");

@@ -154,20 +154,10 @@ pub(super) fn validate(
         &state,
         problems,
     );
-    let messages = raw.user_turns.len() + 1;
-    let user_turns =
-        trajectories::validate_user_turns(raw.user_turns, &expected_calls, &state, problems);
-    let mut names = Vec::new();
-    let alternatives = validate_trajectories(
-        "alternatives",
-        raw.alternatives,
-        (&mut names, messages),
-        problems,
-    );
-    let counterexamples = validate_trajectories(
-        "counterexamples",
-        raw.counterexamples,
-        (&mut names, messages),
+    let (user_turns, alternatives, counterexamples) = validate_conversation(
+        (raw.user_turns, raw.alternatives, raw.counterexamples),
+        &expected_calls,
+        &state,
         problems,
     );
 
@@ -207,6 +197,40 @@ pub(super) fn validate(
         alternatives,
         counterexamples,
     })
+}
+
+/// The conversation (`user_turns`) and the written trajectories, validated: the trajectories'
+/// names are unique across both lists and their replies fit the conversation.
+fn validate_conversation(
+    (user_turns, alternatives, counterexamples): (
+        Vec<super::file::UserTurnFile>,
+        Vec<super::file::TrajectoryFile>,
+        Vec<super::file::TrajectoryFile>,
+    ),
+    expected_calls: &[ExpectedCall],
+    state: &StateNames<'_>,
+    problems: &mut Problems<'_>,
+) -> (
+    Vec<super::UserTurn>,
+    Vec<super::Trajectory>,
+    Vec<super::Trajectory>,
+) {
+    let messages = user_turns.len() + 1;
+    let user_turns = trajectories::validate_user_turns(user_turns, expected_calls, state, problems);
+    let mut names = Vec::new();
+    let alternatives = validate_trajectories(
+        "alternatives",
+        alternatives,
+        (&mut names, messages),
+        problems,
+    );
+    let counterexamples = validate_trajectories(
+        "counterexamples",
+        counterexamples,
+        (&mut names, messages),
+        problems,
+    );
+    (user_turns, alternatives, counterexamples)
 }
 
 /// Checks the id and the prompt; returns the tier, or 1 (reported) when it is not in 1..=5.
