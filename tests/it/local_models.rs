@@ -533,3 +533,61 @@ fn a_real_small_model_through_llama_server_writes_its_calls_as_text_natively_and
         "{t1}"
     );
 }
+
+#[test]
+fn a_real_small_model_holds_a_scripted_conversation_through_llama_cpp_python() {
+    let (Some(python), Some(model)) = (llama_python(), qwen_model()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let models = json!([{"model": model, "model_alias": "qwen", "chat_format": "chatml",
+                         "n_ctx": 16384, "n_threads": 2, "verbose": false}]);
+    let server = LlamaServer::serve(&python, dir, models);
+    // T1-101: "Log a call with John" is ambiguous (two Johns); the user names him if asked.
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let args = [
+        "--only",
+        "T1-101",
+        "--tool-calling",
+        "prompted",
+        "--tool-offer",
+        "scenario",
+        "--max-turns",
+        "6",
+        "--max-tokens",
+        "256",
+        "--concurrency",
+        "1",
+        "--timeout",
+        "20m",
+    ];
+    let (_, results, trace, _) = server.gate_model("qwen", "15m", out.path(), &args);
+    let run = &results["scenarios"][0];
+    assert_eq!(run["error"], Value::Null, "{run}\n{}", server.log());
+    assert!(
+        run["outcome"] == "pass" || run["outcome"] == "fail",
+        "{run}"
+    );
+    // Whatever the model did, the conversation is recorded as the rules played it: the
+    // prompt first; the user's answer only after a reply, and then also in trace.jsonl.
+    let conversation = &run["conversation"];
+    let exchanges = conversation["exchanges"].as_array().expect("exchanges");
+    assert_eq!(
+        exchanges[0]["user"], "Log a call with John: he wants a product demo next month.",
+        "{run}"
+    );
+    let user_lines: Vec<&Value> = trace
+        .iter()
+        .filter(|line| line.get("user").is_some())
+        .collect();
+    assert_eq!(user_lines.len(), exchanges.len() - 1, "{trace:?}");
+    if exchanges.len() > 1 {
+        assert_eq!(
+            exchanges[1]["user"], "John Carter, from Initech. The call took about 15 minutes.",
+            "{run}"
+        );
+        assert_eq!(user_lines[0]["user"], exchanges[1]["user"]);
+    } else {
+        assert_ne!(conversation["ended"]["kind"], "finished", "{run}");
+    }
+}
