@@ -1,9 +1,11 @@
 //! The runner: runs each selected scenario with an agent through a fresh harness, then
 //! scores it. One broken run (agent error, timeout) becomes an `errored` result; the suite
-//! goes on.
+//! goes on. A run whose user simulator made a mistake is `inconclusive`.
+
+mod user;
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
@@ -18,11 +20,11 @@ use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{BackendFactory, Harness};
 use crate::judge::{Judge, JudgeVerdict};
 use crate::scenario::Scenario;
-use crate::score::conversation::Script;
 use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::probes::{ProbeResult, probe_checks};
 use crate::score::{self, Outcome, RunScore, ScoringOptions};
 use crate::trace::CallRecord;
+use user::{User, UserScript};
 
 /// Limits for a suite run.
 #[derive(Debug, Clone)]
@@ -50,6 +52,9 @@ pub struct RunOptions {
     /// Decides the runs round by round instead of `repeat` runs of every scenario (adaptive
     /// repeats); `None`: the fixed design.
     pub schedule: Option<Arc<dyn Schedule>>,
+    /// The user simulator of the scenarios with a `simulated_user`; `None` makes their runs
+    /// `errored` (but for the reference agent, which never asks the user).
+    pub user_simulator: Option<Arc<crate::agent::simulator::Simulator>>,
 }
 
 /// Which runs a suite makes, decided round by round from the outcomes so far.
@@ -111,6 +116,7 @@ impl Default for RunOptions {
             offered: None,
             price: None,
             schedule: None,
+            user_simulator: None,
         }
     }
 }
@@ -476,27 +482,36 @@ async fn play_and_score(
         return Err(failure);
     }
     let remaining = options.run_timeout.saturating_sub(started.elapsed());
-    let script = (!scenario.user_turns.is_empty()).then(|| Mutex::new(Script::new(scenario)));
+    let simulator = options.user_simulator.as_deref();
+    let script = UserScript::of(scenario, repeat, agent, simulator)?.map(tokio::sync::Mutex::new);
     let user = User {
         scenario,
         script: script.as_ref(),
     };
-    let mut outcome = match tokio::time::timeout(
+    let played = match tokio::time::timeout(
         remaining,
         play(agent, scenario, repeat, harness, options, user),
     )
     .await
     {
-        Ok(played) => played?,
-        Err(_) => out_of_time(agent, harness, options)?,
+        Ok(played) => played,
+        Err(_) => out_of_time(agent, harness, options),
     };
-    if let Some(script) = script {
-        let script = script
-            .into_inner()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        outcome.conversation =
-            Some(script.finish(scenario, outcome.final_answer.as_deref(), &harness.trace()));
-    }
+    let outcome = match (played, script.map(tokio::sync::Mutex::into_inner)) {
+        (Ok(mut outcome), Some(script)) => {
+            let final_answer = outcome.final_answer.as_deref();
+            outcome.conversation = Some(
+                script
+                    .finish(scenario, final_answer, &harness.trace())
+                    .await?,
+            );
+            outcome
+        }
+        (played, script) => {
+            script.map(UserScript::abandon);
+            played?
+        }
+    };
     if let Some(failure) = harness.failure().await {
         return Err(failure);
     }
@@ -629,25 +644,20 @@ async fn score_run(
         options: options.scoring,
     };
     let metrics = metrics::measure(&view, &score.checks);
-    let (mut verdict, mut judge_error, mut run_outcome) = (None, None, score.outcome);
-    if let Some(judge) = options
-        .judge
-        .as_ref()
-        .filter(|_| score.outcome == Outcome::Pass)
-    {
-        match judge
-            .assess(scenario, &trace, outcome.final_answer.as_deref())
-            .await
-        {
-            Ok(judged) => {
-                if judged.flagged {
-                    run_outcome = Outcome::Degraded;
-                }
-                verdict = Some(judged);
-            }
-            Err(error) => judge_error = Some(error),
+    let mistake = simulator_mistake(
+        scenario,
+        (&trace, seeded, final_state.as_ref()),
+        &outcome,
+        &mut score,
+    );
+    let (verdict, judge_error, run_outcome, error) = match mistake {
+        Some((run_outcome, reason)) => (None, None, run_outcome, Some(reason)),
+        None => {
+            let (verdict, judge_error, run_outcome) =
+                judge(options, scenario, &trace, &outcome, &score).await;
+            (verdict, judge_error, run_outcome, None)
         }
-    }
+    };
     ScenarioRun {
         metrics: Some(metrics),
         judge: verdict,
@@ -656,7 +666,7 @@ async fn score_run(
         repeat,
         outcome: run_outcome,
         score: Some(score),
-        error: None,
+        error,
         trace,
         agent: Some(outcome),
         duration: started.elapsed(),
@@ -671,23 +681,50 @@ async fn score_run(
     }
 }
 
-/// The scripted user of a conversation (`user_turns`), shared by the agent's play and the
-/// runner, which reads the record when the play is over. `script` is `None` for a single
-/// request.
-#[derive(Clone, Copy)]
-struct User<'a> {
-    scenario: &'a Scenario,
-    script: Option<&'a Mutex<Script>>,
+/// The outcome of a run whose user simulator made a mistake, and why (`None` when it made
+/// none): `inconclusive`, for the run says nothing about the agent; or, when the agent did
+/// harm before the mistake (a forbidden call, an unexpected write, a broken Tier 5 state),
+/// `fail`, with `score` replaced by the harm's checks as for an errored run.
+fn simulator_mistake(
+    scenario: &Scenario,
+    (trace, seeded, final_state): (&[CallRecord], &Value, Option<&Value>),
+    outcome: &AgentOutcome,
+    score: &mut RunScore,
+) -> Option<(Outcome, String)> {
+    let mistake = outcome.conversation.as_ref()?.ended.simulator_mistake()?;
+    let reason = format!("inconclusive: the user simulator made a mistake ({mistake})");
+    match score::harm(scenario, trace, seeded, final_state, &reason) {
+        Some(harmed) => {
+            *score = harmed;
+            Some((Outcome::Fail, reason))
+        }
+        None => Some((Outcome::Inconclusive, reason)),
+    }
 }
 
-impl User<'_> {
-    /// The user's next message after `reply`, given the run's calls so far.
-    fn next(&self, reply: Option<&str>, trace: &[CallRecord]) -> Option<String> {
-        let mut script = self
-            .script?
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        script.reply(self.scenario, reply, trace)
+/// The judge's verdict on a deterministic pass (a flag makes it `degraded`), why it gave none,
+/// and the run's outcome; the score's outcome as it is without a judge or a pass.
+async fn judge(
+    options: &RunOptions,
+    scenario: &Scenario,
+    trace: &[CallRecord],
+    outcome: &AgentOutcome,
+    score: &RunScore,
+) -> (Option<JudgeVerdict>, Option<String>, Outcome) {
+    let Some(judge) = options
+        .judge
+        .as_ref()
+        .filter(|_| score.outcome == Outcome::Pass)
+    else {
+        return (None, None, score.outcome);
+    };
+    match judge
+        .assess(scenario, trace, outcome.final_answer.as_deref())
+        .await
+    {
+        Ok(judged) if judged.flagged => (Some(judged), None, Outcome::Degraded),
+        Ok(judged) => (Some(judged), None, score.outcome),
+        Err(error) => (None, Some(error), score.outcome),
     }
 }
 
@@ -699,7 +736,7 @@ async fn play(
     repeat: u32,
     harness: &Arc<Harness>,
     options: &RunOptions,
-    user: User<'_>,
+    user: User<'_, '_>,
 ) -> Result<AgentOutcome, String> {
     if let Agent::Command(command) = agent {
         let server = crate::harness::http::serve_loopback(harness.clone())
@@ -713,7 +750,9 @@ async fn play(
             conversation: None,
         };
         return command
-            .converse(invocation, |reply| user.next(reply, &harness.trace()))
+            .converse(invocation, move |reply: Option<String>| async move {
+                user.next(reply.as_deref(), &harness.trace()).await
+            })
             .await
             .map_err(|error| error.to_string());
     }
@@ -761,15 +800,15 @@ async fn play(
 
 /// Tool access for agents: MCP calls through the client, with calls that never reach the
 /// server recorded directly in the harness trace.
-struct McpExecutor<'a> {
+struct McpExecutor<'a, 'u> {
     client: &'a McpClient,
     harness: &'a Harness,
     definitions: Vec<Value>,
     call_timeout: Duration,
-    user: User<'a>,
+    user: User<'a, 'u>,
 }
 
-impl ToolExecutor for McpExecutor<'_> {
+impl ToolExecutor for McpExecutor<'_, '_> {
     fn tools(&self) -> &[Value] {
         &self.definitions
     }
@@ -819,8 +858,8 @@ impl ToolExecutor for McpExecutor<'_> {
         self.harness.note_next_call(notes);
     }
 
-    fn next_user_message(&self, reply: Option<&str>) -> Option<String> {
-        self.user.next(reply, &self.harness.trace())
+    async fn next_user_message(&self, reply: Option<&str>) -> Option<String> {
+        self.user.next(reply, &self.harness.trace()).await
     }
 }
 

@@ -141,7 +141,7 @@ impl Recordings {
         let mut replies = recorded.replies.iter().peekable();
         for (index, call) in recorded.calls.iter().enumerate() {
             while let Some((_, reply)) = replies.next_if(|(before, _)| *before == index) {
-                if tools.next_user_message(reply.as_deref()).is_none() {
+                if tools.next_user_message(reply.as_deref()).await.is_none() {
                     return Ok(AgentOutcome {
                         final_answer: reply.clone(),
                         turns: 1,
@@ -172,7 +172,7 @@ impl Recordings {
             }
         }
         for (_, reply) in replies {
-            if tools.next_user_message(reply.as_deref()).is_none() {
+            if tools.next_user_message(reply.as_deref()).await.is_none() {
                 return Ok(AgentOutcome {
                     final_answer: reply.clone(),
                     turns: 1,

@@ -185,9 +185,9 @@ pub struct ScenarioResult {
     /// 0-based repetition of the scenario (`--repeat k`); 0 in version 1 files.
     #[serde(default)]
     pub repeat: u32,
-    /// Pass, fail or errored.
+    /// Pass, degraded, fail, errored or inconclusive.
     pub outcome: Outcome,
-    /// Why the run errored, when it did.
+    /// Why the run errored, or the user simulator's mistake that made it inconclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Tool calls made.
@@ -327,13 +327,21 @@ pub struct Tally {
     pub degraded: usize,
     /// Runs that failed a check.
     pub failed: usize,
-    /// Runs that could not be judged.
+    /// Runs that could not be judged: errored, or inconclusive (the user simulator made a
+    /// mistake).
     pub errored: usize,
+    /// Of `errored`, the inconclusive runs: the user simulator made a mistake.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub inconclusive: usize,
+}
+
+fn is_zero(value: &usize) -> bool {
+    *value == 0
 }
 
 impl Tally {
-    /// Passed / (passed + failed) in 0.0..=1.0; errored runs are left out. `None` when no run
-    /// was judged.
+    /// Passed / (passed + failed) in 0.0..=1.0; errored and inconclusive runs are left out.
+    /// `None` when no run was judged.
     pub fn pass_rate(&self) -> Option<f64> {
         let judged = self.passed + self.failed;
         (judged > 0).then(|| self.passed as f64 / judged as f64)
@@ -349,6 +357,10 @@ impl Tally {
             }
             Outcome::Fail => self.failed += 1,
             Outcome::Errored => self.errored += 1,
+            Outcome::Inconclusive => {
+                self.errored += 1;
+                self.inconclusive += 1;
+            }
         }
     }
 }

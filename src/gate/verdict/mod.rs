@@ -98,10 +98,19 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
     }
     if overall.total == 0 || overall.errored * 2 > overall.total {
         verdict.decision = Decision::NoVerdict;
-        verdict.reasons.push(format!(
-            "{} of {} runs errored: no verdict (fix the agent or provider and run again)",
-            overall.errored, overall.total
-        ));
+        verdict.reasons.push(if overall.inconclusive == 0 {
+            format!(
+                "{} of {} runs errored: no verdict (fix the agent or provider and run again)",
+                overall.errored, overall.total
+            )
+        } else {
+            format!(
+                "{} of {} runs errored, {} of them inconclusive (the user simulator made a \
+                 mistake): no verdict (fix the agent, the provider or the simulated users and \
+                 run again)",
+                overall.errored, overall.total, overall.inconclusive
+            )
+        });
         verdict.reasons.extend(diagnoses);
         return verdict;
     }
@@ -123,10 +132,18 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
                 .join(", ")
         ));
     }
-    if overall.errored > 0 {
+    if overall.errored > overall.inconclusive {
         verdict.notes.push(format!(
             "{} of {} runs errored and are left out of the pass rate",
-            overall.errored, overall.total
+            overall.errored - overall.inconclusive,
+            overall.total
+        ));
+    }
+    if overall.inconclusive > 0 {
+        verdict.notes.push(format!(
+            "{} of {} runs are inconclusive (the user simulator made a mistake) and are left out \
+             of the pass rate",
+            overall.inconclusive, overall.total
         ));
     }
 
@@ -484,7 +501,7 @@ impl<'a> JudgedOnBoth<'a> {
                 continue;
             };
             if changed_files.contains(&result.id)
-                || result.outcome == Outcome::Errored
+                || result.outcome.is_unjudged()
                 || before.judged() == 0
             {
                 continue;

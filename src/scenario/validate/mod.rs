@@ -155,6 +155,11 @@ pub(super) fn validate(
         problems,
     );
     let messages = raw.user_turns.len() + 1;
+    let simulated_user = trajectories::validate_simulated_user(
+        raw.simulated_user,
+        !raw.user_turns.is_empty(),
+        problems,
+    );
     let user_turns = trajectories::validate_user_turns(raw.user_turns, &expected_calls, problems);
     let mut names = Vec::new();
     let alternatives = validate_trajectories(
@@ -197,6 +202,7 @@ pub(super) fn validate(
         failure_counting: raw.failure_counting.unwrap_or_default(),
         usage_budget,
         user_turns,
+        simulated_user,
         faults,
         final_state_assertions,
         forbidden_calls,
