@@ -20,6 +20,7 @@ use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{BackendFactory, Harness};
 use crate::judge::{Judge, JudgeVerdict};
 use crate::scenario::Scenario;
+use crate::score::conversation::Conversation;
 use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::probes::{ProbeResult, probe_checks};
 use crate::score::{self, Outcome, RunScore, ScoringOptions};
@@ -138,6 +139,9 @@ pub struct ScenarioRun {
     pub trace: Vec<CallRecord>,
     /// What the agent said and used.
     pub agent: Option<AgentOutcome>,
+    /// The conversation with the scripted or simulated user, exchange by exchange; `None` for
+    /// a single request and for a run that errored.
+    pub conversation: Option<Conversation>,
     /// Trajectory metrics; `None` when the run errored before it could be scored.
     pub metrics: Option<RunMetrics>,
     /// The judge's verdict on a deterministic pass, when a judge is configured.
@@ -358,6 +362,7 @@ fn panicked(index: usize, repeat: u32, panic: &(dyn std::any::Any + Send)) -> Sc
         error: Some(format!("internal error: the run panicked ({what})")),
         trace: Vec::new(),
         agent: None,
+        conversation: None,
         metrics: None,
         judge: None,
         judge_error: None,
@@ -387,6 +392,7 @@ pub async fn run_one(
         error: Some(error),
         trace,
         agent: None,
+        conversation: None,
         metrics: None,
         judge: None,
         judge_error: None,
@@ -497,19 +503,17 @@ async fn play_and_score(
         Ok(played) => played,
         Err(_) => out_of_time(agent, harness, options),
     };
-    let outcome = match (played, script.map(tokio::sync::Mutex::into_inner)) {
-        (Ok(mut outcome), Some(script)) => {
+    let played = match (played, script.map(tokio::sync::Mutex::into_inner)) {
+        (Ok(outcome), Some(script)) => {
             let final_answer = outcome.final_answer.as_deref();
-            outcome.conversation = Some(
-                script
-                    .finish(scenario, final_answer, &harness.trace())
-                    .await?,
-            );
-            outcome
+            let conversation = script
+                .finish(scenario, final_answer, &harness.trace())
+                .await?;
+            (outcome, Some(conversation))
         }
         (played, script) => {
             script.map(UserScript::abandon);
-            played?
+            (played?, None)
         }
     };
     if let Some(failure) = harness.failure().await {
@@ -521,7 +525,7 @@ async fn play_and_score(
     }
     let trace = harness.trace();
     Ok(score_run(
-        index, repeat, scenario, options, started, seeded, harness, trace, outcome, &baseline,
+        index, repeat, scenario, options, started, seeded, harness, trace, played, &baseline,
         &after,
     )
     .await)
@@ -606,7 +610,7 @@ async fn score_run(
     seeded: &Value,
     harness: &Harness,
     trace: Vec<CallRecord>,
-    outcome: AgentOutcome,
+    (outcome, conversation): (AgentOutcome, Option<Conversation>),
     baseline: &[ProbeResult],
     after: &[ProbeResult],
 ) -> ScenarioRun {
@@ -621,7 +625,7 @@ async fn score_run(
     );
     score.add_checks(probe_checks(scenario, baseline, after));
     score.add_checks(stop_checks(&outcome, options));
-    if let Some(conversation) = &outcome.conversation {
+    if let Some(conversation) = &conversation {
         score.add_checks(score::conversation::checks(scenario, conversation));
     }
     // Only a model agent's requests are counted; the others spend nothing that is seen here.
@@ -647,7 +651,7 @@ async fn score_run(
     let mistake = simulator_mistake(
         scenario,
         (&trace, seeded, final_state.as_ref()),
-        &outcome,
+        conversation.as_ref(),
         &mut score,
     );
     let (verdict, judge_error, run_outcome, error) = match mistake {
@@ -669,6 +673,7 @@ async fn score_run(
         error,
         trace,
         agent: Some(outcome),
+        conversation,
         duration: started.elapsed(),
         // Both are filled in by `run_one`, which knows when the run began and reads the
         // harness's arrival times once the run is over.
@@ -688,10 +693,10 @@ async fn score_run(
 fn simulator_mistake(
     scenario: &Scenario,
     (trace, seeded, final_state): (&[CallRecord], &Value, Option<&Value>),
-    outcome: &AgentOutcome,
+    conversation: Option<&Conversation>,
     score: &mut RunScore,
 ) -> Option<(Outcome, String)> {
-    let mistake = outcome.conversation.as_ref()?.ended.simulator_mistake()?;
+    let mistake = conversation?.ended.simulator_mistake()?;
     let reason = format!("inconclusive: the user simulator made a mistake ({mistake})");
     match score::harm(scenario, trace, seeded, final_state, &reason) {
         Some(harmed) => {

@@ -145,6 +145,11 @@ pub struct RunMeta {
     /// it had the same cache key (no model was called); absent for a run that ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_from: Option<String>,
+    /// The user simulator that played the scenarios' simulated users (`simulated_user`): its
+    /// model, base URL (never a key), prompt version and hash and sampling, as configured or
+    /// as recorded when it replayed; absent when no scenario run had a simulated user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_simulator: Option<crate::agent::simulator::SimulatorPin>,
 }
 
 /// How an adaptive run (`--adaptive`) was configured and what it spent.
@@ -302,10 +307,7 @@ impl ScenarioResult {
                 .as_ref()
                 .map(|agent| agent.usage.clone())
                 .filter(|usage| *usage != Usage::default()),
-            conversation: run
-                .agent
-                .as_ref()
-                .and_then(|agent| agent.conversation.clone()),
+            conversation: run.conversation.clone(),
         }
     }
 }
@@ -585,9 +587,8 @@ pub fn run_trace_lines(scenario: &Scenario, run: &ScenarioRun) -> Vec<TraceLine>
     let mut lines: Vec<TraceLine> = Vec::with_capacity(run.trace.len() + 1);
     let mut calls = run.trace.iter();
     let exchanges = run
-        .agent
+        .conversation
         .as_ref()
-        .and_then(|agent| agent.conversation.as_ref())
         .map_or(&[][..], |conversation| conversation.exchanges.as_slice());
     for (exchange, next) in exchanges.iter().zip(exchanges.iter().skip(1)) {
         for call in calls.by_ref().take(exchange.calls) {

@@ -12,7 +12,8 @@
 //!
 //! With a recording directory every message is also written to [`recording`]; a simulator
 //! built by [`Simulator::replay`] answers from such a directory only, and a conversation the
-//! recording does not hold is an error starting `not_recorded:` (the run is `errored`).
+//! recording does not hold is an error starting `not_recorded: user simulator:` (the run is
+//! `errored`, and a gate with such runs fails, as with cassettes).
 
 pub mod prompt;
 pub mod recording;
@@ -215,6 +216,15 @@ impl Simulator {
     /// Whether it answers from recordings only.
     pub fn is_replay(&self) -> bool {
         matches!(self.source, Source::Replay { .. })
+    }
+
+    /// The recording directory it writes to or answers from (recordings go under
+    /// [`recording::SUBDIRECTORY`] in it); `None` for a model that records nothing.
+    pub fn directory(&self) -> Option<&std::path::Path> {
+        match &self.source {
+            Source::Live { record, .. } => record.as_deref(),
+            Source::Replay { dir } => Some(dir),
+        }
     }
 
     /// The conversation of run `repeat` of scenario `scenario_id`.

@@ -40,7 +40,7 @@ impl<'a> Session<'a> {
     ///
     /// Errors (the run is `errored`), one line without credentials: the provider failed or
     /// answered no text; in a replay, no recording for the run, or none for this conversation
-    /// (starting `not_recorded:`).
+    /// (starting `not_recorded: user simulator:`).
     pub async fn say(
         &mut self,
         user: &SimulatedUser,
@@ -133,8 +133,8 @@ impl<'a> Session<'a> {
         let recorded = self.recorded.get_or_insert_with(|| {
             if !path.exists() {
                 return Err(format!(
-                    "not_recorded: no user simulator recording `{}` for this run (record one with \
-                     `toolgate gate --user-record DIR` and a user model)",
+                    "not_recorded: user simulator: no recording `{}` for this run (record one \
+                     with `toolgate gate --user-record DIR` and a user model)",
                     path.display()
                 ));
             }
@@ -146,9 +146,9 @@ impl<'a> Session<'a> {
             .map(str::to_owned)
             .ok_or_else(|| {
                 format!(
-                    "not_recorded: the simulated user's message {message} after this \
-                     conversation is not in `{}`; the agent said something the recording did \
-                     not (record again with `toolgate gate --user-record DIR` and a user model)",
+                    "not_recorded: user simulator: message {message} after this conversation \
+                     is not in `{}`; the agent said something the recording did not (record \
+                     again with `toolgate gate --user-record DIR` and a user model)",
                     path.display()
                 )
             })

@@ -19,7 +19,6 @@ use super::{AnswerChecks, ExpectedCall, Fault, ForbiddenCall, Scenario, SourceLi
 use crate::catalog::Catalog;
 use answer::{StateNames, validate_answer};
 use calls::{validate_call, validate_forbidden, validate_probe};
-use trajectories::validate_trajectories;
 
 /// Why `n` is not a count of at least `min` that fits in a `u32`.
 fn out_of_range(n: WholeNumber, min: i128) -> String {
@@ -154,24 +153,10 @@ pub(super) fn validate(
         &state,
         problems,
     );
-    let messages = raw.user_turns.len() + 1;
-    let simulated_user = trajectories::validate_simulated_user(
-        raw.simulated_user,
-        !raw.user_turns.is_empty(),
-        problems,
-    );
-    let user_turns = trajectories::validate_user_turns(raw.user_turns, &expected_calls, problems);
-    let mut names = Vec::new();
-    let alternatives = validate_trajectories(
-        "alternatives",
-        raw.alternatives,
-        (&mut names, messages),
-        problems,
-    );
-    let counterexamples = validate_trajectories(
-        "counterexamples",
-        raw.counterexamples,
-        (&mut names, messages),
+    let talk = trajectories::validate_conversation(
+        (raw.user_turns, raw.simulated_user),
+        (raw.alternatives, raw.counterexamples),
+        &expected_calls,
         problems,
     );
 
@@ -201,16 +186,16 @@ pub(super) fn validate(
         max_failures: budgets.max_failures,
         failure_counting: raw.failure_counting.unwrap_or_default(),
         usage_budget,
-        user_turns,
-        simulated_user,
+        user_turns: talk.user_turns,
+        simulated_user: talk.simulated_user,
         faults,
         final_state_assertions,
         forbidden_calls,
         final_answer,
         reference_answer: raw.reference_answer,
         judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
-        alternatives,
-        counterexamples,
+        alternatives: talk.alternatives,
+        counterexamples: talk.counterexamples,
     })
 }
 

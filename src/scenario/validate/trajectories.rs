@@ -125,6 +125,51 @@ fn planned_calls(
     planned
 }
 
+/// A scenario's conversation and written trajectories, validated.
+pub(super) struct Talk {
+    pub(super) user_turns: Vec<super::super::UserTurn>,
+    pub(super) simulated_user: Option<super::super::SimulatedUser>,
+    pub(super) alternatives: Vec<Trajectory>,
+    pub(super) counterexamples: Vec<Trajectory>,
+}
+
+/// Checks the conversation (`user_turns` or `simulated_user`, see
+/// [`validate_user_turns`] and [`validate_simulated_user`]) and the written trajectories
+/// (`alternatives`, `counterexamples`: one reply at most per user message of the scripted
+/// conversation) against the `expected` calls.
+pub(super) fn validate_conversation(
+    (user_turns, simulated_user): (
+        Vec<super::super::file::UserTurnFile>,
+        Option<super::super::file::SimulatedUserFile>,
+    ),
+    (alternatives, counterexamples): (Vec<TrajectoryFile>, Vec<TrajectoryFile>),
+    expected: &[super::super::ExpectedCall],
+    problems: &mut Problems<'_>,
+) -> Talk {
+    let messages = user_turns.len() + 1;
+    let simulated_user = validate_simulated_user(simulated_user, messages > 1, problems);
+    let user_turns = validate_user_turns(user_turns, expected, problems);
+    let mut names = Vec::new();
+    let alternatives = validate_trajectories(
+        "alternatives",
+        alternatives,
+        (&mut names, messages),
+        problems,
+    );
+    let counterexamples = validate_trajectories(
+        "counterexamples",
+        counterexamples,
+        (&mut names, messages),
+        problems,
+    );
+    Talk {
+        user_turns,
+        simulated_user,
+        alternatives,
+        counterexamples,
+    }
+}
+
 /// Checks `user_turns`: every message said (not blank), and every expected call's
 /// `user_turn` naming one of the conversation's messages.
 pub(super) fn validate_user_turns(
