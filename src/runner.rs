@@ -512,7 +512,9 @@ async fn play_and_score(
             (outcome, Some(conversation))
         }
         (played, script) => {
-            script.map(UserScript::abandon);
+            if let Some(script) = script {
+                script.abandon();
+            }
             (played?, None)
         }
     };

@@ -9,9 +9,9 @@
 //! - `TOOLGATE_REPEAT`: the 0-based repetition index (with `--repeat k`);
 //! - `TOOLGATE_MODEL`, `TOOLGATE_SYSTEM_PROMPT`: when configured.
 //!
-//! In a scripted conversation (a scenario with `user_turns`) the program runs once per user
-//! message, against the same MCP server (so the state carries over): `TOOLGATE_PROMPT` and
-//! stdin carry the new message, and from the second message on
+//! In a conversation (a scenario with `user_turns` or a `simulated_user`) the program runs once
+//! per user message, against the same MCP server (so the state carries over):
+//! `TOOLGATE_PROMPT` and stdin carry the new message, and from the second message on
 //! - `TOOLGATE_TURN`: the message's 1-based number (the prompt is 1);
 //! - `TOOLGATE_CONVERSATION`: the conversation so far as a JSON array of
 //!   `{"role": "user" | "assistant", "content": TEXT}` objects, ending with the new message

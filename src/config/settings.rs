@@ -664,4 +664,77 @@ mod tests {
             "{error}"
         );
     }
+
+    #[test]
+    fn the_user_simulator_comes_from_flags_over_the_file_and_needs_a_model_to_record() {
+        let block = file(
+            "user_simulator:\n  model: sim-file\n  base_url: http://sim.file:1/v1\n  \
+             temperature: 0.3\n  seed: 7\n  max_tokens: 0\n",
+        );
+        let settings =
+            Settings::resolve(&args(&["--record", "rec"]), &block, Path::new(PATH)).expect("valid");
+        let config = settings.user_simulator.as_ref().expect("a user model");
+        assert_eq!(config.model, "sim-file");
+        assert_eq!(config.endpoint.base_url, "http://sim.file:1/v1");
+        assert_eq!(
+            (config.temperature, config.seed, config.max_tokens),
+            (0.3, Some(7), None)
+        );
+        // With a user model, `--record` records the simulator too.
+        assert_eq!(settings.user_record.as_deref(), Some(Path::new("rec")));
+
+        let flagged = Settings::resolve(
+            &args(&[
+                "--user-model",
+                "sim-flag",
+                "--user-base-url",
+                "http://sim.flag:2/v1",
+            ]),
+            &block,
+            Path::new(PATH),
+        )
+        .expect("valid");
+        let config = flagged.user_simulator.expect("a user model");
+        assert_eq!(config.model, "sim-flag");
+        assert_eq!(config.endpoint.base_url, "http://sim.flag:2/v1");
+        assert_eq!(flagged.user_record, None);
+
+        let none = Settings::resolve(
+            &args(&["--record", "rec"]),
+            &ConfigFile::default(),
+            Path::new(PATH),
+        )
+        .expect("valid");
+        assert!(none.user_simulator.is_none() && none.user_record.is_none());
+        let error = Settings::resolve(
+            &args(&["--user-record", "users"]),
+            &ConfigFile::default(),
+            Path::new(PATH),
+        )
+        .expect_err("nothing to record");
+        assert_eq!(
+            error.to_string(),
+            "`--user-record users` records the user simulator's messages, which needs a user \
+             model: `--user-model MODEL`, TOOLGATE_USER_MODEL or `user_simulator.model` in \
+             toolgate.yaml"
+        );
+        let error = Settings::resolve(
+            &args(&[]),
+            &file("user_simulator:\n  model: m\n  temperature: 3\n"),
+            Path::new(PATH),
+        )
+        .expect_err("too hot");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "`{PATH}`: user_simulator.temperature: 3 is not a sampling temperature in 0..=2"
+            )
+        );
+        let error = ConfigFile::parse("user_simulator:\n  modle: m\n", Path::new(PATH))
+            .expect_err("misspelled");
+        assert!(
+            error.to_string().contains("unknown field `modle`"),
+            "{error}"
+        );
+    }
 }

@@ -658,6 +658,36 @@ mod tests {
         assert_eq!(summary.pass_hat_k, Some(0.5));
         assert_eq!(summary.per_scenario["b"].failed, 1);
         assert_eq!(summary.overall.errored, 1);
+        assert_eq!(summary.overall.inconclusive, 0);
+    }
+
+    #[test]
+    fn inconclusive_runs_count_with_the_errored_ones_and_apart() {
+        let results = [
+            result("a", 0, Outcome::Pass),
+            result("a", 1, Outcome::Inconclusive),
+            result("b", 0, Outcome::Fail),
+            result("b", 1, Outcome::Errored),
+        ];
+        let summary = Summary::of(&results);
+        let overall = summary.overall;
+        assert_eq!(
+            (
+                overall.total,
+                overall.passed,
+                overall.failed,
+                overall.errored,
+                overall.inconclusive
+            ),
+            (4, 1, 1, 2, 1)
+        );
+        assert_eq!(summary.pass_at_1, Some(0.5));
+        // Neither scenario has all its runs judged: pass^k says nothing.
+        assert_eq!(summary.pass_hat_k, None);
+        let json = serde_json::to_value(summary.per_scenario["a"]).expect("serializes");
+        assert_eq!(json["inconclusive"], 1);
+        let json = serde_json::to_value(summary.per_scenario["b"]).expect("serializes");
+        assert_eq!(json.get("inconclusive"), None, "zero is left out");
     }
 
     #[test]

@@ -561,6 +561,24 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_changed_user_simulator_moves_the_ruler_only_when_both_runs_had_one() {
+        let mut baseline = pins();
+        let mut current = pins();
+        current.user_simulator = Some("sim-2 at http://h/v1, prompt v1 (abc)".into());
+        assert_eq!(current.ruler_changes(&baseline), Vec::<String>::new());
+        baseline.user_simulator = Some("sim-1 at http://h/v1, prompt v1 (abc)".into());
+        assert_eq!(
+            current.ruler_changes(&baseline),
+            vec![
+                "user simulator `sim-1 at http://h/v1, prompt v1 (abc)` -> `sim-2 at \
+                 http://h/v1, prompt v1 (abc)`"
+            ]
+        );
+        current.user_simulator.clone_from(&baseline.user_simulator);
+        assert_eq!(current.ruler_changes(&baseline), Vec::<String>::new());
+    }
+
+    #[test]
     fn scenarios_only_one_side_has_do_not_move_the_ruler() {
         let baseline = pins();
         let mut current = pins();

@@ -14,7 +14,7 @@ pub(super) enum UserScript<'a> {
     /// The scenario's `user_turns`.
     Scripted(Script),
     /// The scenario's `simulated_user`, played by the user simulator.
-    Simulated(Talk<'a>),
+    Simulated(Box<Talk<'a>>),
 }
 
 /// A conversation with the user simulator: its record, the simulator's session, and why the
@@ -51,11 +51,11 @@ impl<'a> UserScript<'a> {
                 scenario.id
             ));
         };
-        Ok(Some(UserScript::Simulated(Talk {
+        Ok(Some(UserScript::Simulated(Box::new(Talk {
             state: Simulated::new(scenario),
             session: simulator.session(&scenario.id, repeat),
             error: None,
-        })))
+        }))))
     }
 
     /// The user's next message after `reply`, given the run's calls so far; `None` when the

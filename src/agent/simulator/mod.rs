@@ -149,8 +149,8 @@ pub struct Simulator {
 enum Source {
     /// The model, and where to record what it writes.
     Live {
-        config: SimulatorConfig,
-        http: JsonEndpoint,
+        config: Box<SimulatorConfig>,
+        http: Box<JsonEndpoint>,
         record: Option<PathBuf>,
     },
     /// A recording directory (`DIR/users/`), answered from without a model.
@@ -189,8 +189,8 @@ impl Simulator {
         Ok(Simulator {
             pin: Some(config.pin()),
             source: Source::Live {
-                config,
-                http,
+                config: Box::new(config),
+                http: Box::new(http),
                 record,
             },
         })
