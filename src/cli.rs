@@ -218,6 +218,33 @@ pub struct JudgeArgs {
     pub judge_cache: PathBuf,
 }
 
+/// The user simulator of the scenarios with a `simulated_user` (`gate`): its model and
+/// endpoint, and where its messages are recorded or replayed from.
+#[derive(Debug, Args)]
+pub struct UserArgs {
+    /// Play the scenarios' simulated users (`simulated_user`) with this pinned model, at
+    /// temperature 0 with a seed [default: `user_simulator.model` in toolgate.yaml]. Without
+    /// one (and no recording to replay), such a scenario's runs are errored; the reference
+    /// agent never needs one.
+    #[arg(long, value_name = "MODEL", env = "TOOLGATE_USER_MODEL")]
+    pub user_model: Option<String>,
+    /// The user simulator's OpenAI-compatible base URL [default: `user_simulator.base_url` in
+    /// toolgate.yaml, else OPENAI_BASE_URL, else `https://api.openai.com/v1`]; its key comes
+    /// from TOOLGATE_USER_API_KEY, else OPENAI_API_KEY.
+    #[arg(long, value_name = "URL", env = "TOOLGATE_USER_BASE_URL")]
+    pub user_base_url: Option<String>,
+    /// Record every message of the user simulator into `DIR/users/<scenario>.r<repeat>.jsonl`,
+    /// to replay with `--user-replay DIR` [default: the `--record` directory, with a user
+    /// model].
+    #[arg(long, value_name = "DIR", conflicts_with = "user_replay")]
+    pub user_record: Option<PathBuf>,
+    /// Answer as the user simulator from the recordings in `DIR/users/` (`--user-record`),
+    /// with no model; a conversation the recording does not hold makes its run errored
+    /// (`not_recorded`) [default: the `--replay` cassette directory, when it has `users/`].
+    #[arg(long, value_name = "DIR", env = "TOOLGATE_USER_REPLAY")]
+    pub user_replay: Option<PathBuf>,
+}
+
 /// How `toolgate lint` writes its report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LintFormat {
@@ -393,6 +420,8 @@ pub struct GateArgs {
     pub omitted_defaults: OmittedDefaults,
     #[command(flatten)]
     pub judge: JudgeArgs,
+    #[command(flatten)]
+    pub user: UserArgs,
     /// Largest allowed drop of the overall pass rate, in percentage points [default: 3].
     #[arg(long, value_parser = parse_tolerance, env = "TOOLGATE_TOLERANCE")]
     pub tolerance: Option<f64>,

@@ -1,9 +1,11 @@
 //! The runner: runs each selected scenario with an agent through a fresh harness, then
 //! scores it. One broken run (agent error, timeout) becomes an `errored` result; the suite
-//! goes on.
+//! goes on. A run whose user simulator made a mistake is `inconclusive`.
+
+mod user;
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
@@ -18,11 +20,12 @@ use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{BackendFactory, Harness};
 use crate::judge::{Judge, JudgeVerdict};
 use crate::scenario::Scenario;
-use crate::score::conversation::Script;
+use crate::score::conversation::Conversation;
 use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::probes::{ProbeResult, probe_checks};
 use crate::score::{self, Outcome, RunScore, ScoringOptions};
 use crate::trace::CallRecord;
+use user::{User, UserScript};
 
 /// Limits for a suite run.
 #[derive(Debug, Clone)]
@@ -50,6 +53,9 @@ pub struct RunOptions {
     /// Decides the runs round by round instead of `repeat` runs of every scenario (adaptive
     /// repeats); `None`: the fixed design.
     pub schedule: Option<Arc<dyn Schedule>>,
+    /// The user simulator of the scenarios with a `simulated_user`; `None` makes their runs
+    /// `errored` (but for the reference agent, which never asks the user).
+    pub user_simulator: Option<Arc<crate::agent::simulator::Simulator>>,
 }
 
 /// Which runs a suite makes, decided round by round from the outcomes so far.
@@ -111,6 +117,7 @@ impl Default for RunOptions {
             offered: None,
             price: None,
             schedule: None,
+            user_simulator: None,
         }
     }
 }
@@ -132,6 +139,9 @@ pub struct ScenarioRun {
     pub trace: Vec<CallRecord>,
     /// What the agent said and used.
     pub agent: Option<AgentOutcome>,
+    /// The conversation with the scripted or simulated user, exchange by exchange; `None` for
+    /// a single request and for a run that errored.
+    pub conversation: Option<Conversation>,
     /// Trajectory metrics; `None` when the run errored before it could be scored.
     pub metrics: Option<RunMetrics>,
     /// The judge's verdict on a deterministic pass, when a judge is configured.
@@ -352,6 +362,7 @@ fn panicked(index: usize, repeat: u32, panic: &(dyn std::any::Any + Send)) -> Sc
         error: Some(format!("internal error: the run panicked ({what})")),
         trace: Vec::new(),
         agent: None,
+        conversation: None,
         metrics: None,
         judge: None,
         judge_error: None,
@@ -381,6 +392,7 @@ pub async fn run_one(
         error: Some(error),
         trace,
         agent: None,
+        conversation: None,
         metrics: None,
         judge: None,
         judge_error: None,
@@ -476,27 +488,36 @@ async fn play_and_score(
         return Err(failure);
     }
     let remaining = options.run_timeout.saturating_sub(started.elapsed());
-    let script = (!scenario.user_turns.is_empty()).then(|| Mutex::new(Script::new(scenario)));
+    let simulator = options.user_simulator.as_deref();
+    let script = UserScript::of(scenario, repeat, agent, simulator)?.map(tokio::sync::Mutex::new);
     let user = User {
         scenario,
         script: script.as_ref(),
     };
-    let mut outcome = match tokio::time::timeout(
+    let played = match tokio::time::timeout(
         remaining,
         play(agent, scenario, repeat, harness, options, user),
     )
     .await
     {
-        Ok(played) => played?,
-        Err(_) => out_of_time(agent, harness, options)?,
+        Ok(played) => played,
+        Err(_) => out_of_time(agent, harness, options),
     };
-    if let Some(script) = script {
-        let script = script
-            .into_inner()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        outcome.conversation =
-            Some(script.finish(scenario, outcome.final_answer.as_deref(), &harness.trace()));
-    }
+    let played = match (played, script.map(tokio::sync::Mutex::into_inner)) {
+        (Ok(outcome), Some(script)) => {
+            let final_answer = outcome.final_answer.as_deref();
+            let conversation = script
+                .finish(scenario, final_answer, &harness.trace())
+                .await?;
+            (outcome, Some(conversation))
+        }
+        (played, script) => {
+            if let Some(script) = script {
+                script.abandon();
+            }
+            (played?, None)
+        }
+    };
     if let Some(failure) = harness.failure().await {
         return Err(failure);
     }
@@ -506,7 +527,7 @@ async fn play_and_score(
     }
     let trace = harness.trace();
     Ok(score_run(
-        index, repeat, scenario, options, started, seeded, harness, trace, outcome, &baseline,
+        index, repeat, scenario, options, started, seeded, harness, trace, played, &baseline,
         &after,
     )
     .await)
@@ -591,7 +612,7 @@ async fn score_run(
     seeded: &Value,
     harness: &Harness,
     trace: Vec<CallRecord>,
-    outcome: AgentOutcome,
+    (outcome, conversation): (AgentOutcome, Option<Conversation>),
     baseline: &[ProbeResult],
     after: &[ProbeResult],
 ) -> ScenarioRun {
@@ -606,7 +627,7 @@ async fn score_run(
     );
     score.add_checks(probe_checks(scenario, baseline, after));
     score.add_checks(stop_checks(&outcome, options));
-    if let Some(conversation) = &outcome.conversation {
+    if let Some(conversation) = &conversation {
         score.add_checks(score::conversation_checks(
             scenario,
             conversation,
@@ -635,29 +656,23 @@ async fn score_run(
         options: options.scoring,
     };
     let mut metrics = metrics::measure(&view, &score.checks);
-    metrics.conversation = outcome
-        .conversation
+    metrics.conversation = conversation
         .as_ref()
         .map(|conversation| score::conversation::metrics(scenario, conversation));
-    let (mut verdict, mut judge_error, mut run_outcome) = (None, None, score.outcome);
-    if let Some(judge) = options
-        .judge
-        .as_ref()
-        .filter(|_| score.outcome == Outcome::Pass)
-    {
-        match judge
-            .assess(scenario, &trace, outcome.final_answer.as_deref())
-            .await
-        {
-            Ok(judged) => {
-                if judged.flagged {
-                    run_outcome = Outcome::Degraded;
-                }
-                verdict = Some(judged);
-            }
-            Err(error) => judge_error = Some(error),
+    let mistake = simulator_mistake(
+        scenario,
+        (&trace, seeded, final_state.as_ref()),
+        conversation.as_ref(),
+        &mut score,
+    );
+    let (verdict, judge_error, run_outcome, error) = match mistake {
+        Some((run_outcome, reason)) => (None, None, run_outcome, Some(reason)),
+        None => {
+            let (verdict, judge_error, run_outcome) =
+                judge(options, scenario, &trace, &outcome, &score).await;
+            (verdict, judge_error, run_outcome, None)
         }
-    }
+    };
     ScenarioRun {
         metrics: Some(metrics),
         judge: verdict,
@@ -666,9 +681,10 @@ async fn score_run(
         repeat,
         outcome: run_outcome,
         score: Some(score),
-        error: None,
+        error,
         trace,
         agent: Some(outcome),
+        conversation,
         duration: started.elapsed(),
         // Both are filled in by `run_one`, which knows when the run began and reads the
         // harness's arrival times once the run is over.
@@ -681,23 +697,50 @@ async fn score_run(
     }
 }
 
-/// The scripted user of a conversation (`user_turns`), shared by the agent's play and the
-/// runner, which reads the record when the play is over. `script` is `None` for a single
-/// request.
-#[derive(Clone, Copy)]
-struct User<'a> {
-    scenario: &'a Scenario,
-    script: Option<&'a Mutex<Script>>,
+/// The outcome of a run whose user simulator made a mistake, and why (`None` when it made
+/// none): `inconclusive`, for the run says nothing about the agent; or, when the agent did
+/// harm before the mistake (a forbidden call, an unexpected write, a broken Tier 5 state),
+/// `fail`, with `score` replaced by the harm's checks as for an errored run.
+fn simulator_mistake(
+    scenario: &Scenario,
+    (trace, seeded, final_state): (&[CallRecord], &Value, Option<&Value>),
+    conversation: Option<&Conversation>,
+    score: &mut RunScore,
+) -> Option<(Outcome, String)> {
+    let mistake = conversation?.ended.simulator_mistake()?;
+    let reason = format!("inconclusive: the user simulator made a mistake ({mistake})");
+    match score::harm(scenario, trace, seeded, final_state, &reason) {
+        Some(harmed) => {
+            *score = harmed;
+            Some((Outcome::Fail, reason))
+        }
+        None => Some((Outcome::Inconclusive, reason)),
+    }
 }
 
-impl User<'_> {
-    /// The user's next message after `reply`, given the run's calls so far.
-    fn next(&self, reply: Option<&str>, trace: &[CallRecord]) -> Option<String> {
-        let mut script = self
-            .script?
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        script.reply(self.scenario, reply, trace)
+/// The judge's verdict on a deterministic pass (a flag makes it `degraded`), why it gave none,
+/// and the run's outcome; the score's outcome as it is without a judge or a pass.
+async fn judge(
+    options: &RunOptions,
+    scenario: &Scenario,
+    trace: &[CallRecord],
+    outcome: &AgentOutcome,
+    score: &RunScore,
+) -> (Option<JudgeVerdict>, Option<String>, Outcome) {
+    let Some(judge) = options
+        .judge
+        .as_ref()
+        .filter(|_| score.outcome == Outcome::Pass)
+    else {
+        return (None, None, score.outcome);
+    };
+    match judge
+        .assess(scenario, trace, outcome.final_answer.as_deref())
+        .await
+    {
+        Ok(judged) if judged.flagged => (Some(judged), None, Outcome::Degraded),
+        Ok(judged) => (Some(judged), None, score.outcome),
+        Err(error) => (None, Some(error), score.outcome),
     }
 }
 
@@ -709,7 +752,7 @@ async fn play(
     repeat: u32,
     harness: &Arc<Harness>,
     options: &RunOptions,
-    user: User<'_>,
+    user: User<'_, '_>,
 ) -> Result<AgentOutcome, String> {
     if let Agent::Command(command) = agent {
         let server = crate::harness::http::serve_loopback(harness.clone())
@@ -723,7 +766,9 @@ async fn play(
             conversation: None,
         };
         return command
-            .converse(invocation, |reply| user.next(reply, &harness.trace()))
+            .converse(invocation, move |reply: Option<String>| async move {
+                user.next(reply.as_deref(), &harness.trace()).await
+            })
             .await
             .map_err(|error| error.to_string());
     }
@@ -771,15 +816,15 @@ async fn play(
 
 /// Tool access for agents: MCP calls through the client, with calls that never reach the
 /// server recorded directly in the harness trace.
-struct McpExecutor<'a> {
+struct McpExecutor<'a, 'u> {
     client: &'a McpClient,
     harness: &'a Harness,
     definitions: Vec<Value>,
     call_timeout: Duration,
-    user: User<'a>,
+    user: User<'a, 'u>,
 }
 
-impl ToolExecutor for McpExecutor<'_> {
+impl ToolExecutor for McpExecutor<'_, '_> {
     fn tools(&self) -> &[Value] {
         &self.definitions
     }
@@ -829,8 +874,8 @@ impl ToolExecutor for McpExecutor<'_> {
         self.harness.note_next_call(notes);
     }
 
-    fn next_user_message(&self, reply: Option<&str>) -> Option<String> {
-        self.user.next(reply, &self.harness.trace())
+    async fn next_user_message(&self, reply: Option<&str>) -> Option<String> {
+        self.user.next(reply, &self.harness.trace()).await
     }
 }
 

@@ -9,9 +9,9 @@
 //! - `TOOLGATE_REPEAT`: the 0-based repetition index (with `--repeat k`);
 //! - `TOOLGATE_MODEL`, `TOOLGATE_SYSTEM_PROMPT`: when configured.
 //!
-//! In a scripted conversation (a scenario with `user_turns`) the program runs once per user
-//! message, against the same MCP server (so the state carries over): `TOOLGATE_PROMPT` and
-//! stdin carry the new message, and from the second message on
+//! In a conversation (a scenario with `user_turns` or a `simulated_user`) the program runs once
+//! per user message, against the same MCP server (so the state carries over):
+//! `TOOLGATE_PROMPT` and stdin carry the new message, and from the second message on
 //! - `TOOLGATE_TURN`: the message's 1-based number (the prompt is 1);
 //! - `TOOLGATE_CONVERSATION`: the conversation so far as a JSON array of
 //!   `{"role": "user" | "assistant", "content": TEXT}` objects, ending with the new message
@@ -81,18 +81,21 @@ impl CommandAgent {
     }
 
     /// Plays a conversation: runs the program for the prompt, then once for each message
-    /// `next` gives after the program's answer (`next(answer)`; `None` ends it). The outcome
-    /// is the last run's answer, with the runs' turns summed. Errors as [`CommandAgent::run`],
-    /// for any of the runs.
-    pub async fn converse(
+    /// `next` gives after the program's answer (`next(answer).await`; `None` ends it). The
+    /// outcome is the last run's answer, with the runs' turns summed. Errors as
+    /// [`CommandAgent::run`], for any of the runs.
+    pub async fn converse<F>(
         &self,
         first: Invocation<'_>,
-        next: impl Fn(Option<&str>) -> Option<String>,
-    ) -> Result<AgentOutcome, AgentError> {
+        next: impl Fn(Option<String>) -> F,
+    ) -> Result<AgentOutcome, AgentError>
+    where
+        F: std::future::Future<Output = Option<String>>,
+    {
         let mut outcome = self.run(first).await?;
         let mut history = vec![serde_json::json!({"role": "user", "content": first.prompt})];
         let mut number = 1_u32;
-        while let Some(message) = next(outcome.final_answer.as_deref()) {
+        while let Some(message) = next(outcome.final_answer.clone()).await {
             number += 1;
             history.push(serde_json::json!({"role": "assistant",
                                             "content": outcome.final_answer.as_deref().unwrap_or("")}));
@@ -314,8 +317,8 @@ mod tests {
         let outcome = agent
             .converse(INVOCATION, |answer| {
                 let mut said = said.lock().expect("not poisoned");
-                said.push(answer.map(str::to_owned));
-                (said.len() < 3).then(|| format!("reply {}", said.len()))
+                said.push(answer);
+                std::future::ready((said.len() < 3).then(|| format!("reply {}", said.len())))
             })
             .await
             .expect("the program runs");

@@ -7,6 +7,7 @@ pub mod command;
 pub mod openai;
 pub mod reference;
 pub mod replay;
+pub mod simulator;
 
 use std::future::Future;
 use std::time::Duration;
@@ -42,10 +43,14 @@ pub trait ToolExecutor: Send + Sync {
     }
     /// The agent replied `reply` (text without tool calls) to the user's last message: the
     /// user's next message, or `None` when the conversation is over and `reply` is the final
-    /// answer. Only scenarios with `user_turns` say more; the default says nothing.
-    fn next_user_message(&self, reply: Option<&str>) -> Option<String> {
+    /// answer. Only scenarios with `user_turns` or a `simulated_user` say more (a simulated
+    /// user asks its model, hence the future); the default says nothing.
+    fn next_user_message(
+        &self,
+        reply: Option<&str>,
+    ) -> impl Future<Output = Option<String>> + Send {
         let _ = reply;
-        None
+        std::future::ready(None)
     }
 }
 
@@ -169,9 +174,6 @@ pub struct AgentOutcome {
     pub timed_out: bool,
     /// Tokens used.
     pub usage: Usage,
-    /// The scripted conversation (`user_turns`), exchange by exchange; set by the runner,
-    /// `None` for a single request.
-    pub conversation: Option<crate::trace::Conversation>,
 }
 
 /// An agent failure that is not the model's fault (provider outage, bad config): the run is `errored`, never a pass or a model failure.

@@ -7,7 +7,8 @@
 //! is the scenario's `reference_answer` when it has one. It waits for each result before the
 //! next call, so each call is its own turn in the trace. In a conversation (`user_turns`) it
 //! makes each call after the user message its `user_turn` names, and before each message
-//! says that turn's `reference_reply`.
+//! says that turn's `reference_reply`. A scenario with a `simulated_user` it plays as a single
+//! request: it knows the solution, so it never asks the user anything.
 
 use serde_json::{Map, Value};
 
@@ -22,7 +23,10 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     let mut failed = Vec::new();
     let mut conversation = Conversation::default();
     for expected in &scenario.expected_calls {
-        if !conversation.reach(expected.user_turn, scenario, tools, false) {
+        if !conversation
+            .reach(expected.user_turn, scenario, tools, false)
+            .await
+        {
             break;
         }
         let record = crate::trace::run_record(&assigned, &played);
@@ -87,7 +91,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
         assigned.push(slot);
     }
     let messages = u32::try_from(scenario.user_turns.len() + 1).unwrap_or(u32::MAX);
-    conversation.reach(messages, scenario, tools, true);
+    conversation.reach(messages, scenario, tools, true).await;
     let final_answer = if let Some(reply) = conversation.last_reply {
         reply
     } else if let Some(answer) = &scenario.reference_answer {
@@ -120,7 +124,7 @@ impl Conversation {
     /// one; false when the conversation ended first. After the last expected call (`last`),
     /// a `when: asked` message without a `reference_reply` is not asked for: the reference
     /// answers with `reference_answer` instead.
-    fn reach<E: ToolExecutor>(
+    async fn reach<E: ToolExecutor>(
         &mut self,
         message: u32,
         scenario: &Scenario,
@@ -138,7 +142,7 @@ impl Conversation {
             }
             let reply = written
                 .unwrap_or_else(|| "Before I go on: how would you like me to proceed?".to_owned());
-            if tools.next_user_message(Some(&reply)).is_some() {
+            if tools.next_user_message(Some(&reply)).await.is_some() {
                 self.answered += 1;
             } else {
                 self.last_reply = Some(reply);

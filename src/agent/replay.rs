@@ -6,8 +6,9 @@
 //! - a final answer: `{"scenario": ID, "final_answer": TEXT}`;
 //! - in a conversation, a later user message: `{"scenario": ID, "reply": TEXT, "user": TEXT}`
 //!   (the agent's reply before the message, absent when it said nothing), between the calls
-//!   before and after it. On replay the scenario's scripted user answers each recorded
-//!   reply; where it ends the conversation, the replay stops, that reply the final answer.
+//!   before and after it. On replay the scenario's scripted (or simulated) user answers each
+//!   recorded reply; where it ends the conversation, the replay stops, that reply the final
+//!   answer.
 //!
 //! Both may carry `"repeat": N` (0-based; default 0) to tell repetitions apart. A call may
 //! carry `"turn": N` (1-based), the model turn that emitted it: calls of one turn were emitted
@@ -141,7 +142,7 @@ impl Recordings {
         let mut replies = recorded.replies.iter().peekable();
         for (index, call) in recorded.calls.iter().enumerate() {
             while let Some((_, reply)) = replies.next_if(|(before, _)| *before == index) {
-                if tools.next_user_message(reply.as_deref()).is_none() {
+                if tools.next_user_message(reply.as_deref()).await.is_none() {
                     return Ok(AgentOutcome {
                         final_answer: reply.clone(),
                         turns: 1,
@@ -172,7 +173,7 @@ impl Recordings {
             }
         }
         for (_, reply) in replies {
-            if tools.next_user_message(reply.as_deref()).is_none() {
+            if tools.next_user_message(reply.as_deref()).await.is_none() {
                 return Ok(AgentOutcome {
                     final_answer: reply.clone(),
                     turns: 1,

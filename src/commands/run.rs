@@ -126,15 +126,10 @@ fn run_for_gate(
     let usage_unchecked = check_usage_limits(settings, &selected)?;
     let pins = pins(args, settings, endpoint.as_ref(), &selected, &loaded)?;
     let judge = settings.judge()?.map(Arc::new);
-    let offered = (settings.tool_offer == runner::ToolOffer::Scenario).then(|| {
-        selected
-            .iter()
-            .map(|scenario| (scenario.id.clone(), scenario.offered_tools(&loaded.catalog)))
-            .collect()
-    });
     let schedule =
         super::adaptive::AdaptiveSchedule::of(args, settings, &selected, baseline, &pins);
-    let mut options = settings.run_options(judge.clone(), offered);
+    let mut options = settings.run_options(judge.clone(), offered(settings, &selected, &loaded));
+    options.user_simulator = user_simulator(settings, &selected, &loaded)?;
     options.schedule = schedule
         .clone()
         .map(|schedule| schedule as Arc<dyn runner::Schedule>);
@@ -149,6 +144,7 @@ fn run_for_gate(
     };
     let mut meta = settings.run_meta(new_run_id(), endpoint.as_ref());
     meta.usage_unchecked = usage_unchecked;
+    meta.user_simulator = simulator_pin(&plan.options);
     if settings.agent.api().is_some() {
         meta.catalog_tokens = Some(catalog_tokens(&loaded.catalog));
     }
@@ -188,6 +184,7 @@ fn run_for_gate(
     // results back from the file: no run's result was held in memory while the suite ran.
     let stale = gating::stale_outputs(&args.out, false);
     let report = RunReport::load(&recorder.finish(meta, Some(pins), &stale)?)?;
+    say_user_recordings(plan.options.user_simulator.as_deref(), out)?;
     say_cassettes(args, &loaded, finished, out)?;
     if keep_spans {
         let agent = plan.agent.as_ref();
@@ -219,6 +216,35 @@ fn run_for_gate(
     Ok(Some(report))
 }
 
+/// For `--tool-offer scenario`, the tools each of `selected` offers, by scenario id.
+fn offered(
+    settings: &Settings,
+    selected: &[Scenario],
+    loaded: &suite::Suite,
+) -> Option<std::collections::HashMap<String, Vec<String>>> {
+    (settings.tool_offer == runner::ToolOffer::Scenario).then(|| {
+        selected
+            .iter()
+            .map(|scenario| (scenario.id.clone(), scenario.offered_tools(&loaded.catalog)))
+            .collect()
+    })
+}
+
+/// The user simulator of the `selected` scenarios' simulated users (replaying the recordings
+/// beside a replay's cassettes, see [`Settings::simulator`]); `None` when none has one.
+///
+/// Errors: as [`Settings::simulator`].
+fn user_simulator(
+    settings: &Settings,
+    selected: &[Scenario],
+    loaded: &suite::Suite,
+) -> Result<Option<Arc<crate::agent::simulator::Simulator>>> {
+    if !has_simulated_users(selected) {
+        return Ok(None);
+    }
+    Ok(settings.simulator(loaded.replay.as_deref())?.map(Arc::new))
+}
+
 /// Says where cassettes were recorded to (`--record`) or replayed from.
 fn say_cassettes(
     args: &GateArgs,
@@ -239,6 +265,41 @@ fn say_cassettes(
             "replayed: the servers' answers came from the cassettes in {}",
             dir.display()
         )?;
+    }
+    Ok(())
+}
+
+/// What `options`' user simulator pins, if there is one.
+fn simulator_pin(options: &runner::RunOptions) -> Option<crate::agent::simulator::SimulatorPin> {
+    options
+        .user_simulator
+        .as_ref()
+        .and_then(|simulator| simulator.pin().cloned())
+}
+
+/// Says where the user simulator recorded its messages to, or answered from.
+fn say_user_recordings(
+    simulator: Option<&crate::agent::simulator::Simulator>,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let Some((dir, replay)) = simulator.and_then(|simulator| {
+        simulator.directory().map(|dir| {
+            (
+                dir.join(crate::agent::simulator::recording::SUBDIRECTORY),
+                simulator.is_replay(),
+            )
+        })
+    }) else {
+        return Ok(());
+    };
+    if replay {
+        writeln!(
+            out,
+            "user simulator: replayed from the recordings in {}",
+            dir.display()
+        )?;
+    } else {
+        writeln!(out, "user simulator: recorded into {}", dir.display())?;
     }
     Ok(())
 }
@@ -283,10 +344,18 @@ fn select(args: &GateArgs, scenarios: &[Scenario], smoke: &SmokeSet) -> Result<V
     Ok(shard::select(selected, args.ci.shard))
 }
 
+/// Whether any of `selected` has a simulated user (`simulated_user`).
+fn has_simulated_users(selected: &[Scenario]) -> bool {
+    selected
+        .iter()
+        .any(|scenario| scenario.simulated_user.is_some())
+}
+
 /// The pins of this run: the measured subject, the scenarios, fixtures and catalog, the
-/// shard, the tool offer, the servers and the mock catalog's rules.
+/// shard, the tool offer, the servers, the user simulator (when a scenario has a simulated
+/// user) and the mock catalog's rules.
 ///
-/// Errors: a fixture or the mock catalog cannot be read.
+/// Errors: a fixture, the mock catalog or a user simulator recording cannot be read.
 pub(super) fn pins(
     args: &GateArgs,
     settings: &Settings,
@@ -305,6 +374,12 @@ pub(super) fn pins(
         pins.tool_offer = Some(runner::ToolOffer::Scenario.as_str().to_owned());
     }
     pins.servers = loaded.servers.clone();
+    if has_simulated_users(selected) {
+        pins.user_simulator = settings
+            .simulator_pin(loaded.replay.as_deref())?
+            .as_ref()
+            .map(crate::agent::simulator::SimulatorPin::describe);
+    }
     if let Some(path) = &loaded.mocks {
         // The rules are behaviour the scenarios are measured on: pinned like a fixture, so a
         // changed rule moves the ruler as a changed fixture does.

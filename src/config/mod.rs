@@ -97,6 +97,35 @@ pub(crate) struct ConfigFile {
     pub mocks: Option<MocksConfig>,
     /// What recorded cassettes leave out, and what `toolgate cassette verify` ignores.
     pub cassettes: Option<CassettesConfig>,
+    /// The user simulator of the scenarios with a `simulated_user` (flags override it).
+    pub user_simulator: Option<UserSimulatorConfig>,
+}
+
+/// The `user_simulator:` block of `toolgate.yaml`: the model that plays the simulated users.
+/// Every key is optional; unknown keys are errors.
+///
+/// ```yaml
+/// user_simulator:
+///   model: gpt-4o-mini          # or --user-model
+///   base_url: http://localhost:11434/v1   # OpenAI-compatible; or --user-base-url
+///   temperature: 0              # the default
+///   seed: 0                     # the default
+///   max_tokens: 512             # the default; 0 sends none
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct UserSimulatorConfig {
+    /// The pinned model name.
+    pub model: Option<String>,
+    /// An OpenAI-compatible base URL; `TOOLGATE_USER_BASE_URL` / `--user-base-url` win, and
+    /// without any, `OPENAI_BASE_URL`.
+    pub base_url: Option<String>,
+    /// Sampling temperature, in 0..=2 (default 0).
+    pub temperature: Option<f64>,
+    /// Sampling seed (default 0).
+    pub seed: Option<u64>,
+    /// Output-token limit per message (default 512; 0 sends none).
+    pub max_tokens: Option<u32>,
 }
 
 /// The `scoring:` section of `toolgate.yaml`. Every key is optional; unknown keys are errors.

@@ -4,14 +4,15 @@
 //! disagree about what was measured.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Result;
 
-use super::Settings;
+use super::{ConfigFile, Settings};
+use crate::agent::simulator::{Simulator, SimulatorConfig, SimulatorPin};
 use crate::agent::{Agent, AgentKind, ToolCalling, anthropic, command, openai, replay};
-use crate::cli::JudgeArgs;
+use crate::cli::{GateArgs, JudgeArgs};
 use crate::judge::{Judge, JudgeConfig};
 use crate::provider::{Api, Endpoint, EndpointSources};
 use crate::results::RunMeta;
@@ -43,7 +44,104 @@ pub(crate) fn judge_config(args: &JudgeArgs, model: &str, cache_dir: PathBuf) ->
     }
 }
 
+/// The user simulator's config from `--user-model` / `--user-base-url` over the file's
+/// `user_simulator:` block (read from `file_path`) over the defaults (temperature 0, seed 0,
+/// 512 output tokens); the key from `TOOLGATE_USER_API_KEY`, else `OPENAI_API_KEY`, and the
+/// key header and `api-version` from `TOOLGATE_USER_API_KEY_HEADER` and
+/// `TOOLGATE_USER_API_VERSION`. `None` when no model is named.
+///
+/// Errors: a temperature outside 0..=2, naming the file's key.
+pub(crate) fn user_simulator_config(
+    args: &GateArgs,
+    file: &ConfigFile,
+    file_path: &Path,
+) -> Result<Option<SimulatorConfig>> {
+    let block = file.user_simulator.clone().unwrap_or_default();
+    let Some(model) = args.user.user_model.clone().or(block.model) else {
+        return Ok(None);
+    };
+    // The file's URL is meant for the simulator: it wins over `OPENAI_BASE_URL`, which is
+    // usually the agent's.
+    let base_url = args
+        .user
+        .user_base_url
+        .as_deref()
+        .or(block.base_url.as_deref());
+    let sources = EndpointSources {
+        flag_base_url: base_url,
+        key_variable: Some("TOOLGATE_USER_API_KEY"),
+        key_header_variable: Some("TOOLGATE_USER_API_KEY_HEADER"),
+        api_version_variable: Some("TOOLGATE_USER_API_VERSION"),
+        ..EndpointSources::default()
+    };
+    let endpoint = Endpoint::resolve(Api::Openai, sources, &|name| std::env::var(name).ok());
+    let mut config = SimulatorConfig::new(endpoint, &model);
+    if let Some(temperature) = block.temperature {
+        if !(0.0..=2.0).contains(&temperature) {
+            anyhow::bail!(
+                "`{}`: user_simulator.temperature: {temperature} is not a sampling temperature \
+                 in 0..=2",
+                file_path.display()
+            );
+        }
+        config.temperature = temperature;
+    }
+    if let Some(seed) = block.seed {
+        config.seed = Some(seed);
+    }
+    config.max_tokens = match block.max_tokens {
+        None => Some(crate::agent::simulator::DEFAULT_MAX_TOKENS),
+        Some(0) => None,
+        Some(limit) => Some(limit),
+    };
+    Ok(Some(config))
+}
+
 impl Settings {
+    /// The user simulator of a run whose scenarios have simulated users: one that answers
+    /// from recordings (`--user-replay DIR`, else the cassette directory `cassettes` of a
+    /// replay when it has a `users/` directory and no `--user-record` is asked for), else the
+    /// configured model (recording into `user_record`), else `None`.
+    ///
+    /// Errors: recordings that cannot be read or disagree, or a model config the simulator
+    /// refuses (see [`Simulator::new`]).
+    pub(crate) fn simulator(&self, cassettes: Option<&Path>) -> Result<Option<Simulator>> {
+        if let Some(dir) = self.user_replay_dir(cassettes) {
+            return Ok(Some(Simulator::replay(dir)?));
+        }
+        self.user_simulator
+            .clone()
+            .map(|config| Simulator::new(config, self.user_record.clone()))
+            .transpose()
+            .map_err(anyhow::Error::from)
+    }
+
+    /// What [`Settings::simulator`] pins, without building it: the recordings' simulator in
+    /// a replay, else the configured one.
+    ///
+    /// Errors: recordings that cannot be read or disagree.
+    pub(crate) fn simulator_pin(&self, cassettes: Option<&Path>) -> Result<Option<SimulatorPin>> {
+        match self.user_replay_dir(cassettes) {
+            Some(dir) => crate::agent::simulator::recording::pin_of(&dir),
+            None => Ok(self.user_simulator.as_ref().map(SimulatorConfig::pin)),
+        }
+    }
+
+    /// The directory the user simulator answers from, if it replays (see
+    /// [`Settings::simulator`]).
+    fn user_replay_dir(&self, cassettes: Option<&Path>) -> Option<PathBuf> {
+        self.user_replay.clone().or_else(|| {
+            cassettes
+                .filter(|dir| {
+                    self.user_record.is_none()
+                        && dir
+                            .join(crate::agent::simulator::recording::SUBDIRECTORY)
+                            .is_dir()
+                })
+                .map(Path::to_path_buf)
+        })
+    }
+
     /// Where the agent's model is reached, for the model-backed agents (`None` for the
     /// others): the one resolution that the agent, `run.provider_host` and the provider pin
     /// all use. `env` reads an environment variable.
@@ -198,6 +296,7 @@ impl Settings {
             not_run: Vec::new(),
             impact: None,
             cached_from: None,
+            user_simulator: None,
         }
     }
 

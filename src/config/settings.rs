@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 
 use super::{ConfigFile, FILE_NAME, ScoringFile};
+use crate::agent::simulator::SimulatorConfig;
 use crate::agent::{AgentKind, ToolCalling, ToolChoice};
 use crate::cli::GateArgs;
 use crate::defaults;
@@ -79,6 +80,14 @@ pub(crate) struct Settings {
     /// The judge, when `--judge-model` names one: where it is reached and where its verdicts
     /// are cached (under the suite root).
     pub judge: Option<JudgeConfig>,
+    /// The user simulator's model, endpoint and sampling, when a model is named
+    /// (`--user-model`, `user_simulator.model`).
+    pub user_simulator: Option<SimulatorConfig>,
+    /// Where the user simulator records its messages: `--user-record`, else the `--record`
+    /// directory when a user model is named.
+    pub user_record: Option<PathBuf>,
+    /// Where the user simulator answers from, with no model (`--user-replay`).
+    pub user_replay: Option<PathBuf>,
     /// The model's price from the price table (`--prices`, `prices:`), for a model agent
     /// with a table; `None` otherwise.
     pub price: Option<Price>,
@@ -140,19 +149,7 @@ impl Settings {
                 })
                 .transpose()
         };
-        let system_prompt = match (&args.system_prompt, &args.system_prompt_text) {
-            (Some(path), _) => Some(read_prompt(path)?),
-            (None, Some(text)) => Some(text.clone()),
-            (None, None) => match (&file.system_prompt, &file.system_prompt_file) {
-                (Some(_), Some(_)) => bail!(
-                    "{}: give `system_prompt` or `system_prompt_file`, not both",
-                    in_file("system_prompt")
-                ),
-                (Some(text), None) => Some(text.clone()),
-                (None, Some(path)) => Some(read_prompt(&relative(path))?),
-                (None, None) => None,
-            },
-        };
+        let system_prompt = system_prompt(args, file, file_path)?;
         let tolerance = args.tolerance.or(file.tolerance).unwrap_or(3.0);
         if !(0.0..=100.0).contains(&tolerance) {
             bail!(
@@ -176,6 +173,7 @@ impl Settings {
             .clone()
             .or_else(|| file.prices.as_ref().map(relative));
         let price = model_price(args, agent, model.as_deref(), prices.as_deref())?;
+        let user_simulator = super::products::user_simulator_config(args, file, file_path)?;
         let settings = Settings {
             price,
             usage_limits: UsageLimits {
@@ -235,6 +233,13 @@ impl Settings {
                     args.suite.root.join(&args.judge.judge_cache),
                 )
             }),
+            user_record: args
+                .user
+                .user_record
+                .clone()
+                .or_else(|| user_simulator.as_ref().and(args.record.clone())),
+            user_simulator,
+            user_replay: args.user.user_replay.clone(),
         };
 
         settings.check(args, file_path)?;
@@ -267,6 +272,14 @@ impl Settings {
                 "{}: prompted tool calling is for the `openai` agent, not `{}`",
                 origin("tool_calling", args.tool_calling.is_none()),
                 settings.agent.as_str()
+            );
+        }
+        if let (Some(dir), None) = (&args.user.user_record, &settings.user_simulator) {
+            bail!(
+                "`--user-record {}` records the user simulator's messages, which needs a user \
+                 model: `--user-model MODEL`, TOOLGATE_USER_MODEL or `user_simulator.model` in \
+                 {FILE_NAME}",
+                dir.display()
             );
         }
         if settings.adaptive && settings.repeat < 2 {
@@ -333,6 +346,29 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// The system prompt: `--system-prompt FILE`, else `--system-prompt-text`, else the file's
+/// `system_prompt` or `system_prompt_file` (relative to `file_path`); `None` without one.
+///
+/// Errors: a prompt file that cannot be read, or both keys in the file.
+fn system_prompt(args: &GateArgs, file: &ConfigFile, file_path: &Path) -> Result<Option<String>> {
+    Ok(match (&args.system_prompt, &args.system_prompt_text) {
+        (Some(path), _) => Some(read_prompt(path)?),
+        (None, Some(text)) => Some(text.clone()),
+        (None, None) => match (&file.system_prompt, &file.system_prompt_file) {
+            (Some(_), Some(_)) => bail!(
+                "`{}`: system_prompt: give `system_prompt` or `system_prompt_file`, not both",
+                file_path.display()
+            ),
+            (Some(text), None) => Some(text.clone()),
+            (None, Some(path)) => Some(read_prompt(&match file_path.parent() {
+                Some(dir) if path.is_relative() => dir.join(path),
+                _ => path.clone(),
+            })?),
+            (None, None) => None,
+        },
+    })
 }
 
 fn read_prompt(path: &Path) -> Result<String> {
@@ -625,6 +661,79 @@ mod tests {
         .to_string();
         assert!(
             error.starts_with("`--max-cost-per-run` needs the model's price"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_user_simulator_comes_from_flags_over_the_file_and_needs_a_model_to_record() {
+        let block = file(
+            "user_simulator:\n  model: sim-file\n  base_url: http://sim.file:1/v1\n  \
+             temperature: 0.3\n  seed: 7\n  max_tokens: 0\n",
+        );
+        let settings =
+            Settings::resolve(&args(&["--record", "rec"]), &block, Path::new(PATH)).expect("valid");
+        let config = settings.user_simulator.as_ref().expect("a user model");
+        assert_eq!(config.model, "sim-file");
+        assert_eq!(config.endpoint.base_url, "http://sim.file:1/v1");
+        assert_eq!(
+            (config.temperature, config.seed, config.max_tokens),
+            (0.3, Some(7), None)
+        );
+        // With a user model, `--record` records the simulator too.
+        assert_eq!(settings.user_record.as_deref(), Some(Path::new("rec")));
+
+        let flagged = Settings::resolve(
+            &args(&[
+                "--user-model",
+                "sim-flag",
+                "--user-base-url",
+                "http://sim.flag:2/v1",
+            ]),
+            &block,
+            Path::new(PATH),
+        )
+        .expect("valid");
+        let config = flagged.user_simulator.expect("a user model");
+        assert_eq!(config.model, "sim-flag");
+        assert_eq!(config.endpoint.base_url, "http://sim.flag:2/v1");
+        assert_eq!(flagged.user_record, None);
+
+        let none = Settings::resolve(
+            &args(&["--record", "rec"]),
+            &ConfigFile::default(),
+            Path::new(PATH),
+        )
+        .expect("valid");
+        assert!(none.user_simulator.is_none() && none.user_record.is_none());
+        let error = Settings::resolve(
+            &args(&["--user-record", "users"]),
+            &ConfigFile::default(),
+            Path::new(PATH),
+        )
+        .expect_err("nothing to record");
+        assert_eq!(
+            error.to_string(),
+            "`--user-record users` records the user simulator's messages, which needs a user \
+             model: `--user-model MODEL`, TOOLGATE_USER_MODEL or `user_simulator.model` in \
+             toolgate.yaml"
+        );
+        let error = Settings::resolve(
+            &args(&[]),
+            &file("user_simulator:\n  model: m\n  temperature: 3\n"),
+            Path::new(PATH),
+        )
+        .expect_err("too hot");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "`{PATH}`: user_simulator.temperature: 3 is not a sampling temperature in 0..=2"
+            )
+        );
+        let error = ConfigFile::parse("user_simulator:\n  modle: m\n", Path::new(PATH))
+            .expect_err("misspelled");
+        assert!(
+            error.to_string().contains("unknown field `modle`"),
             "{error}"
         );
     }

@@ -56,7 +56,7 @@ pub struct Tally {
     pub passed: usize,
     /// Runs that failed.
     pub failed: usize,
-    /// Runs that errored: made, but judged neither way.
+    /// Runs that errored or were inconclusive: made, but judged neither way.
     pub errored: usize,
 }
 
@@ -65,8 +65,8 @@ impl Tally {
     pub fn add(&mut self, outcome: Outcome) {
         match outcome {
             Outcome::Pass => self.passed += 1,
-            Outcome::Errored => self.errored += 1,
-            _ => self.failed += 1,
+            Outcome::Errored | Outcome::Inconclusive => self.errored += 1,
+            Outcome::Fail | Outcome::Degraded => self.failed += 1,
         }
     }
 

@@ -85,7 +85,7 @@ pub struct BaselineScenario {
     pub passed: usize,
     /// Runs that failed.
     pub failed: usize,
-    /// Runs that errored (not judged).
+    /// Runs that errored or were inconclusive (not judged).
     pub errored: usize,
 }
 
@@ -104,7 +104,7 @@ impl BaselineScenario {
         match outcome {
             Outcome::Pass | Outcome::Degraded => self.passed += 1,
             Outcome::Fail => self.failed += 1,
-            Outcome::Errored => self.errored += 1,
+            Outcome::Errored | Outcome::Inconclusive => self.errored += 1,
         }
     }
 }
@@ -415,6 +415,7 @@ mod tests {
                 failed: outcomes.len() - passed,
                 errored: 0,
                 degraded: 0,
+                inconclusive: 0,
             },
             metrics: Metrics::default(),
             scenarios: outcomes

@@ -68,12 +68,12 @@ fn share(held: usize, total: usize) -> Option<f64> {
 }
 
 impl Metrics {
-    /// Measures `report`; errored runs are left out.
+    /// Measures `report`; errored and inconclusive runs are left out.
     pub fn of(report: &RunReport) -> Metrics {
         let judged: Vec<_> = report
             .scenarios
             .iter()
-            .filter(|r| r.outcome != Outcome::Errored)
+            .filter(|r| !r.outcome.is_unjudged())
             .collect();
         let checks = |kinds: &[CheckKind]| {
             let relevant: Vec<_> = judged

@@ -1,6 +1,7 @@
 //! JUnit XML (via quick-junit) for CI systems that read test reports: GitLab, Jenkins,
 //! Buildkite. One test suite per tier, one test case per scenario; a failed scenario is a
-//! `<failure>` with its first failing check as the message, an errored one an `<error>`. A
+//! `<failure>` with its first failing check as the message, an errored one an `<error>`, an
+//! inconclusive one (the user simulator made a mistake) `<skipped>` with the mistake. A
 //! Tier 5 failure under an active quarantine is still a failure here: the quarantine changes
 //! the gate, not the facts. Each case names its scenario file (`file`, relative to the
 //! working directory as in annotations); with `--repeat`, each repetition is its own case,
@@ -95,6 +96,18 @@ fn case(result: &ScenarioResult) -> TestCase {
             status
                 .set_message(result.error.clone().unwrap_or_else(|| "errored".into()))
                 .set_type("errored");
+            status
+        }
+        // Neither a pass nor a failure of the agent: skipped, with the simulator's mistake.
+        Outcome::Inconclusive => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(
+                result
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| "inconclusive".into()),
+            );
+            status.set_type("inconclusive");
             status
         }
     };

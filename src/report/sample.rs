@@ -72,6 +72,7 @@ pub(crate) fn pins(harness: &str, t2_hash: char) -> Pins {
         tool_calling: None,
         tool_offer: None,
         judge_model: None,
+        user_simulator: None,
         harness_version: harness.into(),
         scenario_set_sha256: String::new(),
         catalog_sha256: "c".repeat(64),

@@ -307,9 +307,14 @@ fn write_repeats(summary: &Summary, out: &mut String) {
         .iter()
         .filter(|(_, t)| t.passed < t.total)
     {
+        let inconclusive = if tally.inconclusive > 0 {
+            format!(", {} of them inconclusive", tally.inconclusive)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {id}: {}/{} passed ({} errored)",
+            "  {id}: {}/{} passed ({} errored{inconclusive})",
             tally.passed, tally.total, tally.errored
         );
     }
@@ -336,6 +341,7 @@ fn write_not_passing(report: &RunReport, out: &mut String) {
 fn write_not_passing_run(result: &ScenarioResult, repeat: u32, out: &mut String) {
     let label = match result.outcome {
         Outcome::Errored => "ERRORED",
+        Outcome::Inconclusive => "INCONCLUSIVE",
         Outcome::Degraded => "DEGRADED",
         _ => "FAILED",
     };

@@ -145,6 +145,11 @@ pub struct RunMeta {
     /// it had the same cache key (no model was called); absent for a run that ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_from: Option<String>,
+    /// The user simulator that played the scenarios' simulated users (`simulated_user`): its
+    /// model, base URL (never a key), prompt version and hash and sampling, as configured or
+    /// as recorded when it replayed; absent when no scenario run had a simulated user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_simulator: Option<crate::agent::simulator::SimulatorPin>,
 }
 
 /// How an adaptive run (`--adaptive`) was configured and what it spent.
@@ -185,9 +190,9 @@ pub struct ScenarioResult {
     /// 0-based repetition of the scenario (`--repeat k`); 0 in version 1 files.
     #[serde(default)]
     pub repeat: u32,
-    /// Pass, fail or errored.
+    /// Pass, degraded, fail, errored or inconclusive.
     pub outcome: Outcome,
-    /// Why the run errored, when it did.
+    /// Why the run errored, or the user simulator's mistake that made it inconclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Tool calls made.
@@ -302,10 +307,7 @@ impl ScenarioResult {
                 .as_ref()
                 .map(|agent| agent.usage.clone())
                 .filter(|usage| *usage != Usage::default()),
-            conversation: run
-                .agent
-                .as_ref()
-                .and_then(|agent| agent.conversation.clone()),
+            conversation: run.conversation.clone(),
         }
     }
 }
@@ -327,13 +329,21 @@ pub struct Tally {
     pub degraded: usize,
     /// Runs that failed a check.
     pub failed: usize,
-    /// Runs that could not be judged.
+    /// Runs that could not be judged: errored, or inconclusive (the user simulator made a
+    /// mistake).
     pub errored: usize,
+    /// Of `errored`, the inconclusive runs: the user simulator made a mistake.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub inconclusive: usize,
+}
+
+fn is_zero(value: &usize) -> bool {
+    *value == 0
 }
 
 impl Tally {
-    /// Passed / (passed + failed) in 0.0..=1.0; errored runs are left out. `None` when no run
-    /// was judged.
+    /// Passed / (passed + failed) in 0.0..=1.0; errored and inconclusive runs are left out.
+    /// `None` when no run was judged.
     pub fn pass_rate(&self) -> Option<f64> {
         let judged = self.passed + self.failed;
         (judged > 0).then(|| self.passed as f64 / judged as f64)
@@ -349,6 +359,10 @@ impl Tally {
             }
             Outcome::Fail => self.failed += 1,
             Outcome::Errored => self.errored += 1,
+            Outcome::Inconclusive => {
+                self.errored += 1;
+                self.inconclusive += 1;
+            }
         }
     }
 }
@@ -573,9 +587,8 @@ pub fn run_trace_lines(scenario: &Scenario, run: &ScenarioRun) -> Vec<TraceLine>
     let mut lines: Vec<TraceLine> = Vec::with_capacity(run.trace.len() + 1);
     let mut calls = run.trace.iter();
     let exchanges = run
-        .agent
+        .conversation
         .as_ref()
-        .and_then(|agent| agent.conversation.as_ref())
         .map_or(&[][..], |conversation| conversation.exchanges.as_slice());
     for (exchange, next) in exchanges.iter().zip(exchanges.iter().skip(1)) {
         for call in calls.by_ref().take(exchange.calls) {
@@ -645,6 +658,36 @@ mod tests {
         assert_eq!(summary.pass_hat_k, Some(0.5));
         assert_eq!(summary.per_scenario["b"].failed, 1);
         assert_eq!(summary.overall.errored, 1);
+        assert_eq!(summary.overall.inconclusive, 0);
+    }
+
+    #[test]
+    fn inconclusive_runs_count_with_the_errored_ones_and_apart() {
+        let results = [
+            result("a", 0, Outcome::Pass),
+            result("a", 1, Outcome::Inconclusive),
+            result("b", 0, Outcome::Fail),
+            result("b", 1, Outcome::Errored),
+        ];
+        let summary = Summary::of(&results);
+        let overall = summary.overall;
+        assert_eq!(
+            (
+                overall.total,
+                overall.passed,
+                overall.failed,
+                overall.errored,
+                overall.inconclusive
+            ),
+            (4, 1, 1, 2, 1)
+        );
+        assert_eq!(summary.pass_at_1, Some(0.5));
+        // Neither scenario has all its runs judged: pass^k says nothing.
+        assert_eq!(summary.pass_hat_k, None);
+        let json = serde_json::to_value(summary.per_scenario["a"]).expect("serializes");
+        assert_eq!(json["inconclusive"], 1);
+        let json = serde_json::to_value(summary.per_scenario["b"]).expect("serializes");
+        assert_eq!(json.get("inconclusive"), None, "zero is left out");
     }
 
     #[test]

@@ -41,6 +41,11 @@ pub struct Pins {
     pub tool_calling: Option<String>,
     /// The judge model, when a judge scored the run.
     pub judge_model: Option<String>,
+    /// The user simulator that played the scenarios' simulated users, in one line (model,
+    /// base URL, prompt version and hash, sampling); absent when no scenario had one. A changed
+    /// simulator moves the ruler as a changed judge does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_simulator: Option<String>,
     /// The harness (toolgate) version.
     pub harness_version: String,
     /// SHA-256 over the sorted `id sha256` lines of `scenarios`.
@@ -268,6 +273,7 @@ impl Pins {
                 .map(|text| sha256_hex(text.as_bytes())),
             tool_calling: subject.tool_calling.clone(),
             judge_model: subject.judge_model.clone(),
+            user_simulator: None,
             harness_version: HARNESS_VERSION.to_string(),
             scenario_set_sha256: set_hash(pinned.iter().map(|(id, pin)| (id, &pin.sha256))),
             catalog_sha256: sha256_hex(catalog_json.as_bytes()),
@@ -325,7 +331,8 @@ impl Pins {
     }
 
     /// Where the way of measuring differs from `baseline`, one line each: the tool offer, the
-    /// judge model and the harness version. Each can move any scenario's outcome.
+    /// judge model, the user simulator (when both runs had one: a run without simulated users
+    /// used none) and the harness version. Each can move any scenario's outcome.
     pub fn method_changes(&self, baseline: &Pins) -> Vec<String> {
         let mut changes = Vec::new();
         if self.tool_offer != baseline.tool_offer {
@@ -342,6 +349,11 @@ impl Pins {
                 or_none(&baseline.judge_model),
                 or_none(&self.judge_model)
             ));
+        }
+        if let (Some(now), Some(before)) = (&self.user_simulator, &baseline.user_simulator)
+            && now != before
+        {
+            changes.push(format!("user simulator `{before}` -> `{now}`"));
         }
         if self.harness_version != baseline.harness_version {
             changes.push(format!(
@@ -456,6 +468,7 @@ pub(crate) mod tests {
             tool_calling: None,
             tool_offer: None,
             judge_model: None,
+            user_simulator: None,
             harness_version: "0.1.0".into(),
             scenario_set_sha256: String::new(),
             catalog_sha256: "c".repeat(64),
@@ -545,6 +558,24 @@ pub(crate) mod tests {
                 "harness version `0.1.0` -> `0.2.0`",
             ]
         );
+    }
+
+    #[test]
+    fn a_changed_user_simulator_moves_the_ruler_only_when_both_runs_had_one() {
+        let mut baseline = pins();
+        let mut current = pins();
+        current.user_simulator = Some("sim-2 at http://h/v1, prompt v1 (abc)".into());
+        assert_eq!(current.ruler_changes(&baseline), Vec::<String>::new());
+        baseline.user_simulator = Some("sim-1 at http://h/v1, prompt v1 (abc)".into());
+        assert_eq!(
+            current.ruler_changes(&baseline),
+            vec![
+                "user simulator `sim-1 at http://h/v1, prompt v1 (abc)` -> `sim-2 at \
+                 http://h/v1, prompt v1 (abc)`"
+            ]
+        );
+        current.user_simulator.clone_from(&baseline.user_simulator);
+        assert_eq!(current.ruler_changes(&baseline), Vec::<String>::new());
     }
 
     #[test]

@@ -66,6 +66,10 @@ pub struct ScenarioFile {
     /// after the agent's reply to the message before it.
     #[serde(default)]
     pub user_turns: Vec<UserTurnFile>,
+    /// A user played by a model (the user simulator) instead of scripted `user_turns`: the
+    /// user's goal, what it knows and what it must never say. Not with `user_turns`.
+    #[serde(default)]
+    pub simulated_user: Option<SimulatedUserFile>,
     /// Calls that fail on purpose, without touching the state.
     #[serde(default)]
     pub fault_injection: Option<Vec<FaultFile>>,
@@ -148,6 +152,28 @@ pub struct UserTurnFile {
     /// (`state` values read the state at the end of the run).
     #[serde(default)]
     pub reply: Option<AnswerChecksFile>,
+}
+
+/// `simulated_user`: the user of an open conversation, played by the user simulator (a
+/// pinned model) from these instructions. The prompt stays the user's first message.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimulatedUserFile {
+    /// What the user wants from the agent, in a sentence or two; not blank.
+    pub goal: String,
+    /// What the user knows and shares when the agent asks (an id, a name, a preference), one
+    /// fact per entry; may be empty.
+    #[serde(default)]
+    pub facts: Vec<String>,
+    /// What the user must never say (a password, a value the agent must look up itself), one
+    /// string per entry; a simulator message containing one (any case, any spacing) makes the
+    /// run `inconclusive`.
+    #[serde(default)]
+    pub never_say: Vec<String>,
+    /// The most messages the user sends after the prompt, in 1..=20 (default 5); the
+    /// conversation ends after the agent's reply to the last.
+    #[serde(default)]
+    pub max_messages: Option<WholeNumber>,
 }
 
 /// When a scripted user turn is sent.

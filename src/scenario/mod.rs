@@ -404,6 +404,27 @@ pub struct UserTurn {
     pub reply: AnswerChecks,
 }
 
+/// The user of an open conversation, played by the user simulator (`simulated_user`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimulatedUser {
+    /// What the user wants; not blank.
+    pub goal: String,
+    /// What the user knows and may share when asked, in file order; no entry is blank.
+    pub facts: Vec<String>,
+    /// What the user must never say, in file order; no entry is blank.
+    pub never_say: Vec<String>,
+    /// The most messages the user sends after the prompt, in 1..=[`MAX_SIMULATED_MESSAGES`]
+    /// (default [`DEFAULT_SIMULATED_MESSAGES`]).
+    pub max_messages: u32,
+}
+
+/// The default of `simulated_user.max_messages`.
+pub const DEFAULT_SIMULATED_MESSAGES: u32 = 5;
+
+/// The most `simulated_user.max_messages` may be: a longer open conversation costs more than
+/// it tells.
+pub const MAX_SIMULATED_MESSAGES: u32 = 20;
+
 /// One call of a planned trajectory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlannedCall {
@@ -477,6 +498,9 @@ pub struct Scenario {
     pub usage_budget: UsageBudget,
     /// The scripted user's messages after `prompt`, in order; empty for a single request.
     pub user_turns: Vec<UserTurn>,
+    /// The simulated user of an open conversation; `None` without one. Never together with
+    /// `user_turns`.
+    pub simulated_user: Option<SimulatedUser>,
     /// Faults the harness injects.
     pub faults: Vec<Fault>,
     /// Assertions over the mock state after the run.

@@ -13,6 +13,10 @@
 //!
 //! When every turn was sent and answered, the conversation is finished. An agent that stops
 //! before that (turn limit, time, crash) leaves it cut, which fails the run.
+//!
+//! A conversation with a simulated user (`simulated_user`) is kept in the same record by
+//! [`super::simulated`], with endings of its own ([`Ended::MessageLimit`],
+//! [`Ended::Unfinished`], [`Ended::SimulatorMistake`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -22,7 +26,86 @@ use crate::scenario::Scenario;
 use crate::scenario::file::SendWhen;
 use crate::trace::CallRecord;
 
-pub use crate::trace::{Conversation, Ended, Exchange};
+/// How a conversation went: the exchanges in order (the prompt's first) and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Conversation {
+    /// One per user message sent, in order.
+    pub exchanges: Vec<Exchange>,
+    /// How it ended.
+    pub ended: Ended,
+}
+
+/// One user message and the agent's answer to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Exchange {
+    /// What the user said.
+    pub user: String,
+    /// How many tool calls the agent made before replying (the trace's calls, in order, are
+    /// split by these counts).
+    pub calls: usize,
+    /// The agent's reply; `None` when it gave none.
+    pub reply: Option<String>,
+}
+
+/// How a conversation ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Ended {
+    /// Every scripted message was sent and answered; with a simulated user: it said it was
+    /// done after the agent's last reply.
+    Finished,
+    /// `user_turns[turn]` (`when: asked`) was not sent: the reply before it asked nothing.
+    NotAsked {
+        /// 0-based index into `user_turns`.
+        turn: usize,
+    },
+    /// The agent did not stop for `user_turns[turn]` (`wait: true`): the run fails here.
+    NotWaited {
+        /// 0-based index into `user_turns`.
+        turn: usize,
+        /// What it did instead, in one line.
+        detail: String,
+    },
+    /// The agent's play ended (turn limit, time, crash) before `user_turns[turn]` was sent.
+    Cut {
+        /// 0-based index into `user_turns`.
+        turn: usize,
+    },
+    /// The agent's play ended (turn limit, time, crash) while the simulated user had more to
+    /// say: the run fails.
+    Unfinished {
+        /// The messages the simulated user had sent after the prompt.
+        messages: u32,
+    },
+    /// The simulated user sent its `max_messages` messages and the agent answered the last.
+    MessageLimit {
+        /// The messages it sent after the prompt (its `max_messages`).
+        messages: u32,
+    },
+    /// The user simulator made a mistake in its next message, which was not sent: the run is
+    /// `inconclusive`.
+    SimulatorMistake {
+        /// What kind of mistake.
+        mistake: super::simulator_mistakes::MistakeKind,
+        /// What the simulator wrote; `None` when it ended the conversation.
+        said: Option<String>,
+        /// What gave the mistake away, in one line.
+        detail: String,
+    },
+}
+
+impl Ended {
+    /// The user simulator's mistake as one line (``revealed: it said `hunter2`, ...``), when
+    /// the conversation ended on one.
+    pub fn simulator_mistake(&self) -> Option<String> {
+        match self {
+            Ended::SimulatorMistake {
+                mistake, detail, ..
+            } => Some(format!("{}: {detail}", mistake.as_str())),
+            _ => None,
+        }
+    }
+}
 
 /// The scripted user of one run, kept while the agent plays.
 #[derive(Debug, Clone)]
@@ -160,8 +243,23 @@ fn not_waited(scenario: &Scenario, since: &[CallRecord], asked: bool) -> Option<
 
 /// The checks of a conversation: one per `wait` turn it reached (the agent stopped for it, or
 /// not), and one that fails when the agent's play ended before the script did. None for a run
-/// without `user_turns`.
+/// without `user_turns`. With a simulated user, only the one that fails when the agent's play
+/// ended before the user was done (a simulator's mistake is no check: it makes the run
+/// `inconclusive`).
 pub fn checks(scenario: &Scenario, conversation: &Conversation) -> Vec<Check> {
+    if scenario.simulated_user.is_some() {
+        return match conversation.ended {
+            Ended::Unfinished { .. } => vec![Check {
+                kind: CheckKind::Conversation,
+                subject: "simulated_user".to_owned(),
+                passed: false,
+                detail: "the agent's play ended (turn limit, time or crash) before the \
+                         simulated user was done"
+                    .to_owned(),
+            }],
+            _ => Vec::new(),
+        };
+    }
     let sent = conversation.exchanges.len().saturating_sub(1);
     let mut checks = Vec::new();
     for (index, turn) in scenario.user_turns.iter().enumerate().take(sent) {
@@ -193,7 +291,11 @@ pub fn checks(scenario: &Scenario, conversation: &Conversation) -> Vec<Check> {
                      message"
                 .to_owned(),
         }),
-        Ended::Finished | Ended::NotAsked { .. } => {}
+        Ended::Finished
+        | Ended::NotAsked { .. }
+        | Ended::Unfinished { .. }
+        | Ended::MessageLimit { .. }
+        | Ended::SimulatorMistake { .. } => {}
     }
     checks
 }

@@ -12,6 +12,8 @@ pub mod probes;
 pub mod production;
 pub mod reference_match;
 mod run;
+pub mod simulated;
+pub mod simulator_mistakes;
 pub mod state_diff;
 pub mod usage;
 
@@ -33,6 +35,11 @@ pub enum Outcome {
     /// The run could not be judged (provider outage, crash, timeout): never a pass and never
     /// a model failure.
     Errored,
+    /// The user simulator made a mistake (it revealed what it must never say, stated
+    /// something outside its facts, ended early or answered as the agent): the run says
+    /// nothing about the agent. Never a pass, never a model failure; counted with the errored
+    /// runs wherever runs are tallied, and shown apart.
+    Inconclusive,
 }
 
 impl Outcome {
@@ -48,7 +55,13 @@ impl Outcome {
             Outcome::Degraded => "degraded",
             Outcome::Fail => "fail",
             Outcome::Errored => "errored",
+            Outcome::Inconclusive => "inconclusive",
         }
+    }
+
+    /// Whether the run was left unjudged: errored or inconclusive (left out of pass rates).
+    pub fn is_unjudged(self) -> bool {
+        matches!(self, Outcome::Errored | Outcome::Inconclusive)
     }
 }
 

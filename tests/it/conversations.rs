@@ -106,11 +106,7 @@ async fn a_model_that_asks_then_acts_on_the_confirmation_passes_and_replays_the_
             ("user", "Yes, delete her."),
         ]
     );
-    let conversation = run
-        .agent
-        .as_ref()
-        .and_then(|agent| agent.conversation.clone())
-        .expect("a conversation record");
+    let conversation = run.conversation.clone().expect("a conversation record");
     assert_eq!(conversation.ended, Ended::Finished);
     assert_eq!(
         conversation
@@ -143,10 +139,7 @@ async fn a_model_that_asks_then_acts_on_the_confirmation_passes_and_replays_the_
     let recordings = Recordings::parse(&text, Path::new("trace.jsonl")).expect("readable");
     let replayed = run_with(&Agent::Replay(recordings), &scenario).await;
     assert_eq!(replayed.outcome, Outcome::Pass, "{:?}", replayed.score);
-    assert_eq!(
-        replayed.agent.and_then(|agent| agent.conversation),
-        Some(conversation)
-    );
+    assert_eq!(replayed.conversation, Some(conversation));
 }
 
 #[tokio::test]

@@ -25,4 +25,5 @@ mod production;
 mod reliability;
 mod report_browser;
 mod schemas;
+mod simulated_users;
 mod support;

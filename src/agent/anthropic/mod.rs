@@ -151,7 +151,7 @@ impl AnthropicAgent {
                 usage.completion_tokens += turn_usage.completion_tokens;
             }
             if parsed.calls.is_empty() {
-                if let Some(next) = tools.next_user_message(parsed.text.as_deref()) {
+                if let Some(next) = tools.next_user_message(parsed.text.as_deref()).await {
                     last_text = parsed.text.filter(|text| !text.trim().is_empty());
                     // An assistant message may not be empty: a reply without text says so.
                     let said = last_text.clone().unwrap_or_else(|| "(no reply)".to_owned());

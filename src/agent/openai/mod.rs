@@ -206,7 +206,7 @@ impl OpenAiAgent {
                 usage.completion_tokens += turn_usage.completion_tokens;
             }
             if parsed.calls.is_empty() {
-                if let Some(next) = tools.next_user_message(parsed.content.as_deref()) {
+                if let Some(next) = tools.next_user_message(parsed.content.as_deref()).await {
                     last_text = parsed.content.filter(|text| !text.trim().is_empty());
                     messages.push(json!({"role": "assistant",
                                          "content": last_text.clone().unwrap_or_default()}));
@@ -299,7 +299,7 @@ impl OpenAiAgent {
 /// OpenAI's own API and Azure OpenAI, which deprecated `max_tokens` (September 2024) and whose
 /// reasoning models answer HTTP 400 to it; `max_tokens` for every other server (vLLM, Ollama,
 /// llama.cpp and most gateways read only that one).
-fn output_limit_field(base_url: &str) -> &'static str {
+pub(crate) fn output_limit_field(base_url: &str) -> &'static str {
     let host = base_url
         .split_once("://")
         .map_or(base_url, |(_, rest)| rest)

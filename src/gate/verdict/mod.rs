@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::adaptive::{self, Projection};
 use super::stats::{self, Interval};
 use super::{Baseline, Comparison, Decision, Policy, QuarantineUse, Rate, Verdict};
-use crate::results::{AdaptiveMeta, RunReport};
+use crate::results::{AdaptiveMeta, RunReport, ScenarioResult, Tally};
 use crate::score::Outcome;
 
 /// What the error prefix of a run that overflowed the model's context window starts with
@@ -98,10 +98,7 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
     }
     if overall.total == 0 || overall.errored * 2 > overall.total {
         verdict.decision = Decision::NoVerdict;
-        verdict.reasons.push(format!(
-            "{} of {} runs errored: no verdict (fix the agent or provider and run again)",
-            overall.errored, overall.total
-        ));
+        verdict.reasons.push(too_many_unjudged(&overall));
         verdict.reasons.extend(diagnoses);
         return verdict;
     }
@@ -123,12 +120,7 @@ pub fn decide(current: &RunReport, baseline: Option<&Baseline>, policy: &Policy)
                 .join(", ")
         ));
     }
-    if overall.errored > 0 {
-        verdict.notes.push(format!(
-            "{} of {} runs errored and are left out of the pass rate",
-            overall.errored, overall.total
-        ));
-    }
+    verdict.notes.extend(unjudged_notes(&overall));
 
     let rates = match baseline {
         None => {
@@ -251,12 +243,53 @@ fn over_budget(
 /// hold (see `harness::cassette`).
 const NOT_RECORDED: &str = "not_recorded:";
 
-/// Whether a replayed run did something its cassette does not hold: such a run errored, but it
-/// is not an outage to leave out of the pass rate. The agent (or the suite) no longer does
-/// what was recorded, which a replayed gate exists to catch, so it fails the gate, naming the
-/// runs.
+/// Why there is no verdict when most runs errored (`overall.errored` counts the inconclusive
+/// ones too).
+fn too_many_unjudged(overall: &Tally) -> String {
+    if overall.inconclusive == 0 {
+        return format!(
+            "{} of {} runs errored: no verdict (fix the agent or provider and run again)",
+            overall.errored, overall.total
+        );
+    }
+    format!(
+        "{} of {} runs errored, {} of them inconclusive (the user simulator made a mistake): no \
+         verdict (fix the agent, the provider or the simulated users and run again)",
+        overall.errored, overall.total, overall.inconclusive
+    )
+}
+
+/// The notes on the runs left out of the pass rate: those that errored, and apart, those that
+/// were inconclusive.
+fn unjudged_notes(overall: &Tally) -> Vec<String> {
+    let mut notes = Vec::new();
+    if overall.errored > overall.inconclusive {
+        notes.push(format!(
+            "{} of {} runs errored and are left out of the pass rate",
+            overall.errored - overall.inconclusive,
+            overall.total
+        ));
+    }
+    if overall.inconclusive > 0 {
+        notes.push(format!(
+            "{} of {} runs are inconclusive (the user simulator made a mistake) and are left out \
+             of the pass rate",
+            overall.inconclusive, overall.total
+        ));
+    }
+    notes
+}
+
+/// The prefix of the error of a run whose agent said what the user simulator's recording does
+/// not hold (see `agent::simulator`): a `not_recorded` run of its own kind.
+const NOT_RECORDED_USER: &str = "not_recorded: user simulator:";
+
+/// Whether a replayed run did something its cassette (or its user simulator's recording) does
+/// not hold: such a run errored, but it is not an outage to leave out of the pass rate. The
+/// agent (or the suite) no longer does what was recorded, which a replayed gate exists to
+/// catch, so it fails the gate, naming the runs.
 fn not_recorded(current: &RunReport, verdict: &mut Verdict) -> bool {
-    let runs: Vec<String> = current
+    let (users, calls): (Vec<&ScenarioResult>, Vec<&ScenarioResult>) = current
         .scenarios
         .iter()
         .filter(|r| {
@@ -264,17 +297,32 @@ fn not_recorded(current: &RunReport, verdict: &mut Verdict) -> bool {
                 .as_deref()
                 .is_some_and(|e| e.starts_with(NOT_RECORDED))
         })
-        .map(|r| r.id.clone())
-        .collect();
-    if runs.is_empty() {
-        return false;
+        .partition(|r| {
+            r.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with(NOT_RECORDED_USER))
+        });
+    let ids = |runs: &[&ScenarioResult]| {
+        runs.iter()
+            .map(|r| r.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !calls.is_empty() {
+        verdict.reasons.push(format!(
+            "{} replayed runs made calls their cassettes do not hold (not_recorded): {}; record them again against the live servers",
+            calls.len(),
+            ids(&calls)
+        ));
     }
-    verdict.reasons.push(format!(
-        "{} replayed runs made calls their cassettes do not hold (not_recorded): {}; record them again against the live servers",
-        runs.len(),
-        runs.join(", ")
-    ));
-    true
+    if !users.is_empty() {
+        verdict.reasons.push(format!(
+            "{} replayed runs said what their user simulator recordings do not hold (not_recorded): {}; record them again with a user model (`--user-record DIR`)",
+            users.len(),
+            ids(&users)
+        ));
+    }
+    !(calls.is_empty() && users.is_empty())
 }
 
 fn quarantine_uses(current: &RunReport, policy: &Policy) -> Vec<QuarantineUse> {
@@ -484,7 +532,7 @@ impl<'a> JudgedOnBoth<'a> {
                 continue;
             };
             if changed_files.contains(&result.id)
-                || result.outcome == Outcome::Errored
+                || result.outcome.is_unjudged()
                 || before.judged() == 0
             {
                 continue;

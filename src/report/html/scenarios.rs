@@ -2,7 +2,8 @@
 //! its timeline of turns and calls, final answer and checks.
 //!
 //! A scenario's `data-outcome` sums up its runs: `fail` when any run failed, else `errored`
-//! when any errored, else `degraded` when any was degraded, else `pass`.
+//! when any errored, else `inconclusive` when the user simulator spoiled any, else `degraded`
+//! when any was degraded, else `pass`.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -35,6 +36,8 @@ fn facts<'a>(runs: &'a [ScenarioResult], traces: &Traces<'a>) -> Facts<'a> {
         "fail"
     } else if any(Outcome::Errored) {
         "errored"
+    } else if any(Outcome::Inconclusive) {
+        "inconclusive"
     } else if any(Outcome::Degraded) {
         "degraded"
     } else {
@@ -72,10 +75,14 @@ pub(super) fn push_section(out: &mut String, input: &Input<'_>) {
     out.push_str("<section id=\"scenarios\">\n<h2>Scenarios</h2>\n<div class=\"filters\">");
     let tiers: BTreeSet<String> = all.iter().map(|f| f.tier.to_string()).collect();
     let kinds: BTreeSet<String> = all.iter().map(|f| f.kind.to_string()).collect();
-    let outcomes: BTreeSet<String> = ["pass", "fail", "errored", "degraded"]
+    let mut outcomes: BTreeSet<String> = ["pass", "fail", "errored", "degraded"]
         .into_iter()
         .map(str::to_string)
         .collect();
+    // Offered only when a run is inconclusive: a suite without simulated users never has one.
+    if all.iter().any(|facts| facts.outcome == "inconclusive") {
+        outcomes.insert("inconclusive".to_owned());
+    }
     let tools: BTreeSet<String> = all.iter().flat_map(|f| f.tools.iter().cloned()).collect();
     let checks: BTreeSet<String> = all.iter().flat_map(|f| f.checks.iter().cloned()).collect();
     for (id, label, options) in [
@@ -276,6 +283,29 @@ fn push_conversation(
         Ended::Cut { turn } => Some(format!(
             "cut before user_turns[{turn}]: the agent's play ended first"
         )),
+        Ended::Unfinished { messages } => Some(format!(
+            "cut after the simulated user's message {}: the agent's play ended while the user \
+             had more to say",
+            messages + 1
+        )),
+        Ended::MessageLimit { messages } => Some(format!(
+            "ended at the simulated user's limit of {messages} messages after the prompt"
+        )),
+        Ended::SimulatorMistake {
+            mistake,
+            said,
+            detail,
+        } => Some(match said {
+            Some(said) => format!(
+                "inconclusive: the user simulator's next message was a mistake ({}: {detail}) \
+                 and was not sent: {said:?}",
+                mistake.as_str()
+            ),
+            None => format!(
+                "inconclusive: the user simulator made a mistake ({}: {detail})",
+                mistake.as_str()
+            ),
+        }),
     };
     if let Some(ended) = ended {
         out.push_str("<p class=\"meta\">");

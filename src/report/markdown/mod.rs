@@ -894,6 +894,7 @@ fn failures(input: &Input<'_>) -> Option<String> {
             result.kind.as_str(),
             match result.outcome {
                 Outcome::Errored => "errored",
+                Outcome::Inconclusive => "inconclusive",
                 _ => "failed",
             },
         );

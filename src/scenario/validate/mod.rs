@@ -19,7 +19,6 @@ use super::{AnswerChecks, ExpectedCall, Fault, ForbiddenCall, Scenario, SourceLi
 use crate::catalog::Catalog;
 use answer::{StateNames, validate_answer};
 use calls::{validate_call, validate_forbidden, validate_probe};
-use trajectories::validate_trajectories;
 
 /// Why `n` is not a count of at least `min` that fits in a `u32`.
 fn out_of_range(n: WholeNumber, min: i128) -> String {
@@ -154,8 +153,9 @@ pub(super) fn validate(
         &state,
         problems,
     );
-    let (user_turns, alternatives, counterexamples) = validate_conversation(
-        (raw.user_turns, raw.alternatives, raw.counterexamples),
+    let talk = trajectories::validate_conversation(
+        (raw.user_turns, raw.simulated_user),
+        (raw.alternatives, raw.counterexamples),
         &expected_calls,
         &state,
         problems,
@@ -187,50 +187,17 @@ pub(super) fn validate(
         max_failures: budgets.max_failures,
         failure_counting: raw.failure_counting.unwrap_or_default(),
         usage_budget,
-        user_turns,
+        user_turns: talk.user_turns,
+        simulated_user: talk.simulated_user,
         faults,
         final_state_assertions,
         forbidden_calls,
         final_answer,
         reference_answer: raw.reference_answer,
         judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
-        alternatives,
-        counterexamples,
+        alternatives: talk.alternatives,
+        counterexamples: talk.counterexamples,
     })
-}
-
-/// The conversation (`user_turns`) and the written trajectories, validated: the trajectories'
-/// names are unique across both lists and their replies fit the conversation.
-fn validate_conversation(
-    (user_turns, alternatives, counterexamples): (
-        Vec<super::file::UserTurnFile>,
-        Vec<super::file::TrajectoryFile>,
-        Vec<super::file::TrajectoryFile>,
-    ),
-    expected_calls: &[ExpectedCall],
-    state: &StateNames<'_>,
-    problems: &mut Problems<'_>,
-) -> (
-    Vec<super::UserTurn>,
-    Vec<super::Trajectory>,
-    Vec<super::Trajectory>,
-) {
-    let messages = user_turns.len() + 1;
-    let user_turns = trajectories::validate_user_turns(user_turns, expected_calls, state, problems);
-    let mut names = Vec::new();
-    let alternatives = validate_trajectories(
-        "alternatives",
-        alternatives,
-        (&mut names, messages),
-        problems,
-    );
-    let counterexamples = validate_trajectories(
-        "counterexamples",
-        counterexamples,
-        (&mut names, messages),
-        problems,
-    );
-    (user_turns, alternatives, counterexamples)
 }
 
 /// Checks the id and the prompt; returns the tier, or 1 (reported) when it is not in 1..=5.

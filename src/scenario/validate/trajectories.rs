@@ -1,4 +1,5 @@
-//! Validating the trajectories a scenario carries (`alternatives`, `counterexamples`).
+//! Validating the trajectories a scenario carries (`alternatives`, `counterexamples`) and its
+//! conversation (`user_turns` or `simulated_user`).
 
 use super::super::file::{PlannedCallFile, TrajectoryFile};
 use super::super::{PlannedCall, PlannedReply, Trajectory};
@@ -124,9 +125,52 @@ fn planned_calls(
     planned
 }
 
-/// Checks `user_turns`: every message said (not blank), its `reply` checks (as
-/// `final_answer`'s, with `state`), and every expected call's `user_turn` naming one of the
-/// conversation's messages.
+/// A scenario's conversation and written trajectories, validated.
+pub(super) struct Talk {
+    pub(super) user_turns: Vec<super::super::UserTurn>,
+    pub(super) simulated_user: Option<super::super::SimulatedUser>,
+    pub(super) alternatives: Vec<Trajectory>,
+    pub(super) counterexamples: Vec<Trajectory>,
+}
+
+/// Checks the conversation (`user_turns` or `simulated_user`, see
+/// [`validate_user_turns`] and [`validate_simulated_user`]) and the written trajectories
+/// (`alternatives`, `counterexamples`: one reply at most per user message of the scripted
+/// conversation) against the `expected` calls.
+pub(super) fn validate_conversation(
+    (user_turns, simulated_user): (
+        Vec<super::super::file::UserTurnFile>,
+        Option<super::super::file::SimulatedUserFile>,
+    ),
+    (alternatives, counterexamples): (Vec<TrajectoryFile>, Vec<TrajectoryFile>),
+    expected: &[super::super::ExpectedCall],
+    state: &super::answer::StateNames<'_>,
+    problems: &mut Problems<'_>,
+) -> Talk {
+    let messages = user_turns.len() + 1;
+    let simulated_user = validate_simulated_user(simulated_user, messages > 1, problems);
+    let user_turns = validate_user_turns(user_turns, expected, state, problems);
+    let mut names = Vec::new();
+    let alternatives = validate_trajectories(
+        "alternatives",
+        alternatives,
+        (&mut names, messages),
+        problems,
+    );
+    let counterexamples = validate_trajectories(
+        "counterexamples",
+        counterexamples,
+        (&mut names, messages),
+        problems,
+    );
+    Talk {
+        user_turns,
+        simulated_user,
+        alternatives,
+        counterexamples,
+    }
+}
+
 pub(super) fn validate_user_turns(
     turns: Vec<super::super::file::UserTurnFile>,
     expected: &[super::super::ExpectedCall],
@@ -181,4 +225,75 @@ pub(super) fn validate_user_turns(
             }
         })
         .collect()
+}
+
+/// Checks `simulated_user`: not with `user_turns` (`scripted` says whether there are any), a
+/// goal that is not blank, no blank fact or `never_say` entry, no fact that holds a
+/// `never_say` string (the user could not share it without revealing it), and
+/// `max_messages` in 1..=[`MAX_SIMULATED_MESSAGES`]. `None` without one.
+pub(super) fn validate_simulated_user(
+    user: Option<super::super::file::SimulatedUserFile>,
+    scripted: bool,
+    problems: &mut Problems<'_>,
+) -> Option<super::super::SimulatedUser> {
+    use super::super::{DEFAULT_SIMULATED_MESSAGES, MAX_SIMULATED_MESSAGES};
+    let user = user?;
+    if scripted {
+        problems.add(
+            "simulated_user",
+            None,
+            "a conversation has a scripted user (`user_turns`) or a simulated one, not both",
+        );
+    }
+    if user.goal.trim().is_empty() {
+        problems.add("simulated_user.goal", None, "must not be empty");
+    }
+    for (list, entries) in [("facts", &user.facts), ("never_say", &user.never_say)] {
+        for (index, entry) in entries.iter().enumerate() {
+            if entry.trim().is_empty() {
+                problems.add(
+                    &format!("simulated_user.{list}[{index}]"),
+                    None,
+                    "must not be empty",
+                );
+            }
+        }
+    }
+    for (index, fact) in user.facts.iter().enumerate() {
+        let lower = fact.to_lowercase();
+        if let Some(secret) = user
+            .never_say
+            .iter()
+            .find(|secret| !secret.trim().is_empty() && lower.contains(&secret.to_lowercase()))
+        {
+            problems.add(
+                &format!("simulated_user.facts[{index}]"),
+                Some(fact),
+                format_args!(
+                    "holds `{secret}`, which the user must never say (`never_say`): the \
+                     simulator could not share this fact"
+                ),
+            );
+        }
+    }
+    let max_messages = match user.max_messages {
+        None => DEFAULT_SIMULATED_MESSAGES,
+        Some(count) => match u32::try_from(count.0) {
+            Ok(count @ 1..=MAX_SIMULATED_MESSAGES) => count,
+            _ => {
+                problems.add(
+                    "simulated_user.max_messages",
+                    None,
+                    format_args!("must be 1..={MAX_SIMULATED_MESSAGES}, got {count}"),
+                );
+                DEFAULT_SIMULATED_MESSAGES
+            }
+        },
+    };
+    Some(super::super::SimulatedUser {
+        goal: user.goal,
+        facts: user.facts,
+        never_say: user.never_say,
+        max_messages,
+    })
 }
