@@ -4,6 +4,7 @@
 
 mod answer;
 mod calls;
+mod elicitations;
 mod trajectories;
 
 use std::collections::BTreeMap;
@@ -170,6 +171,7 @@ pub(super) fn validate(
         (&mut names, messages),
         problems,
     );
+    let elicitations = elicitations::validate_elicitations(raw.elicitations, catalog, problems);
 
     Some(Scenario {
         draft: raw.draft,
@@ -206,6 +208,7 @@ pub(super) fn validate(
         judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
         alternatives,
         counterexamples,
+        elicitations,
     })
 }
 
