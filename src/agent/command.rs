@@ -63,6 +63,9 @@ pub struct Invocation<'a> {
     /// In a conversation, from the second user message on: the message's number and the
     /// conversation so far (a JSON array, see the module docs).
     pub conversation: Option<(u32, &'a str)>,
+    /// Where the program's MCP client shows elicitations to the user
+    /// (`TOOLGATE_USER_URL`), when the scenario's tools ask the user anything.
+    pub user_url: Option<&'a str>,
 }
 
 impl CommandAgent {
@@ -128,6 +131,7 @@ impl CommandAgent {
             .env("TOOLGATE_REPEAT", invocation.repeat.to_string())
             .env_remove("TOOLGATE_TURN")
             .env_remove("TOOLGATE_CONVERSATION")
+            .env_remove("TOOLGATE_USER_URL")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -137,6 +141,9 @@ impl CommandAgent {
             command
                 .env("TOOLGATE_TURN", turn.to_string())
                 .env("TOOLGATE_CONVERSATION", conversation);
+        }
+        if let Some(url) = invocation.user_url {
+            command.env("TOOLGATE_USER_URL", url);
         }
         if let Some(model) = &self.model {
             command.env("TOOLGATE_MODEL", model);
@@ -305,6 +312,7 @@ mod tests {
         scenario_id: "T1-001",
         repeat: 2,
         conversation: None,
+        user_url: None,
     };
 
     #[tokio::test]
