@@ -145,17 +145,23 @@ pub(crate) trait Asker: Send + Sync {
     -> BoxFuture<'a, Result<ElicitationReply, String>>;
 }
 
-/// The asker of a call that came without an MCP client (toolgate's own calls): it cannot ask.
-pub(crate) struct NoClient;
+/// The asker of a call made without an MCP client (toolgate's own plays, such as `verify`
+/// playing a written trajectory): a faithful client, which shows the request to the run's
+/// user and returns the user's answer.
+pub(crate) struct OwnPlay<'a>(pub(crate) Option<&'a Elicitations>);
 
-impl Asker for NoClient {
+impl Asker for OwnPlay<'_> {
     fn ask<'a>(
         &'a self,
-        _asked: &'a Elicitation,
+        asked: &'a Elicitation,
     ) -> BoxFuture<'a, Result<ElicitationReply, String>> {
-        Box::pin(std::future::ready(Err(
-            "no MCP client made this call, so nobody can be asked".to_owned(),
-        )))
+        Box::pin(async move {
+            let Some(elicitations) = self.0 else {
+                return Err("the run has no user to ask".to_owned());
+            };
+            elicitations.open();
+            Ok(elicitations.ask_user(&asked.message, &asked.schema).await)
+        })
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
-use super::elicit::{self, Asker, Elicitations, NoClient};
+use super::elicit::{self, Asker, Elicitations, OwnPlay};
 use super::{Backend, ToolAnswer, ToolSet};
 use crate::scenario::{Elicitation, Fault, FaultKind, ForbiddenCall};
 use crate::trace::{CallNote, CallOutcome, CallRecord, ElicitationRecord, InvalidCallKind};
@@ -312,10 +312,11 @@ impl Harness {
     /// Handles one `tools/call` for a tool in the catalog: injects a fault when one is due
     /// (the backend is not called), refuses arguments the input schema rejects, and otherwise
     /// hands the call to the backend. Every call is recorded, with its schema violations.
-    /// A tool that asks the user ([`Harness::eliciting`]) cannot ask here: its call answers
-    /// with a tool error; the MCP server calls [`Harness::call_asking`] instead.
+    /// A tool that asks the user ([`Harness::eliciting`]) asks as a faithful client would:
+    /// the run's user answers. (Calls from an MCP client are asked through that client.)
     pub async fn call(&self, tool: &str, arguments: Map<String, Value>) -> ToolAnswer {
-        self.call_asking(tool, arguments, &NoClient).await
+        let own = OwnPlay(self.elicitations.as_deref());
+        self.call_asking(tool, arguments, &own).await
     }
 
     /// [`Harness::call`], asking the user through `asker` (the calling client) first when
@@ -803,5 +804,67 @@ mod tests {
             2,
             "the invalid `n` was refused"
         );
+    }
+
+    /// `toolgate verify` plays written trajectories without an MCP client: the tool asks the
+    /// run's user directly, as a faithful client would, and only a call that would run asks.
+    #[tokio::test]
+    async fn a_call_without_a_client_asks_the_runs_user_and_a_refused_one_asks_nothing() {
+        use crate::harness::{Elicitations, ScriptedUser};
+        use crate::scenario::{ElicitationAction, ElicitationReply};
+        let asked = vec![Elicitation {
+            tool: "echo".into(),
+            message: "Echo 1?".into(),
+            schema: json!({"type": "object", "properties": {}}),
+            reply: ElicitationReply {
+                action: ElicitationAction::Decline,
+                content: None,
+            },
+        }];
+        let user = Arc::new(Elicitations::new(
+            asked.clone(),
+            Arc::new(ScriptedUser::new(asked)),
+        ));
+        let (harness, reached) = harness(vec![Fault {
+            tool: "echo".into(),
+            on_call: 2,
+            times: 1,
+            error: FaultKind::Timeout,
+        }]);
+        let harness = harness.eliciting(user);
+        let declined = harness.call("echo", args(json!({"n": 1}))).await;
+        assert_eq!(
+            declined,
+            ToolAnswer::ToolError(
+                "`echo` was not run: the user declined the request for input".into()
+            )
+        );
+        harness.call("echo", args(json!({"n": 1}))).await;
+        harness.call("echo", args(json!({"n": "x"}))).await;
+        assert_eq!(reached.load(Ordering::SeqCst), 0);
+        let trace = harness.trace();
+        let decline = Some(ElicitationReply {
+            action: ElicitationAction::Decline,
+            content: None,
+        });
+        assert_eq!(
+            trace[0].elicitation,
+            Some(ElicitationRecord {
+                index: 0,
+                message: "Echo 1?".into(),
+                answer: decline.clone(),
+                error: None,
+                user: decline,
+            })
+        );
+        assert_eq!(trace[0].outcome, CallOutcome::ToolError);
+        assert!(
+            !trace[0].refused,
+            "the tool answered; the harness refused nothing"
+        );
+        assert_eq!(trace[1].fault, Some(FaultKind::Timeout));
+        assert_eq!(trace[1].elicitation, None, "a faulted call asks nothing");
+        assert!(trace[2].refused);
+        assert_eq!(trace[2].elicitation, None, "a refused call asks nothing");
     }
 }

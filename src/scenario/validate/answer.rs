@@ -97,7 +97,9 @@ pub(super) fn validate_answer(
         .attributes
         .into_iter()
         .enumerate()
-        .filter_map(|(index, attributes)| validate_attributes(at, index, attributes, state, problems))
+        .filter_map(|(index, attributes)| {
+            validate_attributes(at, index, attributes, state, problems)
+        })
         .collect();
     AnswerChecks {
         any_of,
