@@ -7,7 +7,19 @@
 //! - `TOOLGATE_PROMPT`: the scenario's user prompt (also written to stdin, which is then closed);
 //! - `TOOLGATE_SCENARIO_ID`: the scenario id;
 //! - `TOOLGATE_REPEAT`: the 0-based repetition index (with `--repeat k`);
-//! - `TOOLGATE_MODEL`, `TOOLGATE_SYSTEM_PROMPT`: when configured.
+//! - `TOOLGATE_MODEL`, `TOOLGATE_SYSTEM_PROMPT`: when configured;
+//! - `TOOLGATE_USER_URL`: when the scenario's tools ask the user for input (`elicitations`),
+//!   the user endpoint, `http://127.0.0.1:PORT/elicitation`.
+//!
+//! Elicitation tests the program's own MCP client. A tool that asks sends the client an
+//! elicitation request (`elicitation/create` on the `tools/call` stream for `2025-11-25`, which
+//! then gets a session; an `input_required` result for `2026-07-28`). A faithful client
+//! declares the `elicitation` capability, shows the request to its user by POSTing the
+//! request's params as JSON to `TOOLGATE_USER_URL`, and returns the answer it gets there,
+//! `{"action": "accept" | "decline" | "cancel", "content": {...}}`, unchanged. The harness
+//! records whether the user saw each request and what they answered; a client that answers a
+//! request the user never saw, or returns another answer than the user's (accepts what the
+//! user declined), fails the run's `elicitation` check (see `crate::score::elicitation`).
 //!
 //! In a scripted conversation (a scenario with `user_turns`) the program runs once per user
 //! message, against the same MCP server (so the state carries over): `TOOLGATE_PROMPT` and
