@@ -281,6 +281,55 @@ impl ElicitationRecord {
     }
 }
 
+// Scripted conversations (`user_turns`): the record of one, kept beside the trace; the
+// scripted user who writes it and its checks are `crate::score::conversation`.
+
+/// How a conversation went: the exchanges in order (the prompt's first) and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Conversation {
+    /// One per user message sent, in order.
+    pub exchanges: Vec<Exchange>,
+    /// How it ended.
+    pub ended: Ended,
+}
+
+/// One user message and the agent's answer to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Exchange {
+    /// What the user said.
+    pub user: String,
+    /// How many tool calls the agent made before replying (the trace's calls, in order, are
+    /// split by these counts).
+    pub calls: usize,
+    /// The agent's reply; `None` when it gave none.
+    pub reply: Option<String>,
+}
+
+/// How a conversation ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Ended {
+    /// Every scripted message was sent and answered.
+    Finished,
+    /// `user_turns[turn]` (`when: asked`) was not sent: the reply before it asked nothing.
+    NotAsked {
+        /// 0-based index into `user_turns`.
+        turn: usize,
+    },
+    /// The agent did not stop for `user_turns[turn]` (`wait: true`): the run fails here.
+    NotWaited {
+        /// 0-based index into `user_turns`.
+        turn: usize,
+        /// What it did instead, in one line.
+        detail: String,
+    },
+    /// The agent's play ended (turn limit, time, crash) before `user_turns[turn]` was sent.
+    Cut {
+        /// 0-based index into `user_turns`.
+        turn: usize,
+    },
+}
+
 /// One place where a tool result's `structuredContent` breaks the tool's `outputSchema`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputViolation {

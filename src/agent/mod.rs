@@ -171,7 +171,7 @@ pub struct AgentOutcome {
     pub usage: Usage,
     /// The scripted conversation (`user_turns`), exchange by exchange; set by the runner,
     /// `None` for a single request.
-    pub conversation: Option<crate::score::conversation::Conversation>,
+    pub conversation: Option<crate::trace::Conversation>,
 }
 
 /// An agent failure that is not the model's fault (provider outage, bad config): the run is `errored`, never a pass or a model failure.
