@@ -610,6 +610,34 @@ mod tests {
     }
 
     #[test]
+    fn a_call_that_asked_the_user_keeps_the_elicitation_in_its_line() {
+        use crate::scenario::ElicitationAction;
+        let accept = ElicitationReply {
+            action: ElicitationAction::Accept,
+            content: Some(json!({"reason": "duplicate"})),
+        };
+        let mut asked =
+            CallRecord::recorded(0, "crm_delete_contact", json!({"contact_id": "C-001"}));
+        asked.elicitation = Some(ElicitationRecord {
+            index: 0,
+            message: "Delete?".into(),
+            answer: Some(accept),
+            error: None,
+            user: None,
+        });
+        let line = TraceLine::call("T5-960", 0, &asked);
+        let text = line.render();
+        assert!(
+            text.ends_with(
+                r#""elicitation":{"index":0,"message":"Delete?","answer":{"action":"accept","content":{"reason":"duplicate"}}}}"#
+            ),
+            "{text}"
+        );
+        let read: TraceLine = serde_json::from_str(&text).expect("the line reads back");
+        assert_eq!(read.elicitation, asked.elicitation);
+    }
+
+    #[test]
     fn a_hand_written_line_reads_as_the_current_version() {
         let read: TraceLine =
             serde_json::from_str(r#"{"scenario": "T1-001", "tool": "x", "arguments": {}}"#)

@@ -146,3 +146,93 @@ fn respond(status: StatusCode, body: &Value) -> Response<Full<Bytes>> {
         .body(Full::new(Bytes::from(body.to_string())))
         .expect("a response from a status, a fixed header and a body is valid")
 }
+
+#[cfg(test)]
+mod tests {
+    //! The user endpoint answers a relayed request as the user and remembers it; anything
+    //! else gets a status and a reason.
+
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    use super::*;
+    use crate::harness::ScriptedUser;
+    use crate::scenario::{Elicitation, ElicitationAction, ElicitationReply};
+
+    /// Sends one HTTP/1.1 request to `url`'s host and path; returns the status line and body.
+    async fn send(url: &str, method: &str, path: &str, body: &str) -> (String, String) {
+        let address = url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .expect("a host");
+        let mut stream = tokio::net::TcpStream::connect(address)
+            .await
+            .expect("the endpoint listens");
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .expect("the request is sent");
+        let mut response = String::new();
+        stream
+            .read_to_string(&mut response)
+            .await
+            .expect("the response is read");
+        let status = response.lines().next().unwrap_or_default().to_owned();
+        let body = response
+            .split_once("\r\n\r\n")
+            .map(|(_, body)| body.to_owned())
+            .unwrap_or_default();
+        (status, body)
+    }
+
+    #[tokio::test]
+    async fn answers_a_relayed_request_as_the_user_and_refuses_anything_else() {
+        let reply = ElicitationReply {
+            action: ElicitationAction::Accept,
+            content: Some(json!({"reason": "duplicate"})),
+        };
+        let asked = vec![Elicitation {
+            tool: "crm_delete_contact".into(),
+            message: "Delete Ada?".into(),
+            schema: json!({"type": "object", "properties": {"reason": {"type": "string"}}}),
+            reply: reply.clone(),
+        }];
+        let user = Arc::new(Elicitations::new(
+            asked.clone(),
+            Arc::new(ScriptedUser::new(asked)),
+        ));
+        let endpoint = serve_user(Arc::clone(&user))
+            .await
+            .expect("a loopback port");
+        assert!(endpoint.url().starts_with("http://127.0.0.1:"));
+        assert!(endpoint.url().ends_with("/elicitation"));
+        let params = r#"{"mode": "form", "message": "Delete Ada?", "requestedSchema": {}}"#;
+        let (status, body) = send(endpoint.url(), "POST", PATH, params).await;
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).expect("JSON"),
+            json!({"action": "accept", "content": {"reason": "duplicate"}})
+        );
+        assert_eq!(user.take_seen(), Some(reply));
+        let (status, body) = send(endpoint.url(), "POST", PATH, r#"{"msg": 1}"#).await;
+        assert_eq!(status, "HTTP/1.1 400 Bad Request");
+        assert_eq!(
+            body,
+            r#"{"error":"the body must be the elicitation's params: an object with a string `message`"}"#
+        );
+        let (status, _) = send(endpoint.url(), "GET", PATH, "").await;
+        assert_eq!(status, "HTTP/1.1 405 Method Not Allowed");
+        let (status, _) = send(endpoint.url(), "POST", "/mcp", params).await;
+        assert_eq!(status, "HTTP/1.1 404 Not Found");
+        assert_eq!(
+            user.take_seen(),
+            None,
+            "only the one good request was answered"
+        );
+    }
+}
