@@ -269,6 +269,6 @@ mod tests {
         assert_eq!(suite.catalog.definitions().len(), 43);
         assert!(suite.backends.is_some());
         assert!(suite.servers.is_empty());
-        assert_eq!(suite.scenarios.len(), 78);
+        assert_eq!(suite.scenarios.len(), 90);
     }
 }

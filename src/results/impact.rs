@@ -362,7 +362,7 @@ mod tests {
             .map(|s| s.id.as_str())
             .collect();
         assert_eq!(ids(&impact.selected), offering);
-        assert_eq!((impact.selected.len(), impact.skipped.len()), (33, 45));
+        assert_eq!((impact.selected.len(), impact.skipped.len()), (40, 50));
         for id in tier_5(&scenarios) {
             assert!(impact.is_selected(id), "{id} is Tier 5");
         }
