@@ -2,7 +2,8 @@
 //! in-process client answers as the scripted user (an accept changes the state, a decline
 //! leaves it and the call is a tool error); a `command` agent's own client is tested: one that
 //! relays to `TOOLGATE_USER_URL` passes, one that answers without asking or accepts what the
-//! user declined fails the elicitation check.
+//! user declined fails the elicitation check; a stateless `2026-07-28` client is asked with an
+//! `input_required` result and retries with the user's answer.
 
 use std::path::Path;
 
@@ -283,4 +284,67 @@ async fn a_command_agent_whose_client_accepts_what_the_user_declined_fails() {
         .map(|check| check.kind)
         .collect();
     assert_eq!(failed, vec![CheckKind::FinalState, CheckKind::Elicitation]);
+}
+
+/// A `2026-07-28` client, stateless: the call comes back `input_required`, the client shows
+/// the request to the user and retries with the answer.
+const MRTR_AGENT: &str = r#"import json, os, urllib.request
+from scripted_agent import ask_user
+url = os.environ['TOOLGATE_MCP_URL']
+meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {'elicitation': {'form': {}}},
+        'io.modelcontextprotocol/clientInfo': {'name': 'mrtr-agent', 'version': '0'}}
+def call(number, params):
+    body = {'jsonrpc': '2.0', 'id': number, 'method': 'tools/call', 'params': dict(params, _meta=meta)}
+    headers = {'Content-Type': 'application/json', 'Accept': 'application/json, text/event-stream',
+               'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': params['name']}
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method='POST')
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())['result']
+delete = {'name': 'crm_delete_contact', 'arguments': {'contact_id': 'C-001', 'confirm': True}}
+first = call(1, delete)
+asked = first['inputRequests']['elicitation']['params']
+second = call(2, dict(delete, inputResponses={'elicitation': ask_user(asked)}, requestState=first['requestState']))
+print(first['resultType'] + ': ' + second['content'][0]['text'])
+"#;
+
+#[tokio::test]
+async fn a_2026_07_28_command_agent_is_asked_in_a_round_of_its_own_and_the_decline_holds() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let program = dir.path().join("mrtr_agent.py");
+    std::fs::write(&program, MRTR_AGENT).expect("write the agent");
+    let agent = Agent::Command(CommandAgent {
+        command: format!(
+            "PYTHONPATH='{}' python3 '{}'",
+            examples.display(),
+            program.display()
+        ),
+        model: None,
+        system_prompt: None,
+    });
+    let run = run_with(&agent, &scenario(DECLINED)).await;
+    assert_eq!(
+        run.agent
+            .as_ref()
+            .and_then(|agent| agent.final_answer.as_deref()),
+        Some(
+            "input_required: `crm_delete_contact` was not run: the user declined the request \
+             for input"
+        ),
+        "{:?}",
+        run.error
+    );
+    assert_eq!(run.trace.len(), 1, "the round that asked ran nothing");
+    assert_eq!(
+        run.trace[0]
+            .elicitation
+            .as_ref()
+            .map(|asked| (&asked.answer, &asked.user)),
+        Some((&declined(), &declined()))
+    );
+    let checks = elicitation_checks(&run);
+    assert_eq!(checks.len(), 1);
+    assert!(checks[0].0, "{checks:?}");
+    assert_eq!(run.state_diff, Vec::<String>::new());
 }
