@@ -6,6 +6,11 @@
 //! `initialize` handshake (up to `2025-11-25`) and the handshake-free `2026-07-28`. rmcp adds
 //! `resultType: "complete"` for `2026-07-28` peers and strips it for older ones, as long as results
 //! are built with its constructors (never deserialized from JSON), which is what this file does.
+//!
+//! A tool that asks the user (the run's `elicitations`) asks the calling client: with
+//! `elicitation/create` on the connection for `2025-11-25` clients, and for `2026-07-28` clients
+//! (which take no server requests) with an `input_required` result whose retry carries the
+//! answer (SEP-2322). A client that declares no elicitation capability is not asked.
 
 use std::sync::Arc;
 
