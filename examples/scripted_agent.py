@@ -11,6 +11,8 @@ toolgate provides:
     TOOLGATE_MCP_URL      the MCP endpoint, e.g. http://127.0.0.1:41234/mcp
     TOOLGATE_PROMPT       the user prompt (also on stdin)
     TOOLGATE_SCENARIO_ID  the scenario id (a real agent would not need it)
+    TOOLGATE_USER_URL     where to show the user a tool's request for input (elicitation),
+                          when the scenario's tools ask the user anything
 A non-zero exit status makes the run `errored`; anything on stderr is kept in the reason.
 """
 
@@ -22,15 +24,35 @@ import urllib.request
 PROTOCOL_VERSION = "2025-11-25"
 
 
-class McpClient:
-    """Just enough of an MCP client: initialize, tools/list, tools/call."""
+def ask_user(params):
+    """Shows a tool's request for input (elicitation) to the user and returns the answer,
+    `{"action": "accept" | "decline" | "cancel", "content": {...}}`. The user here is
+    toolgate's, at TOOLGATE_USER_URL; without one, nobody can answer and the request is
+    declined."""
+    url = os.environ.get("TOOLGATE_USER_URL")
+    if not url:
+        return {"action": "decline"}
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(params).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read().decode())
 
-    def __init__(self, url):
+
+class McpClient:
+    """Just enough of an MCP client: initialize, tools/list, tools/call, and answering a
+    server's elicitation/create (by default by asking the user, see `ask_user`)."""
+
+    def __init__(self, url, on_elicitation=ask_user):
         self.url = url
         self.next_id = 1
         self.session = None
+        self.on_elicitation = on_elicitation
 
-    def _post(self, message):
+    def _headers(self):
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
@@ -38,19 +60,39 @@ class McpClient:
         }
         if self.session:
             headers["Mcp-Session-Id"] = self.session
+        return headers
+
+    def _post(self, message):
         request = urllib.request.Request(
-            self.url, data=json.dumps(message).encode(), headers=headers, method="POST"
+            self.url, data=json.dumps(message).encode(), headers=self._headers(), method="POST"
         )
         with urllib.request.urlopen(request, timeout=30) as response:
             self.session = response.headers.get("Mcp-Session-Id", self.session)
-            body = response.read().decode()
-            if "text/event-stream" in response.headers.get("Content-Type", ""):
-                # Take the last `data:` payload that is a JSON-RPC response.
-                payloads = [line[5:].strip() for line in body.splitlines() if line.startswith("data:")]
-                answers = [json.loads(p) for p in payloads if p]
-                answers = [a for a in answers if "id" in a]
-                return answers[-1] if answers else None
-            return json.loads(body) if body.strip() else None
+            if "text/event-stream" not in response.headers.get("Content-Type", ""):
+                body = response.read().decode()
+                return json.loads(body) if body.strip() else None
+            # Read the stream as it comes: the server may ask something (a request with a
+            # `method`) before it answers, and waits for the reply.
+            for line in response:
+                line = line.decode().strip()
+                if not line.startswith("data:") or not line[5:].strip():
+                    continue
+                payload = json.loads(line[5:])
+                if "method" in payload and "id" in payload:
+                    self._answer(payload)
+                elif "id" in payload and payload["id"] == message.get("id"):
+                    return payload
+            return None
+
+    def _answer(self, request):
+        """Replies to a request from the server, in a POST of its own."""
+        if request["method"] == "elicitation/create":
+            reply = {"jsonrpc": "2.0", "id": request["id"],
+                     "result": self.on_elicitation(request.get("params", {}))}
+        else:
+            reply = {"jsonrpc": "2.0", "id": request["id"],
+                     "error": {"code": -32601, "message": "method not found"}}
+        self._post(reply)
 
     def request(self, method, params=None):
         message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params or {}}
@@ -68,7 +110,7 @@ class McpClient:
             "initialize",
             {
                 "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
+                "capabilities": {"elicitation": {"form": {}}},
                 "clientInfo": {"name": "scripted-agent", "version": "0.1.0"},
             },
         )

@@ -409,6 +409,9 @@ pub async fn run_one(
     if scenario.block_forbidden {
         harness = harness.blocking(scenario.forbidden_calls.clone());
     }
+    if let Some(elicitations) = crate::harness::Elicitations::scripted(scenario) {
+        harness = harness.eliciting(elicitations);
+    }
     let harness = Arc::new(harness);
     // The agent's play has `run_timeout` (see `play_and_score`); probing, scoring and the
     // judge get `SCORING_GRACE` more before the whole run is given up as errored.
@@ -758,12 +761,21 @@ async fn play(
         let server = crate::harness::http::serve_loopback(harness.clone())
             .await
             .map_err(|error| format!("failed to serve the harness over HTTP: {error:#}"))?;
+        let user_endpoint = match harness.elicitations() {
+            Some(elicitations) => Some(
+                crate::harness::user_endpoint::serve_user(elicitations.clone())
+                    .await
+                    .map_err(|error| format!("failed to serve the user endpoint: {error:#}"))?,
+            ),
+            None => None,
+        };
         let invocation = Invocation {
             mcp_url: server.url(),
             prompt: &scenario.prompt,
             scenario_id: &scenario.id,
             repeat,
             conversation: None,
+            user_url: user_endpoint.as_ref().map(|endpoint| endpoint.url()),
         };
         return command
             .converse(invocation, move |reply: Option<String>| async move {

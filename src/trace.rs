@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::scenario::FaultKind;
+use crate::scenario::{ElicitationReply, FaultKind};
 
 /// The `schema_version` of a `trace.jsonl` line. Lines without one (hand-written recordings)
 /// are read as this version; a newer one is refused.
@@ -238,7 +238,51 @@ pub struct CallRecord {
     /// never said what the tool does for such a call.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unmatched: bool,
+    /// The user's input the tool asked for before it ran (the scenario's `elicitations`):
+    /// what was asked, what the server got back and what the user answered. `None` for a call
+    /// that asked nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationRecord>,
 }
+
+/// An elicitation one call made: the harness asked the user through the agent's MCP client
+/// (`elicitation/create`) before running the tool.
+///
+/// The user *saw* it when the client showed it to toolgate's user (the in-process client
+/// always does; a `command` agent's client does by relaying it to `TOOLGATE_USER_URL`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitationRecord {
+    /// 0-based index into the scenario's `elicitations`.
+    pub index: usize,
+    /// What the user was asked.
+    pub message: String,
+    /// What the client returned to the server; `None` when it returned nothing usable (see
+    /// `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<ElicitationReply>,
+    /// Why the server got no answer: the client does not declare the elicitation capability,
+    /// or the request failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What the user answered when the client showed the request (the last time, if it
+    /// showed it more than once); `None` when the user never saw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<ElicitationReply>,
+}
+
+impl ElicitationRecord {
+    /// Whether the elicitation went as a faithful client makes it go: the user saw it and
+    /// the server got the user's answer ([`ElicitationReply::agrees_with`]).
+    pub fn is_faithful(&self) -> bool {
+        match (&self.answer, &self.user) {
+            (Some(answer), Some(user)) => answer.agrees_with(user),
+            _ => false,
+        }
+    }
+}
+
+// Scripted conversations (`user_turns`): the record of one, kept beside the trace; the
+// scripted user who writes it and its checks are `crate::score::conversation`.
 
 /// One place where a tool result's `structuredContent` breaks the tool's `outputSchema`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -271,6 +315,7 @@ impl CallRecord {
             notes: Vec::new(),
             output_violations: Vec::new(),
             unmatched: false,
+            elicitation: None,
         }
     }
 
@@ -384,6 +429,9 @@ pub struct TraceLine {
     /// See [`CallRecord::unmatched`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unmatched: bool,
+    /// See [`CallRecord::elicitation`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationRecord>,
 }
 
 fn current_version() -> u32 {
@@ -411,6 +459,7 @@ impl TraceLine {
             notes: call.notes.clone(),
             output_violations: call.output_violations.clone(),
             unmatched: call.unmatched,
+            elicitation: call.elicitation.clone(),
             ..TraceLine::empty(scenario, repeat)
         }
     }
@@ -459,6 +508,7 @@ impl TraceLine {
             notes: Vec::new(),
             output_violations: Vec::new(),
             unmatched: false,
+            elicitation: None,
         }
     }
 
@@ -497,6 +547,7 @@ mod tests {
             notes: vec![CallNote::DuplicateId],
             output_violations: Vec::new(),
             unmatched: false,
+            elicitation: None,
         }
     }
 
@@ -510,6 +561,34 @@ mod tests {
         );
         let read: TraceLine = serde_json::from_str(&text).expect("the line reads back");
         assert_eq!(read, line);
+    }
+
+    #[test]
+    fn a_call_that_asked_the_user_keeps_the_elicitation_in_its_line() {
+        use crate::scenario::ElicitationAction;
+        let accept = ElicitationReply {
+            action: ElicitationAction::Accept,
+            content: Some(json!({"reason": "duplicate"})),
+        };
+        let mut asked =
+            CallRecord::recorded(0, "crm_delete_contact", json!({"contact_id": "C-001"}));
+        asked.elicitation = Some(ElicitationRecord {
+            index: 0,
+            message: "Delete?".into(),
+            answer: Some(accept),
+            error: None,
+            user: None,
+        });
+        let line = TraceLine::call("T5-960", 0, &asked);
+        let text = line.render();
+        assert!(
+            text.ends_with(
+                r#""elicitation":{"index":0,"message":"Delete?","answer":{"action":"accept","content":{"reason":"duplicate"}}}}"#
+            ),
+            "{text}"
+        );
+        let read: TraceLine = serde_json::from_str(&text).expect("the line reads back");
+        assert_eq!(read.elicitation, asked.elicitation);
     }
 
     #[test]

@@ -7,7 +7,19 @@
 //! - `TOOLGATE_PROMPT`: the scenario's user prompt (also written to stdin, which is then closed);
 //! - `TOOLGATE_SCENARIO_ID`: the scenario id;
 //! - `TOOLGATE_REPEAT`: the 0-based repetition index (with `--repeat k`);
-//! - `TOOLGATE_MODEL`, `TOOLGATE_SYSTEM_PROMPT`: when configured.
+//! - `TOOLGATE_MODEL`, `TOOLGATE_SYSTEM_PROMPT`: when configured;
+//! - `TOOLGATE_USER_URL`: when the scenario's tools ask the user for input (`elicitations`),
+//!   the user endpoint, `http://127.0.0.1:PORT/elicitation`.
+//!
+//! Elicitation tests the program's own MCP client. A tool that asks sends the client an
+//! elicitation request (`elicitation/create` on the `tools/call` stream for `2025-11-25`, which
+//! then gets a session; an `input_required` result for `2026-07-28`). A faithful client
+//! declares the `elicitation` capability, shows the request to its user by POSTing the
+//! request's params as JSON to `TOOLGATE_USER_URL`, and returns the answer it gets there,
+//! `{"action": "accept" | "decline" | "cancel", "content": {...}}`, unchanged. The harness
+//! records whether the user saw each request and what they answered; a client that answers a
+//! request the user never saw, or returns another answer than the user's (accepts what the
+//! user declined), fails the run's `elicitation` check (see `crate::score::elicitation`).
 //!
 //! In a conversation (a scenario with `user_turns` or a `simulated_user`) the program runs once
 //! per user message, against the same MCP server (so the state carries over):
@@ -63,6 +75,9 @@ pub struct Invocation<'a> {
     /// In a conversation, from the second user message on: the message's number and the
     /// conversation so far (a JSON array, see the module docs).
     pub conversation: Option<(u32, &'a str)>,
+    /// Where the program's MCP client shows elicitations to the user
+    /// (`TOOLGATE_USER_URL`), when the scenario's tools ask the user anything.
+    pub user_url: Option<&'a str>,
 }
 
 impl CommandAgent {
@@ -131,6 +146,7 @@ impl CommandAgent {
             .env("TOOLGATE_REPEAT", invocation.repeat.to_string())
             .env_remove("TOOLGATE_TURN")
             .env_remove("TOOLGATE_CONVERSATION")
+            .env_remove("TOOLGATE_USER_URL")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -140,6 +156,9 @@ impl CommandAgent {
             command
                 .env("TOOLGATE_TURN", turn.to_string())
                 .env("TOOLGATE_CONVERSATION", conversation);
+        }
+        if let Some(url) = invocation.user_url {
+            command.env("TOOLGATE_USER_URL", url);
         }
         if let Some(model) = &self.model {
             command.env("TOOLGATE_MODEL", model);
@@ -308,6 +327,7 @@ mod tests {
         scenario_id: "T1-001",
         repeat: 2,
         conversation: None,
+        user_url: None,
     };
 
     #[tokio::test]

@@ -16,13 +16,14 @@ use std::{
 
 use anyhow::Context as _;
 use rmcp::{
-    RoleClient, ServiceError, ServiceExt as _,
+    ClientHandler, ErrorData, RoleClient, ServiceError, ServiceExt as _,
     model::{
         CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
-        CustomRequest, Implementation, ProtocolVersion, ServerResult,
+        CustomRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+        FormElicitationCapability, Implementation, ProtocolVersion, ServerResult,
     },
     service::PeerRequestOptions,
-    service::RunningService,
+    service::{RequestContext, RunningService},
     transport::{
         StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
     },
@@ -31,7 +32,7 @@ use serde_json::Value;
 use tokio::{io::AsyncReadExt as _, process::ChildStderr, task::JoinHandle};
 
 use super::{
-    Harness,
+    Elicitations, Harness,
     child::ChildTransport,
     server,
     wire_tap::{ListingTap, TappedHttp},
@@ -49,7 +50,7 @@ const STDERR_TAIL_BYTES: usize = 4 * 1024;
 
 /// A connected MCP client session (rmcp), shareable across tasks by reference.
 pub struct McpClient {
-    service: RunningService<RoleClient, ClientConfig>,
+    service: RunningService<RoleClient, ClientSide>,
     /// The in-process server task, awaited by [`McpClient::close`].
     server_task: Option<JoinHandle<anyhow::Result<()>>>,
     /// tools/list answers as the server wrote them (child and HTTP servers; empty in process).
@@ -137,9 +138,14 @@ impl std::error::Error for CallFailure {}
 
 impl McpClient {
     /// Connects to `harness` through an in-process duplex pipe, its server on a spawned task.
+    ///
+    /// When the harness's tools ask the user ([`Harness::eliciting`]), the client declares the
+    /// elicitation capability and answers each request as the run's user does
+    /// ([`Elicitations::ask_user`]): a faithful client, as a model agent's host would be.
     pub async fn connect_in_process(harness: Arc<Harness>) -> anyhow::Result<Self> {
+        let user = harness.elicitations().cloned();
         let (stream, server_task) = server::serve_in_process(harness)?;
-        let service = handshake(stream)
+        let service = handshake_as(stream, user)
             .await
             .context("failed to connect to the in-process MCP server")?;
         Ok(Self {
@@ -489,20 +495,76 @@ pub fn kill_group(pgid: i32) {
     );
 }
 
-/// Runs the `initialize` handshake at `2025-11-25` over `transport`.
-async fn handshake<T, E, A>(
-    transport: T,
-) -> anyhow::Result<RunningService<RoleClient, ClientConfig>>
+/// The client's side of the session: its capabilities, and the answers to what the server
+/// asks it (elicitations, when it has a user to ask).
+#[derive(Clone)]
+struct ClientSide {
+    config: ClientConfig,
+    /// Who answers elicitations; `None`: the capability is not declared.
+    user: Option<Arc<Elicitations>>,
+}
+
+impl ClientHandler for ClientSide {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let (
+            Some(user),
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            },
+        ) = (&self.user, request)
+        else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let schema = serde_json::to_value(requested_schema).unwrap_or(Value::Null);
+        let reply = user.ask_user(&message, &schema).await;
+        serde_json::to_value(reply)
+            .and_then(serde_json::from_value)
+            .map_err(|error| ErrorData::internal_error(format!("{error}"), None))
+    }
+}
+
+/// Runs the `initialize` handshake at `2025-11-25` over `transport`, declaring no
+/// elicitation capability.
+async fn handshake<T, E, A>(transport: T) -> anyhow::Result<RunningService<RoleClient, ClientSide>>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    handshake_as(transport, None).await
+}
+
+/// Runs the `initialize` handshake at `2025-11-25` over `transport`; with a `user`, the
+/// client declares the elicitation capability (form mode) and lets the user answer.
+async fn handshake_as<T, E, A>(
+    transport: T,
+    user: Option<Arc<Elicitations>>,
+) -> anyhow::Result<RunningService<RoleClient, ClientSide>>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let mut capabilities = ClientCapabilities::default();
+    if user.is_some() {
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+    }
     let config = ClientConfig::new(
-        ClientCapabilities::default(),
+        capabilities,
         Implementation::new("toolgate", env!("CARGO_PKG_VERSION")),
     )
     .with_protocol_version(ProtocolVersion::V_2025_11_25);
-    let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, config.serve(transport))
+    let side = ClientSide { config, user };
+    let service = tokio::time::timeout(HANDSHAKE_TIMEOUT, side.serve(transport))
         .await
         .with_context(|| format!("no `initialize` answer within {HANDSHAKE_TIMEOUT:?}"))?
         .map_err(|error| anyhow::anyhow!(readable(&error)))?;

@@ -3,7 +3,10 @@
 //!
 //! The server is stateless (no `Mcp-Session-Id`) and answers simple requests with
 //! `Content-Type: application/json`, so a client needs nothing but HTTP POST and JSON. Both
-//! protocol generations are accepted, as on stdio.
+//! protocol generations are accepted, as on stdio. Where the run's tools ask the user
+//! (`elicitations`), a `2025-11-25` client gets a session instead (`Mcp-Session-Id`, answers
+//! as `text/event-stream`): the server's `elicitation/create` request arrives on the stream of
+//! the `tools/call` POST, and the client answers it in a POST of its own.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -121,7 +124,10 @@ pub async fn serve_at(
         .with_allowed_hosts(allowed_hosts(bound))
         .with_allowed_origins(LOOPBACK_ORIGINS)
         .enforce_origin_validation();
-    config.legacy_session_mode = false;
+    // A tool that asks the user sends `elicitation/create` to a `2025-11-25` client mid-call,
+    // whose answer comes back in a POST of its own: that needs a session. `2026-07-28` clients
+    // are served statelessly either way (they are asked with an `input_required` result).
+    config.legacy_session_mode = harness.elicitations().is_some();
     config.json_response = true;
     config.sse_keep_alive = None;
     let service = StreamableHttpService::new(

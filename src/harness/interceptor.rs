@@ -8,9 +8,10 @@ use std::time::Instant;
 
 use serde_json::{Map, Value};
 
+use super::elicit::{self, Asker, Elicitations, OwnPlay};
 use super::{Backend, ToolAnswer, ToolSet};
-use crate::scenario::{Fault, ForbiddenCall};
-use crate::trace::{CallNote, CallOutcome, CallRecord, InvalidCallKind};
+use crate::scenario::{Elicitation, Fault, FaultKind, ForbiddenCall};
+use crate::trace::{CallNote, CallOutcome, CallRecord, ElicitationRecord, InvalidCallKind};
 
 /// The harness of one run: a backend, the faults to inject and the trace so far.
 ///
@@ -32,6 +33,8 @@ pub struct Harness {
     /// Keep the calls in memory ([`Harness::trace`]); a long-lived server that streams them
     /// to its observer does not.
     retain: bool,
+    /// What tools ask the user before they run (`elicitations`), and the user who answers.
+    elicitations: Option<Arc<Elicitations>>,
 }
 
 /// What [`Harness::streaming`] calls with each recorded call.
@@ -83,7 +86,24 @@ impl Harness {
             observer: None,
             forward_invalid: false,
             retain: true,
+            elicitations: None,
         }
+    }
+
+    /// Makes calls of the tools in `elicitations` ask the user before they run: through the
+    /// calling MCP client, only for a call that would reach the backend (not blocked, not
+    /// hit by a fault, valid arguments). An accepted request lets the call run; a declined or
+    /// cancelled one, or a client that cannot ask, answers it with a tool error instead, and
+    /// the backend is not called. Every request is recorded on its call
+    /// ([`CallRecord::elicitation`]).
+    pub fn eliciting(mut self, elicitations: Arc<Elicitations>) -> Harness {
+        self.elicitations = Some(elicitations);
+        self
+    }
+
+    /// The run's elicitations, when its tools ask the user anything.
+    pub fn elicitations(&self) -> Option<&Arc<Elicitations>> {
+        self.elicitations.as_ref()
     }
 
     /// Shows every call to `observer` as it is recorded and keeps none in memory: for a
@@ -268,6 +288,7 @@ impl Harness {
                 notes,
                 output_violations: Vec::new(),
                 unmatched: false,
+                elicitation: None,
             },
             Instant::now(),
         );
@@ -291,7 +312,21 @@ impl Harness {
     /// Handles one `tools/call` for a tool in the catalog: injects a fault when one is due
     /// (the backend is not called), refuses arguments the input schema rejects, and otherwise
     /// hands the call to the backend. Every call is recorded, with its schema violations.
-    pub async fn call(&self, tool: &str, mut arguments: Map<String, Value>) -> ToolAnswer {
+    /// A tool that asks the user ([`Harness::eliciting`]) asks as a faithful client would:
+    /// the run's user answers. (Calls from an MCP client are asked through that client.)
+    pub async fn call(&self, tool: &str, arguments: Map<String, Value>) -> ToolAnswer {
+        let own = OwnPlay(self.elicitations.as_deref());
+        self.call_asking(tool, arguments, &own).await
+    }
+
+    /// [`Harness::call`], asking the user through `asker` (the calling client) first when
+    /// the tool has an elicitation and the call would reach the backend.
+    pub(crate) async fn call_asking(
+        &self,
+        tool: &str,
+        mut arguments: Map<String, Value>,
+        asker: &dyn Asker,
+    ) -> ToolAnswer {
         let mut backend = self.backend.lock().await;
         let decoded = self.tools.decode_double_encoded(tool, &mut arguments);
         let started = Instant::now();
@@ -301,24 +336,25 @@ impl Harness {
             *count += 1;
             *count
         };
-        let fault = self
-            .faults
-            .iter()
-            .find(|fault| fault.hits(tool, nth))
-            .map(|fault| fault.error);
-        let check = self.tools.check(tool, &arguments);
-        let blocked = self.is_blocked(tool, &arguments);
-        let fault = fault.filter(|_| !blocked);
-        let refusal = check
-            .as_ref()
-            .and_then(|check| check.refusal.clone())
-            .filter(|_| !self.forward_invalid);
-        let refused = blocked || (fault.is_none() && refusal.is_some());
-        let answer = match (blocked, fault, refusal) {
-            (true, _, _) => ToolAnswer::ToolError(Harness::blocked_message(tool)),
-            (false, Some(kind), _) => ToolAnswer::ToolError(kind.message(tool)),
-            (false, None, Some(message)) => ToolAnswer::ToolError(message),
-            (false, None, None) => backend.call(tool, &arguments).await,
+        let gate = self.gate(tool, &arguments, nth);
+        let refused = gate.blocked || (gate.fault.is_none() && gate.refusal.is_some());
+        let mut elicitation = None;
+        let answer = match gate.early_answer(tool) {
+            Some(answer) => answer,
+            None => {
+                let refusal = match self.elicitation_for(tool) {
+                    Some((index, asked)) => {
+                        let (record, refusal) = self.elicit(tool, index, asked, asker).await;
+                        elicitation = Some(record);
+                        refusal
+                    }
+                    None => None,
+                };
+                match refusal {
+                    Some(message) => ToolAnswer::ToolError(message),
+                    None => backend.call(tool, &arguments).await,
+                }
+            }
         };
         let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         let (outcome, result, error) = match &answer {
@@ -345,6 +381,7 @@ impl Harness {
         if decoded {
             notes.push(CallNote::DoubleEncoded);
         }
+        let check = gate.check;
         notes.extend(check.iter().flat_map(|check| check.notes.iter().copied()));
         self.push(
             &mut state,
@@ -355,7 +392,7 @@ impl Harness {
                 outcome,
                 result,
                 error,
-                fault,
+                fault: gate.fault,
                 invalid: None,
                 duration_us,
                 turn,
@@ -366,10 +403,112 @@ impl Harness {
                 notes,
                 output_violations,
                 unmatched: matches!(answer, ToolAnswer::Unmatched(_)),
+                elicitation,
             },
             started,
         );
         answer
+    }
+
+    /// What stands between the `nth` call (1-based, per tool) of `tool` and the backend: a
+    /// block, a due fault, a schema refusal.
+    fn gate(&self, tool: &str, arguments: &Map<String, Value>, nth: u32) -> Gate {
+        let fault = self
+            .faults
+            .iter()
+            .find(|fault| fault.hits(tool, nth))
+            .map(|fault| fault.error);
+        let check = self.tools.check(tool, arguments);
+        let blocked = self.is_blocked(tool, arguments);
+        let refusal = check
+            .as_ref()
+            .and_then(|check| check.refusal.clone())
+            .filter(|_| !self.forward_invalid);
+        Gate {
+            fault: fault.filter(|_| !blocked),
+            check,
+            blocked,
+            refusal,
+        }
+    }
+
+    /// The elicitation of `tool`, if the run has one.
+    fn elicitation_for(&self, tool: &str) -> Option<(usize, &Elicitation)> {
+        self.elicitations.as_ref()?.for_tool(tool)
+    }
+
+    /// The elicitation the next call of `tool` with `arguments` would make, with its index in
+    /// the scenario's list: it has one and would reach the backend. Nothing is counted or
+    /// recorded (a `2026-07-28` client is asked before the call that runs, in a round of its
+    /// own).
+    pub(crate) fn elicitation_due(
+        &self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+    ) -> Option<(usize, &Elicitation)> {
+        let due = self.elicitation_for(tool)?;
+        let mut arguments = arguments.clone();
+        self.tools.decode_double_encoded(tool, &mut arguments);
+        let nth = {
+            let state = self.lock();
+            state.calls_per_tool.get(tool).copied().unwrap_or(0) + 1
+        };
+        self.gate(tool, &arguments, nth)
+            .early_answer(tool)
+            .is_none()
+            .then_some(due)
+    }
+
+    /// Asks `asked` (entry `index` of the run's elicitations) through `asker`: the record of
+    /// it, and the tool error that answers the call instead of the backend, unless the user
+    /// accepted.
+    async fn elicit(
+        &self,
+        tool: &str,
+        index: usize,
+        asked: &Elicitation,
+        asker: &dyn Asker,
+    ) -> (ElicitationRecord, Option<String>) {
+        let answer = asker.ask(asked).await;
+        let user = self
+            .elicitations
+            .as_ref()
+            .and_then(|elicitations| elicitations.take_seen());
+        let refusal = elicit::refusal(tool, &answer);
+        let (answer, error) = match answer {
+            Ok(answer) => (Some(answer), None),
+            Err(error) => (None, Some(error)),
+        };
+        let record = ElicitationRecord {
+            index,
+            message: asked.message.clone(),
+            answer,
+            error,
+            user,
+        };
+        (record, refusal)
+    }
+}
+
+/// What stands between one call and the backend (see [`Harness::gate`]).
+struct Gate {
+    fault: Option<FaultKind>,
+    check: Option<super::SchemaCheck>,
+    blocked: bool,
+    refusal: Option<String>,
+}
+
+impl Gate {
+    /// The answer a call to `tool` gets without reaching the backend, if any: a block, then a
+    /// fault, then a schema refusal.
+    fn early_answer(&self, tool: &str) -> Option<ToolAnswer> {
+        if self.blocked {
+            return Some(ToolAnswer::ToolError(Harness::blocked_message(tool)));
+        }
+        if let Some(kind) = self.fault {
+            return Some(ToolAnswer::ToolError(kind.message(tool)));
+        }
+        self.refusal.clone().map(ToolAnswer::ToolError)
     }
 }
 
@@ -665,5 +804,67 @@ mod tests {
             2,
             "the invalid `n` was refused"
         );
+    }
+
+    /// `toolgate verify` plays written trajectories without an MCP client: the tool asks the
+    /// run's user directly, as a faithful client would, and only a call that would run asks.
+    #[tokio::test]
+    async fn a_call_without_a_client_asks_the_runs_user_and_a_refused_one_asks_nothing() {
+        use crate::harness::{Elicitations, ScriptedUser};
+        use crate::scenario::{ElicitationAction, ElicitationReply};
+        let asked = vec![Elicitation {
+            tool: "echo".into(),
+            message: "Echo 1?".into(),
+            schema: json!({"type": "object", "properties": {}}),
+            reply: ElicitationReply {
+                action: ElicitationAction::Decline,
+                content: None,
+            },
+        }];
+        let user = Arc::new(Elicitations::new(
+            asked.clone(),
+            Arc::new(ScriptedUser::new(asked)),
+        ));
+        let (harness, reached) = harness(vec![Fault {
+            tool: "echo".into(),
+            on_call: 2,
+            times: 1,
+            error: FaultKind::Timeout,
+        }]);
+        let harness = harness.eliciting(user);
+        let declined = harness.call("echo", args(json!({"n": 1}))).await;
+        assert_eq!(
+            declined,
+            ToolAnswer::ToolError(
+                "`echo` was not run: the user declined the request for input".into()
+            )
+        );
+        harness.call("echo", args(json!({"n": 1}))).await;
+        harness.call("echo", args(json!({"n": "x"}))).await;
+        assert_eq!(reached.load(Ordering::SeqCst), 0);
+        let trace = harness.trace();
+        let decline = Some(ElicitationReply {
+            action: ElicitationAction::Decline,
+            content: None,
+        });
+        assert_eq!(
+            trace[0].elicitation,
+            Some(ElicitationRecord {
+                index: 0,
+                message: "Echo 1?".into(),
+                answer: decline.clone(),
+                error: None,
+                user: decline,
+            })
+        );
+        assert_eq!(trace[0].outcome, CallOutcome::ToolError);
+        assert!(
+            !trace[0].refused,
+            "the tool answered; the harness refused nothing"
+        );
+        assert_eq!(trace[1].fault, Some(FaultKind::Timeout));
+        assert_eq!(trace[1].elicitation, None, "a faulted call asks nothing");
+        assert!(trace[2].refused);
+        assert_eq!(trace[2].elicitation, None, "a refused call asks nothing");
     }
 }

@@ -102,6 +102,42 @@ pub struct ScenarioFile {
     /// requires it to fail.
     #[serde(default)]
     pub counterexamples: Vec<TrajectoryFile>,
+    /// What tools ask the user mid-call (MCP elicitation): before a call of `tool` runs, the
+    /// harness sends `message` and `schema` to the agent's MCP client, which must show them to
+    /// the user, and the tool runs only when the user accepts. See docs/scenarios.md.
+    #[serde(default)]
+    pub elicitations: Vec<ElicitationFile>,
+}
+
+/// One entry of `elicitations`: what a tool asks the user before it runs, and what the
+/// scripted user answers.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ElicitationFile {
+    /// The tool that asks; a catalog tool named by no other entry. Every call of it that would
+    /// run (not refused, not hit by a fault) asks first.
+    pub tool: String,
+    /// What the user is asked.
+    pub message: String,
+    /// The form (MCP's `requestedSchema`): a flat JSON Schema object whose properties are
+    /// strings, numbers, integers, booleans or string enums. Default: no fields (a plain
+    /// confirmation), `{type: object, properties: {}}`.
+    #[serde(default)]
+    pub schema: Option<Map<String, Value>>,
+    /// What the scripted user answers.
+    pub reply: ElicitationReplyFile,
+}
+
+/// `elicitations[].reply`: the scripted user's answer.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ElicitationReplyFile {
+    /// `accept` (the tool runs), `decline` or `cancel` (it does not).
+    pub action: super::ElicitationAction,
+    /// With `accept`: the submitted values, valid against `schema` (default `{}`). Not
+    /// allowed with `decline` or `cancel`.
+    #[serde(default)]
+    pub content: Option<Map<String, Value>>,
 }
 
 /// `usage_budget`: what one run may spend. Token, model-call and cost limits apply to runs

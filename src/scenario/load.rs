@@ -183,7 +183,10 @@ pub fn load_faults(path: &Path, catalog: &Catalog) -> Result<Vec<Fault>> {
 mod tests {
     //! Loading scenarios: each mistake in a scenario file fails the load, naming the field.
 
+    use serde_json::{Value, json};
+
     use super::*;
+    use crate::scenario::{ElicitationAction, ElicitationReply};
 
     fn load_yaml(text: &str) -> Result<Scenario> {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -485,5 +488,66 @@ mod tests {
         let text = format!("{HEAD}expected_calls: []\nusage_budget: {{max_tokenz: 5}}\n");
         let message = load_yaml(&text).expect_err("unknown field").to_string();
         assert!(message.contains("max_tokenz"), "{message}");
+    }
+
+    #[test]
+    fn an_elicitation_loads_with_a_plain_confirmation_form_by_default() {
+        let text = format!(
+            "{HEAD}expected_calls: []\nelicitations:\n  - tool: crm_delete_contact\n    message: Delete Ada?\n    reply: {{action: decline}}\n  - tool: erp_cancel_order\n    message: Why refund?\n    schema:\n      type: object\n      properties: {{reason: {{type: string, enum: [duplicate, damaged]}}}}\n      required: [reason]\n    reply: {{action: accept, content: {{reason: damaged}}}}\n"
+        );
+        let scenario = load_yaml(&text).expect("valid");
+        let asked: Vec<(&str, &str, Value, ElicitationReply)> = scenario
+            .elicitations
+            .iter()
+            .map(|e| {
+                (
+                    e.tool.as_str(),
+                    e.message.as_str(),
+                    e.schema.clone(),
+                    e.reply.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            asked,
+            vec![
+                (
+                    "crm_delete_contact",
+                    "Delete Ada?",
+                    json!({"type": "object", "properties": {}}),
+                    ElicitationReply {
+                        action: ElicitationAction::Decline,
+                        content: None
+                    }
+                ),
+                (
+                    "erp_cancel_order",
+                    "Why refund?",
+                    json!({"type": "object", "properties": {"reason": {"type": "string",
+                        "enum": ["duplicate", "damaged"]}}, "required": ["reason"]}),
+                    ElicitationReply {
+                        action: ElicitationAction::Accept,
+                        content: Some(json!({"reason": "damaged"}))
+                    }
+                ),
+            ]
+        );
+        assert!(scenario.named_tools().contains("erp_cancel_order"));
+    }
+
+    #[test]
+    fn elicitation_mistakes_name_the_field() {
+        let text = format!(
+            "{HEAD}expected_calls: []\nelicitations:\n  - tool: crm_delete_contacts\n    message: Delete?\n    reply: {{action: accept}}\n  - tool: crm_delete_contact\n    message: ' '\n    reply: {{action: decline, content: {{ok: true}}}}\n  - tool: crm_delete_contact\n    message: Again?\n    reply: {{action: cancel}}\n  - tool: erp_cancel_order\n    message: How much?\n    schema: {{type: object, properties: {{amount: {{type: number, maximum: 50}}, address: {{type: object}}}}}}\n    reply: {{action: accept}}\n  - tool: crm_create_contact\n    message: Which name?\n    schema: {{type: object, properties: {{name: {{type: string}}}}, required: [name]}}\n    reply: {{action: accept, content: {{name: 7}}}}\n"
+        );
+        assert_eq!(
+            load_yaml(&text).expect_err("problems").to_string(),
+            "`FILE`: elicitations[0].tool (line 8): unknown tool `crm_delete_contacts` (did you mean `crm_delete_contact`?)\n\
+             `FILE`: elicitations[1].message: must not be empty\n\
+             `FILE`: elicitations[1].reply.content: is only sent with `action: accept`, not with `decline`\n\
+             `FILE`: elicitations[2].tool: `crm_delete_contact` already asks in `elicitations[1]`: one entry per tool\n\
+             `FILE`: elicitations[3].schema.properties.address.type: is \"object\": an elicitation field is a `string`, `number`, `integer` or `boolean` (MCP elicitation allows no nested objects or arrays)\n\
+             `FILE`: elicitations[4].reply.content: `/name`: 7 is not of type \"string\""
+        );
     }
 }

@@ -6,6 +6,7 @@
 //! the rest of the crate uses without re-checking. See `docs/scenarios.md` for the format.
 
 pub mod assertion;
+mod elicitation;
 pub mod file;
 mod fixture;
 pub mod load;
@@ -22,6 +23,7 @@ use serde_json_path::JsonPath;
 use self::assertion::Assertion;
 use crate::catalog::{self, Catalog};
 
+pub use elicitation::{Elicitation, ElicitationAction, ElicitationReply};
 pub use fixture::load_fixture;
 pub use load::{load_dir, load_faults, load_file};
 pub use smoke::SmokeSet;
@@ -522,6 +524,8 @@ pub struct Scenario {
     pub alternatives: Vec<Trajectory>,
     /// Invalid trajectories; `verify` requires each to fail.
     pub counterexamples: Vec<Trajectory>,
+    /// What tools ask the user mid-call, at most one entry per tool; empty when none asks.
+    pub elicitations: Vec<Elicitation>,
 }
 
 impl ForbiddenCall {
@@ -551,7 +555,8 @@ impl Scenario {
     }
 
     /// The tools this scenario names: its expected calls' tools (every equivalent one), its
-    /// forbidden calls', its per-tool budgets' and its faults' tools, sorted.
+    /// forbidden calls', its per-tool budgets', its faults' and its elicitations' tools,
+    /// sorted.
     pub fn named_tools(&self) -> std::collections::BTreeSet<&str> {
         let expected = self
             .expected_calls
@@ -561,6 +566,7 @@ impl Scenario {
             .chain(self.forbidden_calls.iter().map(|call| &call.tool))
             .chain(self.max_per_tool.keys())
             .chain(self.faults.iter().map(|fault| &fault.tool))
+            .chain(self.elicitations.iter().map(|asked| &asked.tool))
             .map(String::as_str)
             .collect()
     }

@@ -6,6 +6,7 @@ pub mod answer_checks;
 pub mod budget;
 pub mod compare;
 pub mod conversation;
+pub mod elicitation;
 pub mod matching;
 pub mod metrics;
 pub mod probes;
@@ -147,6 +148,10 @@ pub enum CheckKind {
     /// In a scripted conversation: the agent stopped for a message that needed it (`wait`),
     /// or its play ended before the user's last message.
     Conversation,
+    /// A tool asked the user for input (`elicitations`) and the agent's client showed the
+    /// request to the user and returned the user's answer to the server, unchanged (one check
+    /// per elicitation made).
+    Elicitation,
 }
 
 /// One deterministic check with its reason.

@@ -52,6 +52,7 @@ pub fn score(
     checks.extend(state_checks(scenario, seeded, final_state));
     checks.extend(tool_checks(trace));
     checks.extend(forbidden_checks(scenario, trace));
+    checks.extend(super::elicitation::checks(trace));
     let record = if scenario.final_answer.contains_results.is_empty() {
         Value::Null
     } else {

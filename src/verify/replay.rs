@@ -101,10 +101,20 @@ pub fn replay_on(
     Ok((played.trace, played.state))
 }
 
+/// `harness` whose tools ask what `scenario`'s `elicitations` say; a written trajectory's
+/// client is taken to be faithful, so the scripted user answers.
+fn eliciting(harness: Harness, scenario: &Scenario) -> Harness {
+    match crate::harness::Elicitations::scripted(scenario) {
+        Some(elicitations) => harness.eliciting(elicitations),
+        None => harness,
+    }
+}
+
 /// One reply of a trajectory: the calls before it and its text.
 pub type Exchange<'a> = (&'a [PlannedCall], Option<&'a str>);
 
 fn drive(harness: Harness, scenario: &Scenario, exchanges: &[Exchange<'_>]) -> Played {
+    let harness = eliciting(harness, scenario);
     futures::executor::block_on(tokio::task::unconstrained(async {
         let (conversation, answer) = converse(&harness, scenario, exchanges).await;
         Played {
@@ -168,6 +178,7 @@ pub async fn play_live(
     if scenario.block_forbidden {
         harness = harness.blocking(scenario.forbidden_calls.clone());
     }
+    let harness = eliciting(harness, scenario);
     let before = crate::runner::probe(scenario, &harness).await;
     let (conversation, answer) = converse(&harness, scenario, exchanges).await;
     let after = crate::runner::probe(scenario, &harness).await;

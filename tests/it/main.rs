@@ -11,6 +11,7 @@ mod bench;
 mod cassettes;
 mod cli;
 mod conversations;
+mod elicitation;
 mod gate;
 mod github;
 mod judge;

@@ -4,6 +4,7 @@
 
 mod answer;
 mod calls;
+mod elicitations;
 mod trajectories;
 
 use std::collections::BTreeMap;
@@ -122,25 +123,13 @@ pub(super) fn validate(
         problems,
     );
 
-    let forbidden_calls: Vec<ForbiddenCall> = raw
-        .forbidden_calls
-        .into_iter()
-        .enumerate()
-        .map(|(index, call)| validate_forbidden(index, call, catalog, problems))
-        .collect();
-    let final_state_probes = raw
-        .final_state_probes
-        .into_iter()
-        .enumerate()
-        .filter_map(|(index, probe)| validate_probe(index, probe, catalog, problems))
-        .collect();
-    if raw.block_forbidden && forbidden_calls.is_empty() {
-        problems.add(
-            "block_forbidden",
-            None,
-            "has no effect without `forbidden_calls`",
-        );
-    }
+    let (forbidden_calls, final_state_probes) = validate_forbidden_and_probes(
+        std::mem::take(&mut raw.forbidden_calls),
+        std::mem::take(&mut raw.final_state_probes),
+        raw.block_forbidden,
+        catalog,
+        problems,
+    );
     let group = expected_calls
         .first()
         .and_then(|call| catalog.tool(&call.tool))
@@ -160,6 +149,7 @@ pub(super) fn validate(
         &state,
         problems,
     );
+    let elicitations = elicitations::validate_elicitations(raw.elicitations, catalog, problems);
 
     Some(Scenario {
         draft: raw.draft,
@@ -197,7 +187,37 @@ pub(super) fn validate(
         judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
         alternatives: talk.alternatives,
         counterexamples: talk.counterexamples,
+        elicitations,
     })
+}
+
+/// Checks `forbidden_calls` (and that `block_forbidden` has some to block) and
+/// `final_state_probes`; returns the usable ones of each, in file order.
+fn validate_forbidden_and_probes(
+    forbidden: Vec<super::file::ForbiddenCallFile>,
+    probes: Vec<super::file::ProbeFile>,
+    block_forbidden: bool,
+    catalog: &Catalog,
+    problems: &mut Problems<'_>,
+) -> (Vec<ForbiddenCall>, Vec<super::Probe>) {
+    let forbidden_calls: Vec<ForbiddenCall> = forbidden
+        .into_iter()
+        .enumerate()
+        .map(|(index, call)| validate_forbidden(index, call, catalog, problems))
+        .collect();
+    let final_state_probes = probes
+        .into_iter()
+        .enumerate()
+        .filter_map(|(index, probe)| validate_probe(index, probe, catalog, problems))
+        .collect();
+    if block_forbidden && forbidden_calls.is_empty() {
+        problems.add(
+            "block_forbidden",
+            None,
+            "has no effect without `forbidden_calls`",
+        );
+    }
+    (forbidden_calls, final_state_probes)
 }
 
 /// Checks the id and the prompt; returns the tier, or 1 (reported) when it is not in 1..=5.
