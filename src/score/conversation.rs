@@ -341,7 +341,7 @@ pub fn metrics(scenario: &Scenario, conversation: &Conversation) -> Conversation
 }
 
 /// `text` cut to 60 characters for a check's detail.
-fn short(text: &str) -> String {
+pub(crate) fn short(text: &str) -> String {
     let mut chars = text.chars();
     let head: String = chars.by_ref().take(60).collect();
     if chars.next().is_some() {

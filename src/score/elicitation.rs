@@ -9,6 +9,7 @@
 //! elicitation capability) fails too: the scenario needs a client that can. An elicitation
 //! that never happened (the tool was never called) is no failure by itself.
 
+use super::conversation::short;
 use super::{Check, CheckKind};
 use crate::trace::CallRecord;
 
@@ -54,17 +55,6 @@ pub fn checks(trace: &[CallRecord]) -> Vec<Check> {
             })
         })
         .collect()
-}
-
-/// `text` cut to 60 characters for a check's detail.
-fn short(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(60).collect();
-    if chars.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
-    }
 }
 
 #[cfg(test)]
