@@ -287,8 +287,8 @@ pub fn checks(scenario: &Scenario, conversation: &Conversation) -> Vec<Check> {
             kind: CheckKind::Conversation,
             subject: format!("user_turns[{turn}]"),
             passed: false,
-            detail: "the agent's play ended (turn limit, time or crash) before the user's next \
-                     message"
+            detail: "the agent's play ended (turn limit, time, crash, or the end of a recorded \
+                     or written trajectory) before the user's next message"
                 .to_owned(),
         }),
         Ended::Finished

@@ -171,6 +171,14 @@ pub(super) fn validate_conversation(
     }
 }
 
+/// Whether `checks` or one of its `any_of` groups lists `contains_results`.
+fn uses_results(checks: &super::super::file::AnswerChecksFile) -> bool {
+    !checks.contains_results.is_empty() || checks.any_of.iter().any(uses_results)
+}
+
+/// Checks `user_turns`: every message said (not blank), its `reply` checks (as
+/// `final_answer`'s, with `state`, without `contains_results`), and every expected call's
+/// `user_turn` naming one of the conversation's messages.
 pub(super) fn validate_user_turns(
     turns: Vec<super::super::file::UserTurnFile>,
     expected: &[super::super::ExpectedCall],
@@ -205,6 +213,14 @@ pub(super) fn validate_user_turns(
             let reply = turn
                 .reply
                 .map(|checks| {
+                    if uses_results(&checks) {
+                        problems.add(
+                            &format!("user_turns[{index}].reply.contains_results"),
+                            None,
+                            "is not available on a reply: a reply's checks cannot read the run \
+                             record; state the value with `values` (`seeded` or `state`) instead",
+                        );
+                    }
                     super::answer::validate_answer(
                         &format!("user_turns[{index}].reply"),
                         checks,

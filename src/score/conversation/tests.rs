@@ -176,3 +176,21 @@ fn a_turns_reply_checks_judge_the_reply_the_message_followed() {
         "the confirmation named the wrong record"
     );
 }
+
+#[test]
+fn a_reply_cannot_check_results_and_says_so_at_load() {
+    let text = "id: T5-902\ntier: 5\ntype: ambiguous_input\nprompt: Delete contact Ada.\n\
+                seed_state: fixtures/enterprise.json\nexpected_calls: []\nuser_turns:\n  \
+                - say: No.\n    wait: true\n    reply:\n      contains_results: [\"$.calls[0].result.id\"]\n";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("s.yaml");
+    std::fs::write(&path, text).expect("write scenario");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let error = scenario::load_file(&path, root, Catalog::builtin()).expect_err("refused");
+    let message = format!("{error:#}");
+    assert!(
+        message.contains("user_turns[0].reply.contains_results")
+            && message.contains("is not available on a reply"),
+        "{message}"
+    );
+}
