@@ -6,7 +6,6 @@
 use std::path::Path;
 
 use toolgate::agent::Agent;
-use toolgate::agent::command::CommandAgent;
 use toolgate::agent::openai::{OpenAiAgent, OpenAiConfig};
 use toolgate::agent::replay::Recordings;
 use toolgate::catalog::Catalog;
@@ -17,7 +16,7 @@ use toolgate::score::conversation::Ended;
 use toolgate::score::{CheckKind, Outcome};
 use wiremock::ResponseTemplate;
 
-use crate::support::{FakeProvider, answer, repo, tool_calls};
+use crate::support::{FakeProvider, answer, python_command_agent, repo, tool_calls};
 
 /// Delete a contact only once the user confirms: the confirmation needs the agent to wait.
 const CONFIRMED_DELETE: &str = "id: T5-950\ntier: 5\ntype: ambiguous_input\n\
@@ -179,25 +178,13 @@ async fn a_model_that_deletes_before_the_confirmation_fails_where_it_should_have
 async fn a_command_agent_runs_once_per_message_and_keeps_the_server_state() {
     // Asks first; on the user's answer (the second run, with the history) it reads the
     // contact it is told to keep, through the same MCP server.
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let script = "import json, os; from scripted_agent import McpClient\n\
 if 'TOOLGATE_TURN' not in os.environ:\n    print('Shall I delete Ada Lovelace (C-001)? It cannot be undone.')\nelse:\n    \
 history = json.loads(os.environ['TOOLGATE_CONVERSATION'])\n    \
 c = McpClient(os.environ['TOOLGATE_MCP_URL']); c.initialize()\n    \
 c.call('crm_get_contact', {'contact_id': 'C-001'})\n    \
 print('Kept her, as you said (turn %s, %d messages).' % (os.environ['TOOLGATE_TURN'], len(history)))\n";
-    let dir = tempfile::tempdir().expect("temp dir");
-    let program = dir.path().join("conversation_agent.py");
-    std::fs::write(&program, script).expect("write the agent");
-    let agent = Agent::Command(CommandAgent {
-        command: format!(
-            "PYTHONPATH='{}' python3 '{}'",
-            examples.display(),
-            program.display()
-        ),
-        model: None,
-        system_prompt: None,
-    });
+    let (agent, _dir) = python_command_agent(script);
     let scenario = scenario(DECLINED_DELETE);
     let run = run_with(&agent, &scenario).await;
     assert_eq!(

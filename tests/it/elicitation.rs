@@ -5,11 +5,8 @@
 //! user declined fails the elicitation check; a stateless `2026-07-28` client is asked with an
 //! `input_required` result and retries with the user's answer.
 
-use std::path::Path;
-
 use serde_json::json;
 use toolgate::agent::Agent;
-use toolgate::agent::command::CommandAgent;
 use toolgate::catalog::Catalog;
 use toolgate::harness::{ToolSet, WorldBackends};
 use toolgate::runner::{RunOptions, ScenarioRun, run_one};
@@ -17,7 +14,7 @@ use toolgate::scenario::{ElicitationAction, ElicitationReply, Scenario, load_fil
 use toolgate::score::{CheckKind, Outcome};
 use toolgate::trace::{CallOutcome, ElicitationRecord};
 
-use crate::support::repo;
+use crate::support::{python_command_agent, repo};
 
 /// The message the deletion asks with.
 const ASKED: &str = "Delete Ada Lovelace (C-001)? This cannot be undone.";
@@ -74,26 +71,13 @@ async fn run_with(agent: &Agent, scenario: &Scenario) -> ScenarioRun {
 /// expression over `url`, `McpClient` and `ask_user`), deletes C-001 and prints the outcome.
 /// The program lives in the returned directory.
 fn python_agent(client: &str) -> (Agent, tempfile::TempDir) {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let script = format!(
         "import os\nfrom scripted_agent import McpClient, ask_user\n\
 url = os.environ['TOOLGATE_MCP_URL']\nc = {client}\nc.initialize()\n\
 failed, result = c.call('crm_delete_contact', {{'contact_id': 'C-001', 'confirm': True}})\n\
 print(result if failed else 'Deleted Ada Lovelace.')\n"
     );
-    let dir = tempfile::tempdir().expect("temp dir");
-    let program = dir.path().join("agent.py");
-    std::fs::write(&program, script).expect("write the agent");
-    let agent = Agent::Command(CommandAgent {
-        command: format!(
-            "PYTHONPATH='{}' python3 '{}'",
-            examples.display(),
-            program.display()
-        ),
-        model: None,
-        system_prompt: None,
-    });
-    (agent, dir)
+    python_command_agent(&script)
 }
 
 fn elicitation_checks(run: &ScenarioRun) -> Vec<(bool, String, String)> {
@@ -310,19 +294,7 @@ print(first['resultType'] + ': ' + second['content'][0]['text'])
 
 #[tokio::test]
 async fn a_2026_07_28_command_agent_is_asked_in_a_round_of_its_own_and_the_decline_holds() {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let program = dir.path().join("mrtr_agent.py");
-    std::fs::write(&program, MRTR_AGENT).expect("write the agent");
-    let agent = Agent::Command(CommandAgent {
-        command: format!(
-            "PYTHONPATH='{}' python3 '{}'",
-            examples.display(),
-            program.display()
-        ),
-        model: None,
-        system_prompt: None,
-    });
+    let (agent, _dir) = python_command_agent(MRTR_AGENT);
     let run = run_with(&agent, &scenario(DECLINED)).await;
     assert_eq!(
         run.agent

@@ -190,3 +190,22 @@ pub(crate) fn peer_missing(missing: &str, install: &str) {
     );
     eprintln!("skipped: {missing} ({install})");
 }
+
+/// A `command` agent running the Python `program`, with examples/ on its `PYTHONPATH` (for
+/// `scripted_agent`'s MCP client). The program lives in the returned directory.
+pub(crate) fn python_command_agent(program: &str) -> (toolgate::agent::Agent, tempfile::TempDir) {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("agent.py");
+    std::fs::write(&path, program).expect("write the agent");
+    let agent = toolgate::agent::Agent::Command(toolgate::agent::command::CommandAgent {
+        command: format!(
+            "PYTHONPATH='{}' python3 '{}'",
+            examples.display(),
+            path.display()
+        ),
+        model: None,
+        system_prompt: None,
+    });
+    (agent, dir)
+}
