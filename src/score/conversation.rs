@@ -107,19 +107,20 @@ impl Ended {
     }
 }
 
-/// The scripted user of one run, kept while the agent plays.
+/// A conversation's record while it is held, for the scripted and the simulated user alike:
+/// the exchanges so far, whether it is still open, and where the calls since the user's last
+/// message start in the trace.
 #[derive(Debug, Clone)]
-pub struct Script {
-    record: Conversation,
-    open: bool,
-    next: usize,
+pub(crate) struct Transcript {
+    pub(crate) record: Conversation,
+    pub(crate) open: bool,
     first_call: usize,
 }
 
-impl Script {
+impl Transcript {
     /// A conversation that starts with `scenario`'s prompt.
-    pub fn new(scenario: &Scenario) -> Script {
-        Script {
+    pub(crate) fn new(scenario: &Scenario) -> Transcript {
+        Transcript {
             record: Conversation {
                 exchanges: vec![Exchange {
                     user: scenario.prompt.clone(),
@@ -129,8 +130,57 @@ impl Script {
                 ended: Ended::Finished,
             },
             open: true,
-            next: 0,
             first_call: 0,
+        }
+    }
+
+    /// The calls made since the user's last message.
+    pub(crate) fn since<'a>(&self, trace: &'a [CallRecord]) -> &'a [CallRecord] {
+        trace.get(self.first_call..).unwrap_or_default()
+    }
+
+    /// Closes the last exchange with the agent's `reply` and the calls since its message;
+    /// nothing once the conversation is over.
+    pub(crate) fn close_exchange(&mut self, reply: Option<&str>, trace: &[CallRecord]) {
+        if !self.open {
+            return;
+        }
+        if let Some(last) = self.record.exchanges.last_mut() {
+            last.calls = trace.len().saturating_sub(self.first_call);
+            last.reply = reply.map(str::to_owned);
+        }
+    }
+
+    /// Opens an exchange with the user's message `user`, after the calls of `trace`.
+    pub(crate) fn open_exchange(&mut self, user: &str, trace: &[CallRecord]) {
+        self.first_call = trace.len();
+        self.record.exchanges.push(Exchange {
+            user: user.to_owned(),
+            calls: 0,
+            reply: None,
+        });
+    }
+
+    /// Ends the conversation as `ended`.
+    pub(crate) fn end(&mut self, ended: Ended) {
+        self.record.ended = ended;
+        self.open = false;
+    }
+}
+
+/// The scripted user of one run, kept while the agent plays.
+#[derive(Debug, Clone)]
+pub struct Script {
+    transcript: Transcript,
+    next: usize,
+}
+
+impl Script {
+    /// A conversation that starts with `scenario`'s prompt.
+    pub fn new(scenario: &Scenario) -> Script {
+        Script {
+            transcript: Transcript::new(scenario),
+            next: 0,
         }
     }
 
@@ -143,19 +193,19 @@ impl Script {
         reply: Option<&str>,
         trace: &[CallRecord],
     ) -> Option<String> {
-        self.close_exchange(reply, trace);
-        if !self.open {
+        self.transcript.close_exchange(reply, trace);
+        if !self.transcript.open {
             return None;
         }
         let Some(turn) = scenario.user_turns.get(self.next) else {
-            self.end(Ended::Finished);
+            self.transcript.end(Ended::Finished);
             return None;
         };
         let asked = reply.is_some_and(|text| Answer::read(text, trace).asks_clarification());
         if turn.wait {
-            let since = trace.get(self.first_call..).unwrap_or_default();
+            let since = self.transcript.since(trace);
             if let Some(detail) = not_waited(scenario, since, asked) {
-                self.end(Ended::NotWaited {
+                self.transcript.end(Ended::NotWaited {
                     turn: self.next,
                     detail,
                 });
@@ -163,16 +213,11 @@ impl Script {
             }
         }
         if turn.when == SendWhen::Asked && !asked {
-            self.end(Ended::NotAsked { turn: self.next });
+            self.transcript.end(Ended::NotAsked { turn: self.next });
             return None;
         }
         self.next += 1;
-        self.first_call = trace.len();
-        self.record.exchanges.push(Exchange {
-            user: turn.say.clone(),
-            calls: 0,
-            reply: None,
-        });
+        self.transcript.open_exchange(&turn.say, trace);
         Some(turn.say.clone())
     }
 
@@ -188,33 +233,18 @@ impl Script {
         final_answer: Option<&str>,
         trace: &[CallRecord],
     ) -> Conversation {
-        if self.open && self.reply(scenario, final_answer, trace).is_some() {
-            self.record.exchanges.pop();
+        if self.transcript.open && self.reply(scenario, final_answer, trace).is_some() {
+            self.transcript.record.exchanges.pop();
             self.next -= 1;
-            self.end(Ended::Cut { turn: self.next });
+            self.transcript.end(Ended::Cut { turn: self.next });
         }
-        self.record
+        self.transcript.record
     }
 
     /// Whether the conversation is over (the user has nothing more to say, or the run failed
     /// a `wait`).
     pub fn is_over(&self) -> bool {
-        !self.open
-    }
-
-    fn close_exchange(&mut self, reply: Option<&str>, trace: &[CallRecord]) {
-        if !self.open {
-            return;
-        }
-        if let Some(last) = self.record.exchanges.last_mut() {
-            last.calls = trace.len().saturating_sub(self.first_call);
-            last.reply = reply.map(str::to_owned);
-        }
-    }
-
-    fn end(&mut self, ended: Ended) {
-        self.record.ended = ended;
-        self.open = false;
+        !self.transcript.open
     }
 }
 

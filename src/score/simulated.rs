@@ -9,7 +9,7 @@
 //! mistake ends the conversation unsent ([`Ended::SimulatorMistake`]: the run is
 //! `inconclusive`).
 
-use super::conversation::{Conversation, Ended, Exchange};
+use super::conversation::{Conversation, Ended, Exchange, Transcript};
 use super::simulator_mistakes::{self, Context};
 use crate::scenario::Scenario;
 use crate::trace::CallRecord;
@@ -17,29 +17,17 @@ use crate::trace::CallRecord;
 /// The conversation of one run with a simulated user, kept while the agent plays.
 #[derive(Debug, Clone)]
 pub struct Simulated {
-    record: Conversation,
-    open: bool,
+    transcript: Transcript,
     /// Messages the simulator sent after the prompt.
     sent: u32,
-    /// Where the calls since the user's last message start in the trace.
-    first_call: usize,
 }
 
 impl Simulated {
     /// A conversation that starts with `scenario`'s prompt.
     pub fn new(scenario: &Scenario) -> Simulated {
         Simulated {
-            record: Conversation {
-                exchanges: vec![Exchange {
-                    user: scenario.prompt.clone(),
-                    calls: 0,
-                    reply: None,
-                }],
-                ended: Ended::Finished,
-            },
-            open: true,
+            transcript: Transcript::new(scenario),
             sent: 0,
-            first_call: 0,
         }
     }
 
@@ -52,13 +40,10 @@ impl Simulated {
         reply: Option<&str>,
         trace: &[CallRecord],
     ) -> bool {
-        if !self.open {
+        if !self.transcript.open {
             return false;
         }
-        if let Some(last) = self.record.exchanges.last_mut() {
-            last.calls = trace.len().saturating_sub(self.first_call);
-            last.reply = reply.map(str::to_owned);
-        }
+        self.transcript.close_exchange(reply, trace);
         let limit = scenario
             .simulated_user
             .as_ref()
@@ -75,7 +60,7 @@ impl Simulated {
     /// The conversation so far, in order, the prompt's exchange first and the agent's last
     /// reply in the last one: what the simulator is shown.
     pub fn exchanges(&self) -> &[Exchange] {
-        &self.record.exchanges
+        &self.transcript.record.exchanges
     }
 
     /// The 1-based number of the user message the simulator is asked for next (2 is the first
@@ -93,11 +78,12 @@ impl Simulated {
         said: Option<&str>,
         trace: &[CallRecord],
     ) -> Option<String> {
-        if !self.open {
+        if !self.transcript.open {
             return None;
         }
         let user = scenario.simulated_user.as_ref()?;
         let replies: Vec<&str> = self
+            .transcript
             .record
             .exchanges
             .iter()
@@ -109,6 +95,7 @@ impl Simulated {
             prompt: &scenario.prompt,
             replies: &replies,
             last_reply: self
+                .transcript
                 .record
                 .exchanges
                 .last()
@@ -128,12 +115,7 @@ impl Simulated {
             return None;
         };
         self.sent += 1;
-        self.first_call = trace.len();
-        self.record.exchanges.push(Exchange {
-            user: message.to_owned(),
-            calls: 0,
-            reply: None,
-        });
+        self.transcript.open_exchange(message, trace);
         Some(message.to_owned())
     }
 
@@ -141,8 +123,8 @@ impl Simulated {
     /// ended while the user had more to say ([`Ended::Unfinished`]). Used when the runner asks the simulator about the agent's final
     /// answer, which the agent did not hand to the user itself.
     pub fn cut(&mut self) {
-        if self.open && self.sent > 0 {
-            self.record.exchanges.pop();
+        if self.transcript.open && self.sent > 0 {
+            self.transcript.record.exchanges.pop();
             self.sent -= 1;
             self.end(Ended::Unfinished {
                 messages: self.sent,
@@ -152,18 +134,17 @@ impl Simulated {
 
     /// Whether the conversation is over.
     pub fn is_over(&self) -> bool {
-        !self.open
+        !self.transcript.open
     }
 
     /// The record. A conversation still open (its simulator failed) reads as
     /// [`Ended::Finished`]; such a run is `errored` and its record is not kept.
     pub fn finish(self) -> Conversation {
-        self.record
+        self.transcript.record
     }
 
     fn end(&mut self, ended: Ended) {
-        self.record.ended = ended;
-        self.open = false;
+        self.transcript.end(ended);
     }
 }
 
