@@ -748,6 +748,16 @@ pub struct InitArgs {
     /// stdio server's command line (split as a shell does, e.g. `"npx -y my-server"`).
     #[arg(long, value_name = "SERVER")]
     pub from: Option<String>,
+    /// With `--from`: draft a suite of the real server instead of mocks. `toolgate.yaml`
+    /// names it under `servers:` (the command line or URL as given: write a secret as
+    /// `${VAR}`, which stays so in the file and is read from the environment), and each tool
+    /// gets one draft scenario with values from its input schema. Tools annotated
+    /// `readOnlyHint: true` are called once with those values; only a call that succeeded
+    /// makes a happy draft (`<tool>-happy`, with `succeeds: true`). A rejected call makes
+    /// `<tool>-rejected`, quoting the server's error, and any other tool is never called
+    /// (`<tool>-untried`). No baseline is written.
+    #[arg(long, requires = "from")]
+    pub servers: bool,
     /// The directory to write the suite into (created if missing).
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

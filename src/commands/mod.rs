@@ -45,7 +45,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
         },
         Command::Proxy(args) => proxy::proxy_command(&args, out, err),
         Command::Score(args) => score::score_command(&args, out),
-        Command::Init(args) => init::init_command(&args, out),
+        Command::Init(args) => init::init_command(&args, out, err),
         Command::Schema(args) => schema::schema_command(&args, out),
         Command::View(args) => view::view_command(&args, out, err),
     }

@@ -85,6 +85,7 @@ fn score_mutants(
         .collect::<Result<Vec<_>, String>>()?;
     Ok(ScenarioMutants {
         id: scenario.id.clone(),
+        draft: scenario.draft,
         mutants,
     })
 }
@@ -195,6 +196,7 @@ pub async fn analyse_suite_on(
         }
         report.scenarios.push(ScenarioMutants {
             id: scenario.id.clone(),
+            draft: scenario.draft,
             mutants: results,
         });
     }
