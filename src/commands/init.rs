@@ -244,6 +244,7 @@ pub(super) fn verify_command(
 ) -> Result<Exit> {
     let (file, file_path) = suite::suite_config(&args.suite.root, None)?;
     let mut loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+    loaded.warn_listing(err)?;
     let plan = runner::RunPlan {
         scenarios: std::mem::take(&mut loaded.scenarios).into(),
         agent: Arc::new(Agent::Reference),

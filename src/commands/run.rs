@@ -123,6 +123,7 @@ fn run_for_gate(
         baseline.and_then(|b| b.pins.as_ref()),
         err,
     )?;
+    loaded.warn_listing(err)?;
     warn_drafts(&selected, &loaded.scenarios, err)?;
     let usage_unchecked = check_usage_limits(settings, &selected)?;
     let pins = pins(args, settings, endpoint.as_ref(), &selected, &loaded)?;
