@@ -65,11 +65,24 @@ fn init_servers_drafts_happy_paths_only_for_calls_the_memory_server_accepted() {
     );
 
     let root = suite.display().to_string();
-    let (code, stdout, stderr) = run_in(dir.path(), &env, &["verify", "--root", &root]);
+    let (code, stdout, stderr) = run_in(
+        dir.path(),
+        &env,
+        &["verify", "--root", &root, "--mutants", "--verbose"],
+    );
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
         stdout.starts_with(
             "9 of 9 scenarios pass with the reference agent\n9 of 9 scenarios are drafts"
+        ),
+        "{stdout}"
+    );
+    // Every draft has `succeeds`, so each also gets a failed-call mutant (35 mutants without
+    // them), and none survives; kills on drafts are counted apart from the headline rate.
+    assert!(!stdout.contains("survived"), "{stdout}");
+    assert!(
+        stdout.ends_with(
+            "no finished scenario has mutants: the kill rate measures nothing yet\n44 of 44 killed on draft scenarios: drafts are not evidence\n"
         ),
         "{stdout}"
     );
