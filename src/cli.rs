@@ -123,9 +123,10 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub suite: SuiteArgs,
     /// Also derive broken trajectories from each reference run (dropped call, look-alike
-    /// tool, changed argument, invented id, exceeded budget, forbidden call, ignored result)
-    /// and require the checks to fail them: at least 95% killed overall and at least one per
-    /// scenario.
+    /// tool, changed argument, invented id, exceeded budget, forbidden call, ignored result,
+    /// failed call) and require the checks to fail them: at least 95% killed over the
+    /// finished scenarios and at least one per scenario. Kills on drafts (`draft: true`) are
+    /// counted apart: drafts are not evidence.
     #[arg(long)]
     pub mutants: bool,
     /// Print, per tier, how many written alternatives (valid trajectories) were rejected and

@@ -147,7 +147,7 @@ fn init_servers(
     )?;
     writeln!(
         out,
-        "no baseline: edit the drafts, drop `draft: true`, then run `toolgate verify --root {dir} --mutants` and `toolgate gate --root {dir} --all` and keep its results.json as baseline.json",
+        "no baseline: edit the drafts, drop `draft: true`, then run `toolgate verify --root {dir} --mutants` and `toolgate gate --root {dir} --all` and keep its results.json as baseline.json; both run every draft against the server, the untried write tools too (point the server at scratch data first)",
         dir = args.dir.display()
     )?;
     Ok(Exit::Pass)
