@@ -483,6 +483,10 @@ pub struct ExpectedCallFile {
     /// judged by whether it found the record, not by its query text).
     #[serde(default)]
     pub result_contains: Vec<Value>,
+    /// The paired call must succeed: not a tool error (`isError: true`), a protocol error or
+    /// a call refused as invalid; the failing check quotes the error text. Default `false`.
+    #[serde(default)]
+    pub succeeds: bool,
     /// Partial match: each key present with an equal value (numbers by value, objects
     /// partially, arrays element-wise).
     #[serde(default, deserialize_with = "unique_keys")]

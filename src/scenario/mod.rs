@@ -273,6 +273,8 @@ pub struct ExpectedCall {
     pub args_contains: Map<String, Value>,
     /// Values or partial records the call's result must contain at some depth.
     pub result_contains: Vec<Value>,
+    /// Whether the paired call must succeed (not a tool, protocol or invalid-call error).
+    pub succeeds: bool,
     /// Partial match: every key given must be present with an equal value (numbers by value,
     /// nested objects partially, arrays element by element).
     pub args_match: Map<String, Value>,
@@ -332,6 +334,7 @@ impl ExpectedCall {
             args_exact: Vec::new(),
             args_contains: Map::new(),
             result_contains: Vec::new(),
+            succeeds: false,
             args_match: Map::new(),
             args_forbid: Vec::new(),
             args_from_prior: Vec::new(),

@@ -14,6 +14,7 @@ mod conversations;
 mod elicitation;
 mod gate;
 mod github;
+mod init_servers;
 mod judge;
 mod lint;
 mod listeners;

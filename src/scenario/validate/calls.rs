@@ -200,6 +200,7 @@ pub(super) fn validate_call(
         args_exact: call.args_exact,
         args_contains: call.args_contains,
         result_contains: call.result_contains,
+        succeeds: call.succeeds,
         args_match: call.args_match,
         args_forbid: call.args_forbid,
         args_from_prior,
