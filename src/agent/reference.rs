@@ -12,12 +12,21 @@
 
 use serde_json::{Map, Value};
 
-use super::{AgentOutcome, ToolExecutor};
-use crate::scenario::Scenario;
+use super::{AgentError, AgentOutcome, ToolExecutor};
+use crate::scenario::capture::as_text;
+use crate::scenario::{Placeholder, Scenario, Unread};
 use crate::trace::{CallOutcome, CallRecord};
 
 /// Plays `scenario`'s solution through `tools`.
-pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcome {
+///
+/// # Errors
+///
+/// [`AgentError::Config`] when a `reference_answer` placeholder has no value in the agent's
+/// own results (the call it reads failed, or its capture takes nothing).
+pub async fn run<E: ToolExecutor>(
+    scenario: &Scenario,
+    tools: &E,
+) -> Result<AgentOutcome, AgentError> {
     let mut played: Vec<CallRecord> = Vec::new();
     let mut assigned: Vec<Option<usize>> = Vec::new();
     let mut failed = Vec::new();
@@ -41,8 +50,8 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
             if !expected.applies(&expected.tool, &prior.argument) {
                 continue;
             }
-            if let Ok(value) = prior.path.query(&record).exactly_one() {
-                arguments.insert(prior.argument.clone(), value.clone());
+            if let Ok(value) = prior.from.read(&record) {
+                arguments.insert(prior.argument.clone(), value);
             }
         }
         let injected: u32 = scenario
@@ -96,7 +105,8 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     let final_answer = if let Some(reply) = conversation.last_reply {
         reply
     } else if let Some(answer) = &scenario.reference_answer {
-        answer.clone()
+        let record = crate::trace::run_record(&assigned, &played);
+        fill(answer, &scenario.reference_placeholders, &record)?
     } else if scenario.expected_calls.is_empty() {
         "I can't do that: the request is out of scope or too risky to carry out.".to_string()
     } else if failed.is_empty() {
@@ -104,11 +114,34 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     } else {
         format!("Some steps failed: {}.", failed.join(", "))
     };
-    AgentOutcome {
+    Ok(AgentOutcome {
         final_answer: Some(final_answer),
         turns: 1,
         ..AgentOutcome::default()
+    })
+}
+
+/// `answer` with each placeholder replaced by its value in `record` (a string as it is,
+/// anything else as compact JSON).
+fn fill(answer: &str, placeholders: &[Placeholder], record: &Value) -> Result<String, AgentError> {
+    let mut filled = answer.to_string();
+    for placeholder in placeholders {
+        let value = placeholder.from.read(record).map_err(|unread| {
+            let why = match unread {
+                Unread::NoValue => format!(
+                    "no single value there (calls[{}] failed or lacks that result)",
+                    placeholder.from.call_index
+                ),
+                Unread::NotCaptured(why) => why,
+            };
+            AgentError::Config(format!(
+                "reference_answer placeholder `{}` has no value: `{}` reads the reference agent's results, but {why}",
+                placeholder.written, placeholder.from.source
+            ))
+        })?;
+        filled = filled.replacen(&placeholder.written, &as_text(&value), 1);
     }
+    Ok(filled)
 }
 
 /// Where the reference agent is in a scripted conversation.

@@ -307,9 +307,11 @@ pub struct ForbiddenCallFile {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerChecksFile {
-    /// JSONPaths into the run record (`$.calls[i]...`) whose values the answer must mention.
+    /// Values from the run record the answer must mention: JSONPaths (`$.calls[i]...`) or
+    /// captures (`{from: <JSONPath>, regex: <pattern>}` / `{from: <JSONPath>, cel: <expr>}`).
     #[serde(default)]
-    pub contains_results: Vec<String>,
+    #[schemars(with = "Vec<RecordSourceFile>")]
+    pub contains_results: Vec<Value>,
     /// Texts the answer must contain, case-insensitively.
     #[serde(default)]
     pub contains_text: Vec<String>,
@@ -487,8 +489,9 @@ pub struct ExpectedCallFile {
     #[serde(default)]
     pub args_forbid: Vec<String>,
     /// Argument -> JSONPath into the run record (`$.calls[i]` is the call paired with expected
-    /// call i): the value must be the one that call returned.
+    /// call i), or a capture from it: the value must be the one that call returned.
     #[serde(default, deserialize_with = "unique_keys")]
+    #[schemars(with = "std::collections::BTreeMap<String, RecordSourceFile>")]
     pub args_from_prior: Map<String, Value>,
     /// Argument -> list of accepted values.
     #[serde(default, deserialize_with = "unique_keys")]
@@ -680,4 +683,38 @@ impl<'de> Deserialize<'de> for UniqueKeys {
         }
         deserializer.deserialize_any(Visitor)
     }
+}
+
+/// A value read from the run record, as `args_from_prior` and `contains_results` accept it
+/// (for the JSON Schema; the loader reads it by hand to name what is wrong).
+#[derive(schemars::JsonSchema)]
+#[serde(untagged)]
+#[allow(
+    dead_code,
+    reason = "describes the file format for the JSON Schema only"
+)]
+enum RecordSourceFile {
+    /// A JSONPath into the run record: `$.calls[i]...`, the call paired with expected call i.
+    Path(String),
+    /// A value captured from what a JSONPath finds: `from` and exactly one of `regex`/`cel`.
+    Capture(CaptureFile),
+}
+
+/// A capture: `from` and exactly one of `regex` or `cel`.
+#[derive(schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "describes the file format for the JSON Schema only"
+)]
+struct CaptureFile {
+    /// The JSONPath whose value is captured from (a text result is a JSON string).
+    from: String,
+    /// A pattern (Rust `regex` syntax): the first match's group `value`, else group 1, else
+    /// the whole match, as a string.
+    #[serde(default)]
+    regex: Option<String>,
+    /// A CEL expression over `value`, the JSON at `from`.
+    #[serde(default)]
+    cel: Option<String>,
 }
