@@ -65,7 +65,9 @@ pub async fn run<E: ToolExecutor>(
             let turn = u32::try_from(played.len() + 1).unwrap_or(u32::MAX);
             tools.begin_turn(turn);
             let observation = tools.call(&expected.tool, arguments.clone()).await;
-            let result = serde_json::from_str::<Value>(&observation.content).ok();
+            // As the trace records it: JSON when the text parses, else the text as a string.
+            let result = serde_json::from_str::<Value>(&observation.content)
+                .unwrap_or_else(|_| Value::String(observation.content.clone()));
             played.push(CallRecord {
                 index: played.len(),
                 tool: expected.tool.clone(),
@@ -75,7 +77,7 @@ pub async fn run<E: ToolExecutor>(
                 } else {
                     CallOutcome::Success
                 },
-                result: if observation.is_error { None } else { result },
+                result: (!observation.is_error).then_some(result),
                 error: observation.is_error.then_some(observation.content),
                 fault: None,
                 invalid: None,

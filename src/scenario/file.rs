@@ -84,8 +84,14 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub final_answer: Option<AnswerChecksFile>,
     /// The final answer the reference agent gives; required when `final_answer` has a check.
+    /// `{{ $.calls[i]... }}` placeholders (optionally `| /pattern/` or `| cel: expression`)
+    /// are filled from the reference agent's own results.
     #[serde(default)]
     pub reference_answer: Option<String>,
+    /// Arguments that are identifiers besides `id`/`*_id` names, as `tool.argument` globs
+    /// (`git_show.revision`, `*.target`): a value never seen before in the run is invented.
+    #[serde(default)]
+    pub identifiers: Vec<String>,
     /// The question the optional judge answers about the final answer; without it, a rubric for
     /// the scenario's type.
     #[serde(default)]

@@ -10,6 +10,7 @@ pub mod capture;
 mod elicitation;
 pub mod file;
 mod fixture;
+pub mod identifiers;
 pub mod load;
 pub mod smoke;
 mod source;
@@ -515,6 +516,9 @@ pub struct Scenario {
     /// The `{{ source }}` placeholders of `reference_answer`, in order: the reference agent
     /// fills each from its own results before it answers.
     pub reference_placeholders: Vec<capture::Placeholder>,
+    /// Arguments declared identifiers besides the id-like names (`identifiers` in the file):
+    /// their values must have been seen in the run before they are sent.
+    pub identifiers: identifiers::Identifiers,
     /// The question the optional judge answers about this scenario's final answer; `None`
     /// uses the built-in rubric for the scenario's type.
     pub judge_rubric: Option<String>,

@@ -189,7 +189,7 @@ impl<'a> Group<'a> {
                     CheckKind::AnswerContainsResult,
                     subject,
                     false,
-                    format!("nothing captured by `{}`: {why}", reference.source),
+                    format!("nothing captured: {why}"),
                 ),
             }
         }

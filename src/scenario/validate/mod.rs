@@ -5,6 +5,7 @@
 mod answer;
 mod calls;
 mod elicitations;
+mod identifiers;
 mod sources;
 mod trajectories;
 
@@ -151,6 +152,7 @@ pub(super) fn validate(
         problems,
     );
     let elicitations = elicitations::validate_elicitations(raw.elicitations, catalog, problems);
+    let identifiers = identifiers::validate_identifiers(&raw.identifiers, catalog, problems);
     let reference_placeholders = sources::reference_placeholders(
         raw.reference_answer.as_deref(),
         expected_calls.len(),
@@ -191,6 +193,7 @@ pub(super) fn validate(
         final_answer,
         reference_answer: raw.reference_answer,
         reference_placeholders,
+        identifiers,
         judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
         alternatives: talk.alternatives,
         counterexamples: talk.counterexamples,
