@@ -125,7 +125,7 @@ fn near_miss<'a>(value: &str, seen: &'a [String]) -> Option<&'a String> {
 }
 
 pub(super) fn find(view: &RunView<'_>) -> Vec<ProvenanceFinding> {
-    find_in(
+    find_with(
         &view.scenario.prompt,
         &view.scenario.identifiers,
         view.trace,
@@ -169,11 +169,17 @@ fn scalar_text(value: &Value) -> Option<String> {
     }
 }
 
+/// The id-like argument values of `trace` (calls in order) that appear neither in `prompt`
+/// nor in an earlier call's result or error (a text result searched as text).
+pub fn find_in(prompt: &str, trace: &[crate::trace::CallRecord]) -> Vec<ProvenanceFinding> {
+    find_with(prompt, &Identifiers::default(), trace)
+}
+
 /// The id-like argument values of `trace` (calls in order), and those of the arguments
 /// `identifiers` declares, that appear neither in `prompt` nor in an earlier call's result or
 /// error. A result that is text (a JSON string: the tool answered without structured
 /// content) is searched as text, so a value inside it counts as seen.
-pub fn find_in(
+pub fn find_with(
     prompt: &str,
     identifiers: &Identifiers,
     trace: &[crate::trace::CallRecord],
@@ -283,7 +289,7 @@ mod tests {
             call(4, "git_log", json!({"max_count": 7}), None),
         ];
         let identifiers = declared(&["git_show.revision", "*.branch_name"]);
-        let findings = find_in(
+        let findings = find_with(
             "Show the last commit, then check out main.",
             &identifiers,
             &trace,
@@ -298,7 +304,7 @@ mod tests {
         );
         assert_eq!(findings[0].kind, ProvenanceKind::Invented);
         assert!(
-            find_in("", &Identifiers::default(), &trace).is_empty(),
+            find_with("", &Identifiers::default(), &trace).is_empty(),
             "undeclared arguments without id-like names are not checked"
         );
     }

@@ -241,11 +241,7 @@ fn check(kind: TraceCheckKind, trace: &TraceView<'_>, episodes: &[Recovery]) -> 
             }
         }
         TraceCheckKind::NoInventedIds => {
-            let findings = provenance::find_in(
-                trace.prompt.unwrap_or_default(),
-                &crate::scenario::identifiers::Identifiers::default(),
-                calls,
-            );
+            let findings = provenance::find_in(trace.prompt.unwrap_or_default(), calls);
             let invented = findings
                 .iter()
                 .find(|finding| finding.kind == ProvenanceKind::Invented);
