@@ -221,7 +221,8 @@ fn merge(into: &mut Map<String, Value>, name: &str, value: &Value) {
 
 #[cfg(test)]
 mod tests {
-    //! The reference agent: `args_match` overlays `reference_args` element by element.
+    //! The reference agent: `args_match` overlays `reference_args` element by element, and
+    //! `reference_answer` placeholders are filled from its own results or fail naming why.
 
     use serde_json::json;
 
@@ -247,6 +248,49 @@ mod tests {
             arguments["entities"],
             json!([1, 2]),
             "other lengths replace"
+        );
+    }
+
+    #[test]
+    fn placeholders_are_filled_from_the_record_or_fail_naming_the_placeholder() {
+        let source = |inline: &str| {
+            let (path, capture) = inline.split_once(" | ").unwrap_or((inline, ""));
+            crate::scenario::RecordSource {
+                source: inline.to_string(),
+                path: serde_json_path::JsonPath::parse(path).expect("valid path"),
+                call_index: 0,
+                capture: (!capture.is_empty()).then(|| {
+                    crate::scenario::Capture::regex(capture.trim_matches('/')).expect("valid")
+                }),
+            }
+        };
+        let placeholders = [
+            Placeholder {
+                written: "{{ $.calls[0].result | /Commit: (\\w{7})/ }}".into(),
+                from: source("$.calls[0].result | /Commit: (\\w{7})/"),
+            },
+            Placeholder {
+                written: "{{ $.calls[0].args }}".into(),
+                from: source("$.calls[0].args"),
+            },
+        ];
+        let answer =
+            "Head is {{ $.calls[0].result | /Commit: (\\w{7})/ }} ({{ $.calls[0].args }}).";
+        let record =
+            json!({"calls": [{"result": "Commit: 15a52f72e\nAuthor: Ada", "args": {"n": 1}}]});
+        assert_eq!(
+            fill(answer, &placeholders, &record).expect("filled"),
+            "Head is 15a52f7 ({\"n\":1})."
+        );
+        let error = fill(
+            answer,
+            &placeholders,
+            &json!({"calls": [{"result": "no commits"}]}),
+        )
+        .expect_err("no match");
+        assert_eq!(
+            error.to_string(),
+            "reference_answer placeholder `{{ $.calls[0].result | /Commit: (\\w{7})/ }}` has no value: `$.calls[0].result | /Commit: (\\w{7})/` reads the reference agent's results, but the pattern does not match the result"
         );
     }
 }
