@@ -8,6 +8,7 @@ mod action;
 mod agents;
 mod architecture;
 mod bench;
+mod captures;
 mod cassettes;
 mod cli;
 mod conversations;

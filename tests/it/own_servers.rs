@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::support::{output, repo, toolgate};
 
 /// Installs the peers once per test binary; fails, never skips, when it cannot.
-fn install_peers() {
+pub(crate) fn install_peers() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let status = crate::support::peer_installer()
