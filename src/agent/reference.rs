@@ -79,6 +79,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
                 notes: Vec::new(),
                 output_violations: Vec::new(),
                 unmatched: false,
+                not_recorded: false,
                 elicitation: None,
             });
             slot = Some(played.len() - 1);

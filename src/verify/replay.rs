@@ -181,7 +181,7 @@ pub async fn play_live(
     let harness = eliciting(harness, scenario);
     let before = crate::runner::probe(scenario, &harness).await;
     let (conversation, answer) = converse(&harness, scenario, exchanges).await;
-    let after = crate::runner::probe(scenario, &harness).await;
+    let after = crate::runner::probe_after(scenario, &harness).await;
     let broken = harness.failure().await.is_some();
     harness.close().await;
     if broken {
