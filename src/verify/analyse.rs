@@ -222,10 +222,9 @@ enum Fate {
 ///
 /// Under replay, a check that reads the trajectory alone (expected calls, arguments,
 /// forbidden calls, call budgets, the answer's text) decides as it would live, so a mutant it
-/// fails is killed. A mutant that only checks needing the live servers fail cannot be judged:
-/// `not_recorded`, a probe that is no evidence, and, once a call was not recorded, the
-/// checks that read results (`result_contains`, `max_failures`, `contains_results`). Live,
-/// its call might have been answered and its probes might have passed.
+/// fails is killed. A mutant that only checks needing the live servers fail
+/// ([`needs_live_servers`](super::replay::needs_live_servers)) cannot be judged: live, its
+/// call might have been answered and its probes might have passed.
 async fn replay_live(
     scenario: &Scenario,
     mutant: &mutants::Mutant,
@@ -242,19 +241,8 @@ async fn replay_live(
         ScoringOptions::default(),
     );
     scored.add_checks(score::probes::probe_checks(scenario, &before, &after));
-    // The answer a missed call got is no server's: checks that read results say nothing then.
     let missed = played.trace.iter().any(|call| call.not_recorded);
-    let needs_live = |check: &score::Check| {
-        check.kind == CheckKind::NotRecorded
-            || score::probes::is_not_evidence(check)
-            || missed
-                && matches!(
-                    check.kind,
-                    CheckKind::ResultContains
-                        | CheckKind::MaxFailures
-                        | CheckKind::AnswerContainsResult
-                )
-    };
+    let needs_live = |check: &score::Check| super::replay::needs_live_servers(check, missed);
     let mut killed_by: Vec<CheckKind> = Vec::new();
     let mut unjudged: Option<&score::Check> = None;
     for check in scored.failures() {

@@ -86,6 +86,13 @@ pub fn render_trajectories(report: &TrajectoryReport, per_tier: bool, verbose: b
         "written trajectories: {} alternatives, {} rejected; {} counterexamples, {} accepted",
         total.alternatives, total.valid_rejected, total.counterexamples, total.invalid_accepted
     );
+    if total.not_judged > 0 {
+        let _ = writeln!(
+            out,
+            "  {} of them need calls the recording lacks: not judged under replay",
+            total.not_judged
+        );
+    }
     if per_tier {
         let _ = writeln!(
             out,
