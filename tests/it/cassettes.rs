@@ -231,14 +231,28 @@ fn a_call_the_cassette_does_not_hold_fails_the_run_and_the_sdk_client_sees_a_too
     let recorder = sdk_agent(&[("read_graph", "{}")]);
     let (code, output, _) = gate(
         root,
-        &["--record", cassettes_arg, "--agent", "command", "--command", &recorder],
+        &[
+            "--record",
+            cassettes_arg,
+            "--agent",
+            "command",
+            "--command",
+            &recorder,
+        ],
     );
     assert_eq!(code, 0, "{output}");
     // The same client now asks for something the recording does not hold.
     let wanderer = sdk_agent(&[("open_nodes", r#"{"names": ["Ada"]}"#)]);
     let (code, output, replayed) = gate(
         root,
-        &["--replay", cassettes_arg, "--agent", "command", "--command", &wanderer],
+        &[
+            "--replay",
+            cassettes_arg,
+            "--agent",
+            "command",
+            "--command",
+            &wanderer,
+        ],
     );
     assert_eq!(code, 1, "the run fails, it does not error\n{output}");
     let scenario = &replayed["scenarios"][0];
@@ -287,11 +301,19 @@ fn recorded_probe_answers_count_only_when_the_agent_made_the_recorded_calls() {
         let agent = sdk_agent(calls);
         let (code, output, results) = gate(
             root,
-            &["--replay", cassettes_arg, "--agent", "command", "--command", &agent],
+            &[
+                "--replay",
+                cassettes_arg,
+                "--agent",
+                "command",
+                "--command",
+                &agent,
+            ],
         );
         (code, output, results["scenarios"][0].clone())
     };
-    let probe = "final_state_probes[0] `read_graph` assertions[0] `result.entities.count == baseline + 1`";
+    let probe =
+        "final_state_probes[0] `read_graph` assertions[0] `result.entities.count == baseline + 1`";
 
     // The same write as recorded: the recorded probe answers are evidence, and they pass.
     let (code, output, run) = replay(&[("create_entities", CREATE_ADA_AS_RECORDED)]);
@@ -308,7 +330,9 @@ fn recorded_probe_answers_count_only_when_the_agent_made_the_recorded_calls() {
     // No write at all: live, the graph would be empty and the probe would fail; the recorded
     // answer (one entity) must not pass it.
     let (code, output, run) = replay(&[]);
-    assert_eq!(code, 1, "{output}");
+    // Without a baseline only the Tier 5 rule gates: the run fails, the gate passes.
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(run["outcome"], "fail");
     let cassette = cassettes.join("M-001.r0.jsonl");
     let line = lines(&cassette)
         .iter()
@@ -316,8 +340,14 @@ fn recorded_probe_answers_count_only_when_the_agent_made_the_recorded_calls() {
         .expect("the write is recorded")
         + 1;
     let failed = failing(&run);
-    assert!(failed.iter().any(|(kind, _)| kind == "tool_selection"), "{failed:?}");
-    assert!(!failed.iter().any(|(kind, _)| kind == "not_recorded"), "{failed:?}");
+    assert!(
+        failed.iter().any(|(kind, _)| kind == "tool_selection"),
+        "{failed:?}"
+    );
+    assert!(
+        !failed.iter().any(|(kind, _)| kind == "not_recorded"),
+        "{failed:?}"
+    );
     let probe_detail = &failed
         .iter()
         .find(|(kind, _)| kind == "final_state")
@@ -325,7 +355,9 @@ fn recorded_probe_answers_count_only_when_the_agent_made_the_recorded_calls() {
         .1;
     assert_eq!(
         probe_detail,
-        &format!("not evidence under replay: the probes get the recorded answers whatever the agent did, and the agent's calls differ from the recording (the recording called `create_entities` with arguments {{\"entities\":[{{\"entityType\":\"person\",\"name\":\"Ada\",\"observations\":[\"mathematician\"]}}]}} (cassette line {line}), which the agent did not)")
+        &format!(
+            "not evidence under replay: the probes get the recorded answers whatever the agent did, and the agent's calls differ from the recording (the recording called `create_entities` with arguments {{\"entities\":[{{\"entityType\":\"person\",\"name\":\"Ada\",\"observations\":[\"mathematician\"]}}]}} (cassette line {line}), which the agent did not)"
+        )
     );
 
     // A different write: not recorded, and the probe is no evidence either.
@@ -344,7 +376,10 @@ fn recorded_probe_answers_count_only_when_the_agent_made_the_recorded_calls() {
         probe_detail,
         "not evidence under replay: the probes get the recorded answers whatever the agent did, and the agent's calls differ from the recording (the agent called `create_entities` with arguments {\"entities\":[{\"entityType\":\"person\",\"name\":\"Bob\",\"observations\":[]}]}, which the recording did not)"
     );
-    assert!(failed.iter().any(|(kind, _)| kind == "not_recorded"), "{failed:?}");
+    assert!(
+        failed.iter().any(|(kind, _)| kind == "not_recorded"),
+        "{failed:?}"
+    );
 }
 
 #[test]
@@ -359,7 +394,12 @@ fn mutants_kill_as_many_replayed_as_live_leaving_apart_those_the_recording_canno
     assert_eq!(code, 0, "{output}");
     let root_arg = root.to_str().expect("utf-8");
     let (code, stdout, stderr) = run(&[
-        "verify", "--root", root_arg, "--mutants", "--replay", cassettes_arg,
+        "verify",
+        "--root",
+        root_arg,
+        "--mutants",
+        "--replay",
+        cassettes_arg,
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
@@ -500,16 +540,22 @@ fn cassette_verify_masks_a_hash_and_a_time_inside_a_text_and_still_sees_the_rest
         )
     };
     let recorded_commit = "3f1c2d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e";
-    std::fs::write(&seed, stamped(recorded_commit, "2026-01-02T10:00:00Z", "compiler"))
-        .expect("writes");
+    std::fs::write(
+        &seed,
+        stamped(recorded_commit, "2026-01-02T10:00:00Z", "compiler"),
+    )
+    .expect("writes");
     let cassettes = root.join("cassettes");
     let cassettes_arg = cassettes.to_str().expect("utf-8");
     let (code, output, _) = gate(root, &["--record", cassettes_arg, "--only", "OS-001"]);
     assert_eq!(code, 0, "{output}");
     // The server's data moved on: another commit at another time.
     let live_commit = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567";
-    std::fs::write(&seed, stamped(live_commit, "2026-12-06T11:02:33Z", "compiler"))
-        .expect("writes");
+    std::fs::write(
+        &seed,
+        stamped(live_commit, "2026-12-06T11:02:33Z", "compiler"),
+    )
+    .expect("writes");
     let root_arg = root.to_str().expect("utf-8");
     let hash = r"\b[0-9a-f]{40}\b";
     let time = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z";
@@ -534,12 +580,18 @@ fn cassette_verify_masks_a_hash_and_a_time_inside_a_text_and_still_sees_the_rest
     let (code, _, _) = verify(&["--mask", hash]);
     assert_eq!(code, 1);
     // The masks in toolgate.yaml do the same; a change outside the masked parts still shows.
-    let config = format!("{}cassettes:\n  masks: ['{hash}', '{time}']\n", memory_config());
+    let config = format!(
+        "{}cassettes:\n  masks: ['{hash}', '{time}']\n",
+        memory_config()
+    );
     std::fs::write(root.join("toolgate.yaml"), &config).expect("writes");
     let (code, stdout, stderr) = verify(&[]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    std::fs::write(&seed, stamped(live_commit, "2026-12-06T11:02:33Z", "linker"))
-        .expect("writes");
+    std::fs::write(
+        &seed,
+        stamped(live_commit, "2026-12-06T11:02:33Z", "linker"),
+    )
+    .expect("writes");
     let (code, stdout, _) = verify(&[]);
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.starts_with("changed  OS-001.r0.jsonl\n    line 2: `read_graph`: $.result.entities[2].observations[1]: recorded \"built the first compiler (commit [masked], [masked])\", live \"built the first linker (commit [masked], [masked])\"\n"), "{stdout}");

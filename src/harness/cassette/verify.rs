@@ -297,9 +297,11 @@ mod tests {
 
     #[test]
     fn ignored_paths_are_left_out_of_the_comparison() {
-        let ignore =
-            Ignore::new(&["$.result.created_at".into(), "$.result.items[*].id".into()], &[])
-                .expect("parses");
+        let ignore = Ignore::new(
+            &["$.result.created_at".into(), "$.result.items[*].id".into()],
+            &[],
+        )
+        .expect("parses");
         assert_eq!(
             differences(
                 &result(json!({"created_at": "2026-01-01", "items": [{"id": 1, "n": "a"}]})),
@@ -327,7 +329,10 @@ mod tests {
 
     #[test]
     fn masked_matches_inside_texts_change_nothing_but_the_rest_of_the_text_still_does() {
-        let masks = [r"\b[0-9a-f]{40}\b".to_owned(), r"\d{4}-\d{2}-\d{2}T[\d:.]+Z".to_owned()];
+        let masks = [
+            r"\b[0-9a-f]{40}\b".to_owned(),
+            r"\d{4}-\d{2}-\d{2}T[\d:.]+Z".to_owned(),
+        ];
         let ignore = Ignore::new(&[], &masks).expect("parses");
         let text = |commit: &str, when: &str, subject: &str| {
             RecordedAnswer::Text(format!("commit {commit}\nDate: {when}\n\n    {subject}"))
@@ -348,7 +353,9 @@ mod tests {
                 &text(b, "2026-12-06T11:02:33Z", "delete the README"),
                 &ignore
             ),
-            ["$.text: recorded \"commit [masked]\\nDate: [masked]\\n\\n    add the README\", live \"commit [masked]\\nDate: [masked]\\n\\n    delete the README\""]
+            [
+                "$.text: recorded \"commit [masked]\\nDate: [masked]\\n\\n    add the README\", live \"commit [masked]\\nDate: [masked]\\n\\n    delete the README\""
+            ]
         );
         // Structured string values are masked too; numbers and keys are not.
         assert_eq!(
@@ -361,11 +368,19 @@ mod tests {
         );
         // Without the masks the same answers differ.
         assert_eq!(
-            differences(&result(json!({"head": a})), &result(json!({"head": b})), &Ignore::default()).len(),
+            differences(
+                &result(json!({"head": a})),
+                &result(json!({"head": b})),
+                &Ignore::default()
+            )
+            .len(),
             1
         );
         assert_eq!(
-            format!("{:#}", Ignore::new(&[], &["(".into()]).expect_err("does not parse")),
+            format!(
+                "{:#}",
+                Ignore::new(&[], &["(".into()]).expect_err("does not parse")
+            ),
             "invalid mask `(`: regex parse error:\n    (\n    ^\nerror: unclosed group"
         );
     }
