@@ -524,7 +524,7 @@ async fn play_and_score(
     if let Some(failure) = harness.failure().await {
         return Err(failure);
     }
-    let after = probe(scenario, harness).await;
+    let after = probe_after(scenario, harness).await;
     if let Some(failure) = harness.failure().await {
         return Err(failure);
     }
@@ -591,6 +591,21 @@ fn stop_checks(outcome: &AgentOutcome, options: &RunOptions) -> Vec<score::Check
         });
     }
     checks
+}
+
+/// Runs every final-state probe of `scenario` after the run, as [`probe`]; when the backend
+/// says its answers are no evidence of the run (a replay whose calls differ from the
+/// recording), each result is that reason instead, starting
+/// [`NOT_EVIDENCE`](crate::score::probes::NOT_EVIDENCE).
+pub async fn probe_after(scenario: &Scenario, harness: &Harness) -> Vec<ProbeResult> {
+    let results = probe(scenario, harness).await;
+    match harness.probes_not_evidence().await {
+        Some(why) => {
+            let error = format!("{} {why}", crate::score::probes::NOT_EVIDENCE);
+            results.iter().map(|_| Err(error.clone())).collect()
+        }
+        None => results,
+    }
 }
 
 /// Runs every final-state probe of `scenario` on the harness's backend, in file order.

@@ -171,6 +171,11 @@ pub(crate) struct CassettesConfig {
     /// compare (timestamps, generated ids), e.g. `$.result.created_at`.
     #[serde(default)]
     pub ignore_paths: Vec<String>,
+    /// Regular expressions (Rust `regex` syntax) whose matches inside the strings of both
+    /// answers `toolgate cassette verify` replaces by `[masked]` before comparing (a commit
+    /// hash or a timestamp inside a text), e.g. `\b[0-9a-f]{40}\b`.
+    #[serde(default)]
+    pub masks: Vec<String>,
 }
 
 impl ConfigFile {

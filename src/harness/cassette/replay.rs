@@ -3,9 +3,16 @@
 //! A call is matched on its tool and its canonical arguments ([`crate::json::canonical`]: key
 //! order and `1` vs `1.0` do not matter), after the same scrubbing the recording applied. The
 //! n-th identical call gets the n-th recorded answer. Anything else is never guessed: the
-//! agent gets a protocol error and the run is `errored` with a `not_recorded:` reason.
+//! agent gets a tool error starting `not_recorded:` (as for a mock's unmatched call) and the
+//! call is traced as `not_recorded`, which fails the run. A run without a cassette is
+//! `errored` (nothing was recorded).
+//!
+//! The recorded answers of the final-state probes after the run are evidence only when the
+//! agent did what the recording did: every call it made was in the cassette, and every
+//! recorded call of a tool that is not read-only (`readOnlyHint`) was made again (the same
+//! writes). Otherwise [`Backend::probes_not_evidence`] names the first difference.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -29,6 +36,8 @@ pub struct ReplayBackends {
     discovery: Discovery,
     runs: HashMap<(String, u32), Arc<Cassette>>,
     scrubber: Arc<Scrubber>,
+    /// The tools that say they only read (`readOnlyHint: true`).
+    read_only: Arc<BTreeSet<String>>,
 }
 
 impl ReplayBackends {
@@ -74,6 +83,7 @@ impl ReplayBackends {
                 .collect(),
         };
         let catalog = discovery.catalog()?;
+        let read_only = Arc::new(catalog.read_only_names());
         let tools = ToolSet::from_definitions(catalog.definitions().to_vec())?
             .with_modes(numbers, double_encoded);
         let mut runs: HashMap<(String, u32), Arc<Cassette>> = HashMap::new();
@@ -96,6 +106,7 @@ impl ReplayBackends {
             discovery,
             runs,
             scrubber: Arc::new(scrubber),
+            read_only,
         })
     }
 
@@ -137,7 +148,9 @@ impl ReplayBackends {
             answers,
             served: HashMap::new(),
             scrubber: Arc::clone(&self.scrubber),
-            failure: None,
+            cassette: Arc::clone(cassette),
+            read_only: Arc::clone(&self.read_only),
+            first_miss: None,
         })
     }
 }
@@ -197,7 +210,10 @@ pub struct ReplayBackend {
     /// Call key -> how many were served.
     served: HashMap<String, usize>,
     scrubber: Arc<Scrubber>,
-    failure: Option<String>,
+    cassette: Arc<Cassette>,
+    read_only: Arc<BTreeSet<String>>,
+    /// The first call the cassette did not hold, in words.
+    first_miss: Option<String>,
 }
 
 impl ReplayBackend {
@@ -222,13 +238,48 @@ impl ReplayBackend {
                         n - 1
                     ),
                 };
-                Err(format!(
-                    "not_recorded: `{tool}` with arguments {}{which} is not in cassette `{}`; the agent did something the recording did not (record again against the live servers with `toolgate gate --record DIR`)",
-                    crate::redact::cut(&self.scrubber.text(&arguments), ARGUMENTS_SHOWN_CHARS),
+                let call = format!(
+                    "`{tool}` with arguments {}{which}",
+                    crate::redact::cut(&self.scrubber.text(&arguments), ARGUMENTS_SHOWN_CHARS)
+                );
+                let reason = format!(
+                    "not_recorded: {call} is not in cassette `{}`; the agent did something the recording did not (record again against the live servers with `toolgate gate --record DIR`)",
                     self.path.display()
-                ))
+                );
+                self.first_miss.get_or_insert_with(|| {
+                    format!("the agent called {call}, which the recording did not")
+                });
+                Err(reason)
             }
         }
+    }
+}
+
+impl ReplayBackend {
+    /// The first difference between the calls so far and the recording: the first call the
+    /// cassette did not hold, else the first recorded call of a tool that is not read-only
+    /// that was not made again (in recorded order). `None` when there is none.
+    pub fn difference(&self) -> Option<String> {
+        if let Some(miss) = &self.first_miss {
+            return Some(miss.clone());
+        }
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (line, interaction) in &self.cassette.interactions {
+            let key = call_key(&interaction.tool, &interaction.arguments);
+            let nth = seen.entry(key.clone()).or_default();
+            *nth += 1;
+            let played = self.served.get(&key).copied().unwrap_or(0);
+            if *nth > played && !self.read_only.contains(&interaction.tool) {
+                let arguments =
+                    crate::json::canonical(&Value::Object(interaction.arguments.clone()));
+                return Some(format!(
+                    "the recording called `{}` with arguments {} (cassette line {line}), which the agent did not",
+                    interaction.tool,
+                    crate::redact::cut(&arguments, ARGUMENTS_SHOWN_CHARS)
+                ));
+            }
+        }
+        None
     }
 }
 
@@ -254,13 +305,9 @@ impl Backend for ReplayBackend {
         tool: &'a str,
         arguments: &'a Map<String, Value>,
     ) -> BoxFuture<'a, ToolAnswer> {
-        let answer = match self.answer(tool, arguments) {
-            Ok(answer) => answer,
-            Err(reason) => {
-                self.failure.get_or_insert(reason.clone());
-                ToolAnswer::ProtocolError(reason)
-            }
-        };
+        let answer = self
+            .answer(tool, arguments)
+            .unwrap_or_else(ToolAnswer::NotRecorded);
         Box::pin(std::future::ready(answer))
     }
 
@@ -268,7 +315,11 @@ impl Backend for ReplayBackend {
         None
     }
 
-    fn failure(&self) -> Option<String> {
-        self.failure.clone()
+    fn probes_not_evidence(&self) -> Option<String> {
+        self.difference().map(|difference| {
+            format!(
+                "the probes get the recorded answers whatever the agent did, and the agent's calls differ from the recording ({difference})"
+            )
+        })
     }
 }
