@@ -94,6 +94,9 @@ pub(crate) struct LoadOptions<'a> {
     pub call_timeout: Duration,
     /// The scoring modes the validators apply.
     pub modes: SchemaModes,
+    /// The suite's `seed_path` (resolved): the seed of scenarios without one, and the seed
+    /// live servers are discovered on; `None` without one.
+    pub seed: Option<&'a Path>,
 }
 
 /// Loads the suite on `source`: builds the backend factory (one `match`), then reads and
@@ -167,7 +170,8 @@ fn backends(source: &SuiteSource, options: LoadOptions<'_>, scrubber: Scrubber) 
         }
         SuiteSource::Replay(dir) => {
             let backends = ReplayBackends::load(dir, scrubber, numbers, double_encoded)
-                .with_context(|| format!("failed to load the cassettes in `{}`", dir.display()))?;
+                .with_context(|| format!("failed to load the cassettes in `{}`", dir.display()))?
+                .with_default_seed(options.seed.map(Path::to_path_buf));
             let discovery = backends.discovery().clone();
             let catalog = discovery.catalog()?;
             let tools = Arc::clone(backends.tools());
@@ -211,7 +215,7 @@ fn live_servers(
         .enable_all()
         .build()
         .context("failed to start the async runtime")?
-        .block_on(crate::harness::discover(specs, &root))
+        .block_on(crate::harness::discover_seeded(specs, &root, options.seed))
         .with_context(|| {
             format!(
                 "failed to list the tools of the servers in `{}`",
@@ -223,7 +227,8 @@ fn live_servers(
         .with_context(|| format!("in the servers of `{}`", options.config_path.display()))?;
     let servers = pinned(&discovery, specs);
     let backends = ServerBackends::new(specs.to_vec(), &root, &discovery, options.call_timeout)?
-        .with_modes(options.modes.numbers, options.modes.double_encoded)?;
+        .with_modes(options.modes.numbers, options.modes.double_encoded)?
+        .with_default_seed(options.seed.map(Path::to_path_buf));
     let backends: Arc<dyn BackendFactory> = match record {
         Some(dir) => Arc::new(RecordingBackends::new(backends, &discovery, dir, scrubber)?),
         None => Arc::new(backends),
@@ -264,6 +269,7 @@ mod tests {
             config_path: &root.join("toolgate.yaml"),
             call_timeout: Duration::from_secs(5),
             modes: SchemaModes::default(),
+            seed: None,
         };
         let suite = load(&SuiteSource::BuiltIn, options, Scrubber::default()).expect("loads");
         assert_eq!(suite.catalog.definitions().len(), 43);

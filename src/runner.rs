@@ -19,7 +19,7 @@ use crate::defaults;
 use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{BackendFactory, Harness};
 use crate::judge::{Judge, JudgeVerdict};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, SeedPaths, placeholder_value};
 use crate::score::conversation::Conversation;
 use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::probes::{ProbeResult, probe_checks};
@@ -405,6 +405,17 @@ pub async fn run_one(
         Ok(backend) => backend,
         Err(error) => return errored(error, Vec::new(), Vec::new()),
     };
+    let seed_dir = backend.paths();
+    let filled = seed_dir.as_ref().map(|paths| {
+        let seed_dir = paths.seed_dir.to_string_lossy();
+        let seed = paths.seed.to_string_lossy();
+        scenario.for_run(SeedPaths {
+            seed_dir: &seed_dir,
+            seed: &seed,
+        })
+    });
+    let scenario = filled.as_ref().unwrap_or(scenario);
+    let seed_dir = seed_dir.map(|paths| paths.seed_dir.to_string_lossy().into_owned());
     let mut harness = Harness::new(backend, scenario.faults.clone());
     if scenario.block_forbidden {
         harness = harness.blocking(scenario.forbidden_calls.clone());
@@ -446,7 +457,7 @@ pub async fn run_one(
     // Whatever happened, the backend's servers stop here (dropping would kill them too).
     harness.close().await;
     let call_times = call_times(&harness);
-    match (run, error) {
+    let mut run = match (run, error) {
         (Ok(Ok(mut run)), _) => {
             run.started_at = started_at;
             run.call_times = call_times;
@@ -460,6 +471,25 @@ pub async fn run_one(
                 run.score = Some(score);
             }
             run
+        }
+    };
+    if let Some(seed_dir) = seed_dir {
+        with_seed_placeholder(&mut run.trace, &seed_dir);
+    }
+    run
+}
+
+/// The run's seed directory `seed_dir` in the trace's arguments, results and errors written
+/// as `{seed_dir}`: the recorded run reads the same on every machine. Scoring is done by then,
+/// on the real paths.
+fn with_seed_placeholder(trace: &mut [CallRecord], seed_dir: &str) {
+    for call in trace {
+        placeholder_value(&mut call.arguments, seed_dir);
+        if let Some(result) = &mut call.result {
+            placeholder_value(result, seed_dir);
+        }
+        if let Some(error) = &mut call.error {
+            *error = crate::scenario::placeholder(error, seed_dir);
         }
     }
 }

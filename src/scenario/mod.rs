@@ -10,6 +10,7 @@ mod elicitation;
 pub mod file;
 mod fixture;
 pub mod load;
+mod seed_paths;
 pub mod smoke;
 mod source;
 mod validate;
@@ -26,6 +27,7 @@ use crate::catalog::{self, Catalog};
 pub use elicitation::{Elicitation, ElicitationAction, ElicitationReply};
 pub use fixture::load_fixture;
 pub use load::{load_dir, load_faults, load_file};
+pub use seed_paths::{SEED, SEED_DIR, SeedPaths, placeholder, placeholder_value};
 pub use smoke::SmokeSet;
 pub use source::SourceLines;
 

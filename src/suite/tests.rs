@@ -177,6 +177,7 @@ fn secret_assignments_in_args_are_secrets_and_labels_hide_them() {
         },
         filter: ToolFilter::default(),
         reset: None,
+        setup: None,
     };
     assert_eq!(
         spec.label(),

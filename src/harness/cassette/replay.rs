@@ -18,6 +18,7 @@ use crate::harness::servers::DiscoveredServer;
 use crate::harness::{Backend, BackendFactory, Discovery, ToolAnswer, ToolSet};
 use crate::json::{DoubleEncoded, NumberMode};
 use crate::scenario::Scenario;
+use crate::suite::RunPaths;
 
 /// The most characters of a call's arguments quoted in a `not_recorded` reason.
 const ARGUMENTS_SHOWN_CHARS: usize = 300;
@@ -29,6 +30,8 @@ pub struct ReplayBackends {
     discovery: Discovery,
     runs: HashMap<(String, u32), Arc<Cassette>>,
     scrubber: Arc<Scrubber>,
+    /// The suite's `seed_path`, naming `{seed}` for scenarios that have no seed of their own.
+    default_seed: Option<PathBuf>,
 }
 
 impl ReplayBackends {
@@ -95,7 +98,15 @@ impl ReplayBackends {
             discovery,
             runs,
             scrubber: Arc::new(scrubber),
+            default_seed: None,
         })
+    }
+
+    /// These replays naming `{seed}` after `seed` (the suite's `seed_path`) for scenarios
+    /// without a `seed_path`, as the recording's servers were seeded.
+    pub fn with_default_seed(mut self, seed: Option<PathBuf>) -> ReplayBackends {
+        self.default_seed = seed;
+        self
     }
 
     /// The servers and tools the cassettes were recorded with.
@@ -137,6 +148,7 @@ impl ReplayBackends {
             served: HashMap::new(),
             scrubber: Arc::clone(&self.scrubber),
             failure: None,
+            seed: None,
         })
     }
 }
@@ -180,8 +192,13 @@ impl BackendFactory for ReplayBackends {
         scenario: &'a Scenario,
         repeat: u32,
     ) -> BoxFuture<'a, Result<Box<dyn Backend>, String>> {
+        let seed = scenario
+            .seed_path
+            .as_deref()
+            .or(self.default_seed.as_deref());
         let backend = self
             .replay(&scenario.id, repeat)
+            .and_then(|backend| backend.seeded(seed))
             .map(|backend| Box::new(backend) as Box<dyn Backend>);
         Box::pin(std::future::ready(backend))
     }
@@ -197,20 +214,41 @@ pub struct ReplayBackend {
     served: HashMap<String, usize>,
     scrubber: Arc<Scrubber>,
     failure: Option<String>,
+    /// The run's own (empty) seed directory and its paths, once [`ReplayBackend::seeded`].
+    seed: Option<(tempfile::TempDir, RunPaths)>,
 }
 
 impl ReplayBackend {
+    /// This replay with a fresh, empty seed directory of its own, `{seed}` named after
+    /// `seed`: a recorded `{seed_dir}` is matched against and filled with it.
+    /// `Err` when the directory cannot be made.
+    pub fn seeded(mut self, seed: Option<&Path>) -> Result<ReplayBackend, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("toolgate-run-")
+            .tempdir()
+            .map_err(|error| format!("failed to create the run's seed directory: {error}"))?;
+        let paths = RunPaths::for_seed(dir.path(), seed);
+        self.seed = Some((dir, paths));
+        Ok(self)
+    }
+
     /// The recorded answer to `tool` with `arguments`, or the `not_recorded:` reason.
     pub fn answer(
         &mut self,
         tool: &str,
         arguments: &Map<String, Value>,
     ) -> Result<ToolAnswer, String> {
-        let key = call_key(tool, &self.scrubber.map(arguments));
+        let seed_dir = self
+            .seed
+            .as_ref()
+            .map(|(_, p)| p.seed_dir.to_string_lossy().into_owned());
+        let seed_dir = seed_dir.unwrap_or_default();
+        let recorded = super::seed_dir::arguments_as_recorded(arguments, &seed_dir);
+        let key = call_key(tool, &self.scrubber.map(&recorded));
         let served = self.served.entry(key.clone()).or_default();
         *served += 1;
         match self.answers.get_mut(&key).and_then(VecDeque::pop_front) {
-            Some(answer) => Ok(answer.to_answer()),
+            Some(answer) => Ok(super::seed_dir::answer_for_run(answer, &seed_dir).to_answer()),
             None => {
                 let arguments = crate::json::canonical(&Value::Object(arguments.clone()));
                 let which = match *served {
@@ -269,5 +307,9 @@ impl Backend for ReplayBackend {
 
     fn failure(&self) -> Option<String> {
         self.failure.clone()
+    }
+
+    fn paths(&self) -> Option<RunPaths> {
+        self.seed.as_ref().map(|(_, paths)| paths.clone())
     }
 }
