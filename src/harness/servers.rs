@@ -625,6 +625,8 @@ const SETUP_TIMEOUT: Duration = Duration::from_secs(300);
 /// "its setup command".
 async fn run_setup(setup: &[String], launch: &Launch, paths: &RunPaths) -> Result<(), String> {
     let command: Vec<String> = setup.iter().map(|p| fill_templates(p, paths)).collect();
+    // As written, so the message reads the same in every run.
+    let shown = setup.join(" ");
     let mut process = tokio::process::Command::new(&command[0]);
     process
         .args(&command[1..])
@@ -633,7 +635,6 @@ async fn run_setup(setup: &[String], launch: &Launch, paths: &RunPaths) -> Resul
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true);
     crate::process::die_with_parent(process.as_std_mut());
-    let shown = command.join(" ");
     let output = match tokio::time::timeout(SETUP_TIMEOUT, process.output()).await {
         Ok(Ok(output)) => output,
         Ok(Err(error)) => {
