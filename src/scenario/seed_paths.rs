@@ -136,4 +136,42 @@ mod tests {
         );
         assert_eq!(placeholder("/tmp/x", ""), "/tmp/x");
     }
+
+    #[test]
+    fn a_scenario_for_a_run_has_its_placeholders_filled_and_nothing_else_changed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("G-001.yaml");
+        std::fs::write(&path, "id: G-001\ntier: 1\ntype: single_call\nprompt: Log {seed}.\nexpected_calls:\n  - tool: git_log\n    args_match: {repo_path: '{seed}'}\n    args_accept: {max_count: [1, '{seed_dir}']}\n    reference_args: {note: '{seed_dir}/x'}\nforbidden_calls:\n  - tool: git_log\n    args_match: {repo_path: '{seed_dir}'}\nfinal_state_probes:\n  - tool: git_log\n    arguments: {repo_path: '{seed}'}\n    assertions: [\"result == baseline\"]\nreference_answer: The log of {seed}.\n").expect("writes");
+        let tool = crate::catalog::ToolDef::from_server(
+            "git",
+            json!({"name": "git_log", "inputSchema": {"type": "object", "properties": {
+                "repo_path": {"type": "string"}, "max_count": {}, "note": {"type": "string"}}}}),
+        );
+        let catalog = crate::catalog::Catalog::from_tools(vec![tool]);
+        let scenario = super::super::load_file(&path, dir.path(), &catalog).expect("loads");
+        let run = scenario.for_run(PATHS);
+        let seed = PATHS.seed;
+        assert_eq!(run.prompt, format!("Log {seed}."));
+        let call = &run.expected_calls[0];
+        assert_eq!(call.args_match["repo_path"], json!(seed));
+        assert_eq!(call.args_accept["max_count"], json!([1, PATHS.seed_dir]));
+        assert_eq!(
+            call.reference_args["note"],
+            json!("/tmp/toolgate-run-ab12/x")
+        );
+        assert_eq!(
+            run.forbidden_calls[0].args_match["repo_path"],
+            json!(PATHS.seed_dir)
+        );
+        assert_eq!(
+            run.final_state_probes[0].arguments["repo_path"],
+            json!(seed)
+        );
+        assert_eq!(run.reference_answer, Some(format!("The log of {seed}.")));
+        assert_eq!(
+            scenario.prompt, "Log {seed}.",
+            "the loaded scenario is kept"
+        );
+        assert_eq!(run.id, scenario.id);
+    }
 }
