@@ -716,6 +716,19 @@ fn the_git_server_runs_on_an_unpacked_seed_after_its_setup_and_records_show_seed
     let again = git_log_line(&root.path().join("replayed"));
     assert_eq!(again["arguments"]["repo_path"], "{seed_dir}/repo");
     assert_eq!(again["result"].as_str(), Some(log));
+    // `cassette verify` sends the recorded calls again in a new run's seed directory.
+    let (code, stdout, stderr) = run(&[
+        "cassette",
+        "verify",
+        &cassettes.display().to_string(),
+        "--suite",
+        &root_arg,
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("ok       G-001.r0.jsonl (1 call"),
+        "{stdout}"
+    );
 }
 
 #[test]

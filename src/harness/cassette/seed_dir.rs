@@ -14,24 +14,45 @@ impl Interaction {
         if seed_dir.is_empty() {
             return self;
         }
-        self.arguments
-            .values_mut()
-            .for_each(|value| placeholder_value(value, seed_dir));
-        self.answer = match self.answer {
-            RecordedAnswer::Result(mut value) => {
-                placeholder_value(&mut value, seed_dir);
-                RecordedAnswer::Result(value)
-            }
-            RecordedAnswer::Text(text) => RecordedAnswer::Text(placeholder(&text, seed_dir)),
-            RecordedAnswer::ToolError(text) => {
-                RecordedAnswer::ToolError(placeholder(&text, seed_dir))
-            }
-            RecordedAnswer::ProtocolError(text) => {
-                RecordedAnswer::ProtocolError(placeholder(&text, seed_dir))
-            }
-        };
+        self.arguments = arguments_as_recorded(&self.arguments, seed_dir);
+        self.answer = answer_as_recorded(self.answer, seed_dir);
         self
     }
+}
+
+/// `answer` with the run's `seed_dir` written as `{seed_dir}`, as a cassette stores it;
+/// unchanged when `seed_dir` is empty.
+pub(super) fn answer_as_recorded(answer: RecordedAnswer, seed_dir: &str) -> RecordedAnswer {
+    if seed_dir.is_empty() {
+        return answer;
+    }
+    match answer {
+        RecordedAnswer::Result(mut value) => {
+            placeholder_value(&mut value, seed_dir);
+            RecordedAnswer::Result(value)
+        }
+        RecordedAnswer::Text(text) => RecordedAnswer::Text(placeholder(&text, seed_dir)),
+        RecordedAnswer::ToolError(text) => RecordedAnswer::ToolError(placeholder(&text, seed_dir)),
+        RecordedAnswer::ProtocolError(text) => {
+            RecordedAnswer::ProtocolError(placeholder(&text, seed_dir))
+        }
+    }
+}
+
+/// Recorded `arguments` with `{seed_dir}` filled with the live run's `seed_dir`, to send them
+/// again (`cassette verify`); unchanged when `seed_dir` is empty.
+pub(super) fn arguments_for_run(
+    arguments: &Map<String, Value>,
+    seed_dir: &str,
+) -> Map<String, Value> {
+    let mut arguments = arguments.clone();
+    if !seed_dir.is_empty() {
+        let fill = |text: &str| text.replace(SEED_DIR, seed_dir);
+        arguments
+            .values_mut()
+            .for_each(|value| fill_strings(value, &fill));
+    }
+    arguments
 }
 
 /// A replayed call's `arguments` with the replaying run's `seed_dir` written as `{seed_dir}`,
