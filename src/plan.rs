@@ -113,7 +113,14 @@ pub(crate) fn load(
 ) -> Result<Suite> {
     let (catalog, tools, backends, servers) = backends(source, options, scrubber)?;
     let root = options.root;
-    let scenarios = scenario::load_dir(&root.join("scenarios"), root, &catalog)?;
+    let mut scenarios = scenario::load_dir(&root.join("scenarios"), root, &catalog)?;
+    // The suite's seed is the seed of every scenario that names none: runs, replays, pins and
+    // `--impact` then treat it as that scenario's own.
+    if let Some(seed) = options.seed {
+        for scenario in scenarios.iter_mut().filter(|s| s.seed_path.is_none()) {
+            scenario.seed_path = Some(seed.to_path_buf());
+        }
+    }
     let smoke = SmokeSet::load(&root.join("smoke-set.yaml"), &scenarios)?;
     Ok(Suite {
         scenarios,
@@ -170,8 +177,7 @@ fn backends(source: &SuiteSource, options: LoadOptions<'_>, scrubber: Scrubber) 
         }
         SuiteSource::Replay(dir) => {
             let backends = ReplayBackends::load(dir, scrubber, numbers, double_encoded)
-                .with_context(|| format!("failed to load the cassettes in `{}`", dir.display()))?
-                .with_default_seed(options.seed.map(Path::to_path_buf));
+                .with_context(|| format!("failed to load the cassettes in `{}`", dir.display()))?;
             let discovery = backends.discovery().clone();
             let catalog = discovery.catalog()?;
             let tools = Arc::clone(backends.tools());
@@ -227,8 +233,7 @@ fn live_servers(
         .with_context(|| format!("in the servers of `{}`", options.config_path.display()))?;
     let servers = pinned(&discovery, specs);
     let backends = ServerBackends::new(specs.to_vec(), &root, &discovery, options.call_timeout)?
-        .with_modes(options.modes.numbers, options.modes.double_encoded)?
-        .with_default_seed(options.seed.map(Path::to_path_buf));
+        .with_modes(options.modes.numbers, options.modes.double_encoded)?;
     let backends: Arc<dyn BackendFactory> = match record {
         Some(dir) => Arc::new(RecordingBackends::new(backends, &discovery, dir, scrubber)?),
         None => Arc::new(backends),

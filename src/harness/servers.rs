@@ -203,18 +203,9 @@ pub struct ServerBackends {
     /// Tool name -> index into `specs`.
     routes: Arc<HashMap<String, usize>>,
     call_timeout: Duration,
-    /// The suite's `seed_path`: the seed of runs whose scenario names none.
-    default_seed: Option<PathBuf>,
 }
 
 impl ServerBackends {
-    /// These backends seeding with `seed` (a file, directory or archive) the runs whose
-    /// scenario (or caller of [`ServerBackends::start_seeded`]) gives no seed.
-    pub fn with_default_seed(mut self, seed: Option<PathBuf>) -> ServerBackends {
-        self.default_seed = seed;
-        self
-    }
-
     /// These backends checking arguments in the scoring modes `numbers` and
     /// `double_encoded` (see [`ToolSet::with_modes`]).
     ///
@@ -262,12 +253,11 @@ impl ServerBackends {
             tools: Arc::new(tools),
             routes: Arc::new(routes),
             call_timeout,
-            default_seed: None,
         })
     }
 
-    /// Fresh servers for one run, with a copy of `seed` (a file, directory or archive; the
-    /// default seed when `None`) as `{seed}`. `Err` says why they did not start.
+    /// Fresh servers for one run, with a copy of `seed` (a file, directory or archive) as
+    /// `{seed}`. `Err` says why they did not start.
     pub fn start_seeded<'a>(
         &'a self,
         seed: Option<&'a Path>,
@@ -279,8 +269,7 @@ impl ServerBackends {
     }
 
     async fn start_all(&self, seed: Option<&Path>) -> Result<ServerBackend, String> {
-        let seed =
-            SeedDir::new(seed.or(self.default_seed.as_deref())).map_err(|e| format!("{e:#}"))?;
+        let seed = SeedDir::new(seed).map_err(|e| format!("{e:#}"))?;
         let mut servers = Vec::new();
         for spec in &self.specs {
             match start(spec, &self.root, &seed.paths).await {

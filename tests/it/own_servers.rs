@@ -760,3 +760,20 @@ fn a_failing_setup_command_errors_the_run_with_its_stderr() {
         )
     );
 }
+
+#[test]
+fn a_suite_seed_that_does_not_exist_is_an_error_naming_the_file() {
+    let config = format!("seed_path: seeds/nope.tar\n{}", memory_config());
+    let root = suite(&config, &[("m.yaml", READ_GRAPH)], &[]);
+    let (code, stdout, stderr) = run(&["validate", "--root", &root.path().display().to_string()]);
+    assert_ne!(code, 0, "{stdout}");
+    let config = root.path().join("toolgate.yaml");
+    assert!(
+        stderr.contains(&format!(
+            "`{}`: seed_path: `{}` does not exist (it is relative to this file)",
+            config.display(),
+            root.path().join("seeds/nope.tar").display()
+        )),
+        "{stderr}"
+    );
+}

@@ -30,8 +30,6 @@ pub struct ReplayBackends {
     discovery: Discovery,
     runs: HashMap<(String, u32), Arc<Cassette>>,
     scrubber: Arc<Scrubber>,
-    /// The suite's `seed_path`, naming `{seed}` for scenarios that have no seed of their own.
-    default_seed: Option<PathBuf>,
 }
 
 impl ReplayBackends {
@@ -98,15 +96,7 @@ impl ReplayBackends {
             discovery,
             runs,
             scrubber: Arc::new(scrubber),
-            default_seed: None,
         })
-    }
-
-    /// These replays naming `{seed}` after `seed` (the suite's `seed_path`) for scenarios
-    /// without a `seed_path`, as the recording's servers were seeded.
-    pub fn with_default_seed(mut self, seed: Option<PathBuf>) -> ReplayBackends {
-        self.default_seed = seed;
-        self
     }
 
     /// The servers and tools the cassettes were recorded with.
@@ -192,13 +182,9 @@ impl BackendFactory for ReplayBackends {
         scenario: &'a Scenario,
         repeat: u32,
     ) -> BoxFuture<'a, Result<Box<dyn Backend>, String>> {
-        let seed = scenario
-            .seed_path
-            .as_deref()
-            .or(self.default_seed.as_deref());
         let backend = self
             .replay(&scenario.id, repeat)
-            .and_then(|backend| backend.seeded(seed))
+            .and_then(|backend| backend.seeded(scenario.seed_path.as_deref()))
             .map(|backend| Box::new(backend) as Box<dyn Backend>);
         Box::pin(std::future::ready(backend))
     }
