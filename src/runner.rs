@@ -474,16 +474,33 @@ pub async fn run_one(
         }
     };
     if let Some(seed_dir) = seed_dir {
-        with_seed_placeholder(&mut run.trace, &seed_dir);
+        with_seed_placeholder(&mut run, &seed_dir);
     }
     run
 }
 
-/// The run's seed directory `seed_dir` in the trace's arguments, results and errors written
-/// as `{seed_dir}`: the recorded run reads the same on every machine. Scoring is done by then,
-/// on the real paths.
-fn with_seed_placeholder(trace: &mut [CallRecord], seed_dir: &str) {
-    for call in trace {
+/// The run's seed directory `seed_dir` written as `{seed_dir}` in the trace's arguments,
+/// results and errors, the run's error, the final answer and the conversation's messages: the
+/// recorded run reads the same on every machine. Scoring is done by then, on the real paths.
+fn with_seed_placeholder(run: &mut ScenarioRun, seed_dir: &str) {
+    let text = |text: &mut String| *text = crate::scenario::placeholder(text, seed_dir);
+    if let Some(error) = &mut run.error {
+        text(error);
+    }
+    if let Some(answer) = run.agent.as_mut().and_then(|a| a.final_answer.as_mut()) {
+        text(answer);
+    }
+    for exchange in run
+        .conversation
+        .iter_mut()
+        .flat_map(|c| c.exchanges.iter_mut())
+    {
+        text(&mut exchange.user);
+        if let Some(reply) = &mut exchange.reply {
+            text(reply);
+        }
+    }
+    for call in &mut run.trace {
         placeholder_value(&mut call.arguments, seed_dir);
         if let Some(result) = &mut call.result {
             placeholder_value(result, seed_dir);

@@ -692,6 +692,10 @@ fn the_git_server_runs_on_an_unpacked_seed_after_its_setup_and_records_show_seed
             "Commit history:\nCommit: {SETUP_COMMIT}\nAuthor: CI\nDate: 2026-01-02 00:00:00+00:00\nMessage: Prepared for the run\n\n\nCommit: {SEED_COMMIT}\nAuthor: CI\nDate: 2026-01-01 00:00:00+00:00\nMessage: First commit\n\n"
         )
     );
+    for file in ["trace.jsonl", "results.json"] {
+        let text = std::fs::read_to_string(out.join(file)).expect("written");
+        assert!(!text.contains("toolgate-run-"), "{file}: {text}");
+    }
     let cassette = std::fs::read_to_string(cassettes.join("G-001.r0.jsonl")).expect("a cassette");
     assert!(
         cassette.contains(r#""repo_path":"{seed_dir}/repo""#),
