@@ -559,12 +559,15 @@ async fn start(spec: &ServerSpec, root: &Path, paths: &RunPaths) -> Result<Runni
                 .launch_for(root, paths)
                 .expect("a stdio server has a launch");
             if let Some(setup) = &spec.setup {
-                run_setup(setup, &launch, paths).await.map_err(|error| {
-                    anyhow::anyhow!(
-                        "{}",
-                        redactor.redact(&format!("{}: {error}", server_named(&spec.name, &label)))
-                    )
-                })?;
+                run_setup(setup, root, &launch, paths)
+                    .await
+                    .map_err(|error| {
+                        anyhow::anyhow!(
+                            "{}",
+                            redactor
+                                .redact(&format!("{}: {error}", server_named(&spec.name, &label)))
+                        )
+                    })?;
             }
             let mut command = tokio::process::Command::new(&launch.command);
             command
@@ -607,16 +610,29 @@ async fn start(spec: &ServerSpec, root: &Path, paths: &RunPaths) -> Result<Runni
 const SETUP_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Runs a stdio server's `setup` command (templates filled from `paths`) in `{seed_dir}`
-/// with the server's `env` (from `launch`), before the server starts.
+/// with the server's `env` (from `launch`), before the server starts. A program named by a
+/// relative path with a `/` (`scripts/load.sh`) is the suite `root`'s; a bare name is looked
+/// up on `PATH`.
 ///
 /// Errors: the command cannot start, runs longer than [`SETUP_TIMEOUT`], or exits non-zero
 /// (with the end of its stderr); the message starts "failed to run its setup command" or
 /// "its setup command".
-async fn run_setup(setup: &[String], launch: &Launch, paths: &RunPaths) -> Result<(), String> {
+async fn run_setup(
+    setup: &[String],
+    root: &Path,
+    launch: &Launch,
+    paths: &RunPaths,
+) -> Result<(), String> {
     let command: Vec<String> = setup.iter().map(|p| fill_templates(p, paths)).collect();
     // As written, so the message reads the same in every run.
     let shown = setup.join(" ");
-    let mut process = tokio::process::Command::new(&command[0]);
+    let program = Path::new(&command[0]);
+    let program = if program.is_relative() && command[0].contains('/') {
+        root.join(program)
+    } else {
+        program.to_path_buf()
+    };
+    let mut process = tokio::process::Command::new(program);
     process
         .args(&command[1..])
         .envs(launch.env.iter().map(|(k, v)| (k, v)))

@@ -781,3 +781,41 @@ fn a_suite_seed_that_does_not_exist_is_an_error_naming_the_file() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_setup_script_by_relative_path_is_the_suite_roots_and_writes_the_runs_seed() {
+    // The memory file starts empty; the suite's own script writes one entity into the run's
+    // copy, which the server then reads.
+    let config = format!(
+        "{}    setup: {{command: [scripts/prepare.sh, '{{seed}}']}}\n",
+        memory_config()
+    );
+    let scenario = "id: M-001\ntier: 1\ntype: single_call\nprompt: Show the graph.\nseed_path: seed.jsonl\nexpected_calls:\n  - tool: read_graph\n    result_contains: [{name: Ada}]\nmax_calls: 1\n";
+    let script = "#!/bin/sh\necho '{\"type\":\"entity\",\"name\":\"Ada\",\"entityType\":\"person\",\"observations\":[]}' > \"$1\"\n";
+    let root = suite(
+        &config,
+        &[("m.yaml", scenario)],
+        &[("seed.jsonl", ""), ("scripts/prepare.sh", script)],
+    );
+    let script_path = root.path().join("scripts/prepare.sh");
+    let mut permissions = std::fs::metadata(&script_path)
+        .expect("exists")
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&script_path, permissions).expect("chmod");
+    let out = root.path().join("out");
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--root",
+        &root.path().display().to_string(),
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(results(&out)["scenarios"][0]["outcome"], "pass");
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("seed.jsonl")).expect("reads"),
+        "",
+        "the committed seed is never written"
+    );
+}
