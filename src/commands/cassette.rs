@@ -180,6 +180,7 @@ fn verify_command_line(
         },
         filter: recorded_tools(entry),
         reset: None,
+        setup: None,
     };
     secrets.extend(&spec.secrets());
     let cwd = std::env::current_dir().context("failed to read the working directory")?;

@@ -83,6 +83,10 @@ pub(crate) struct ConfigFile {
     /// [`crate::suite::from_value`]; absent for the built-in world.
     #[schemars(with = "Option<crate::suite::ServersSchema>")]
     pub servers: Option<serde_json::Value>,
+    /// The user's own servers: the seed (a file, a directory, or a `.tar`/`.tar.gz`/`.tgz`
+    /// archive, relative to this file) of the scenarios that have no `seed_path`, and the
+    /// seed the servers' tools are discovered on.
+    pub seed_path: Option<PathBuf>,
     /// `openai` agent: ask for streamed responses (default false).
     pub stream: Option<bool>,
     /// `openai` agent: `native` function calling (default) or `prompted` (the tools in the

@@ -69,6 +69,13 @@ pub trait Backend: Send {
         None
     }
 
+    /// The run's seed paths (`{seed_dir}`, `{seed}`) when the backend has them (the user's
+    /// servers, a replay of their cassettes); `None` (the default) otherwise. The runner fills
+    /// the scenario's placeholders with them and writes the run's records with `{seed_dir}`.
+    fn paths(&self) -> Option<crate::suite::RunPaths> {
+        None
+    }
+
     /// Ends the run: stops whatever the backend started (server processes). Called once,
     /// after the final-state probes; the default does nothing.
     fn close(&mut self) -> BoxFuture<'_, ()> {

@@ -5,6 +5,7 @@
 #   under target/peers/node;
 # - `mcp-server-sqlite` (PyPI) in its own virtual environment, target/peers/venv-sqlite: it needs
 #   the 1.x SDK, which the `mcp>=2` environment above cannot hold;
+# - `mcp-server-git` (PyPI) in target/peers/venv-git, and `git` (apt) when the machine lacks it;
 # - the official OpenAI Python client and the OpenTelemetry Python SDK with its OTLP encoder, in
 #   target/peers/venv-traces, which openai_log.py and otel_traces.py use to write real traces;
 # - llama-cpp-python's OpenAI-compatible server and llama.cpp's GGUF writer (PyPI `gguf`), in
@@ -58,6 +59,18 @@ if [ ! -x "$sqlite_venv/bin/mcp-server-sqlite" ]; then
   python3 -m venv "$sqlite_venv"
   "$sqlite_venv/bin/pip" install --quiet --disable-pip-version-check \
     "mcp-server-sqlite==2025.4.25" "mcp==1.30.0"
+fi
+
+# `mcp-server-git` (PyPI) in its own virtual environment, target/peers/venv-git: a stateful
+# server on a seeded git repository. It runs the `git` program, which apt installs when absent.
+if ! command -v git >/dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git >/dev/null
+fi
+git_venv="$peers/venv-git"
+if [ ! -x "$git_venv/bin/mcp-server-git" ]; then
+  python3 -m venv "$git_venv"
+  "$git_venv/bin/pip" install --quiet --disable-pip-version-check "mcp-server-git==2026.10.19"
 fi
 
 # openai_log.py and otel_traces.py: the official OpenAI client (message logs) and the OpenTelemetry

@@ -17,6 +17,7 @@
 
 mod record;
 mod replay;
+mod seed_dir;
 pub mod verify;
 
 use std::path::{Path, PathBuf};

@@ -25,6 +25,7 @@ use crate::harness::servers::DiscoveredServer;
 use crate::harness::{Backend, BackendFactory, Discovery, ToolAnswer, ToolSet};
 use crate::json::{DoubleEncoded, NumberMode};
 use crate::scenario::Scenario;
+use crate::suite::RunPaths;
 
 /// The most characters of a call's arguments quoted in a `not_recorded` reason.
 const ARGUMENTS_SHOWN_CHARS: usize = 300;
@@ -151,6 +152,7 @@ impl ReplayBackends {
             cassette: Arc::clone(cassette),
             read_only: Arc::clone(&self.read_only),
             first_miss: None,
+            seed: None,
         })
     }
 }
@@ -196,6 +198,7 @@ impl BackendFactory for ReplayBackends {
     ) -> BoxFuture<'a, Result<Box<dyn Backend>, String>> {
         let backend = self
             .replay(&scenario.id, repeat)
+            .and_then(|backend| backend.seeded(scenario.seed_path.as_deref()))
             .map(|backend| Box::new(backend) as Box<dyn Backend>);
         Box::pin(std::future::ready(backend))
     }
@@ -214,20 +217,41 @@ pub struct ReplayBackend {
     read_only: Arc<BTreeSet<String>>,
     /// The first call the cassette did not hold, in words.
     first_miss: Option<String>,
+    /// The run's own (empty) seed directory and its paths, once [`ReplayBackend::seeded`].
+    seed: Option<(tempfile::TempDir, RunPaths)>,
 }
 
 impl ReplayBackend {
+    /// This replay with a fresh, empty seed directory of its own, `{seed}` named after
+    /// `seed`: a recorded `{seed_dir}` is matched against and filled with it.
+    /// `Err` when the directory cannot be made.
+    pub fn seeded(mut self, seed: Option<&Path>) -> Result<ReplayBackend, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("toolgate-run-")
+            .tempdir()
+            .map_err(|error| format!("failed to create the run's seed directory: {error}"))?;
+        let paths = RunPaths::for_seed(dir.path(), seed);
+        self.seed = Some((dir, paths));
+        Ok(self)
+    }
+
     /// The recorded answer to `tool` with `arguments`, or the `not_recorded:` reason.
     pub fn answer(
         &mut self,
         tool: &str,
         arguments: &Map<String, Value>,
     ) -> Result<ToolAnswer, String> {
-        let key = call_key(tool, &self.scrubber.map(arguments));
+        let seed_dir = self
+            .seed
+            .as_ref()
+            .map(|(_, p)| p.seed_dir.to_string_lossy().into_owned());
+        let seed_dir = seed_dir.unwrap_or_default();
+        let recorded = super::seed_dir::arguments_as_recorded(arguments, &seed_dir);
+        let key = call_key(tool, &self.scrubber.map(&recorded));
         let served = self.served.entry(key.clone()).or_default();
         *served += 1;
         match self.answers.get_mut(&key).and_then(VecDeque::pop_front) {
-            Some(answer) => Ok(answer.to_answer()),
+            Some(answer) => Ok(super::seed_dir::answer_for_run(answer, &seed_dir).to_answer()),
             None => {
                 let arguments = crate::json::canonical(&Value::Object(arguments.clone()));
                 let which = match *served {
@@ -321,5 +345,9 @@ impl Backend for ReplayBackend {
                 "the probes get the recorded answers whatever the agent did, and the agent's calls differ from the recording ({difference})"
             )
         })
+    }
+
+    fn paths(&self) -> Option<RunPaths> {
+        self.seed.as_ref().map(|(_, paths)| paths.clone())
     }
 }

@@ -215,11 +215,16 @@ pub async fn verify(
             Some(_) => {}
         }
     }
+    // A recorded `{seed_dir}` stands for this run's seed directory, both ways.
+    let seed_dir = backend
+        .paths()
+        .map(|paths| paths.seed_dir.to_string_lossy().into_owned())
+        .unwrap_or_default();
     for (line, interaction) in &cassette.interactions {
-        let answer = backend
-            .call(&interaction.tool, &interaction.arguments)
-            .await;
-        let live = RecordedAnswer::from_answer(&answer);
+        let arguments = super::seed_dir::arguments_for_run(&interaction.arguments, &seed_dir);
+        let answer = backend.call(&interaction.tool, &arguments).await;
+        let live =
+            super::seed_dir::answer_as_recorded(RecordedAnswer::from_answer(&answer), &seed_dir);
         for difference in differences(&interaction.answer, &live, ignore) {
             changes.push(format!("line {line}: `{}`: {difference}", interaction.tool));
         }
