@@ -5,6 +5,10 @@
 #   under target/peers/node;
 # - `mcp-server-sqlite` (PyPI) in its own virtual environment, target/peers/venv-sqlite: it needs
 #   the 1.x SDK, which the `mcp>=2` environment above cannot hold;
+# - `mcp-server-duckdb` and `mcp-server-git` (PyPI), each in its own virtual environment
+#   (target/peers/venv-duckdb, target/peers/venv-git), for the example suites examples/duckdb and
+#   examples/git; the git server runs the `git` program, which apt installs when it is absent
+#   (a fresh Debian has none);
 # - the official OpenAI Python client and the OpenTelemetry Python SDK with its OTLP encoder, in
 #   target/peers/venv-traces, which openai_log.py and otel_traces.py use to write real traces;
 # - llama-cpp-python's OpenAI-compatible server and llama.cpp's GGUF writer (PyPI `gguf`), in
@@ -58,6 +62,26 @@ if [ ! -x "$sqlite_venv/bin/mcp-server-sqlite" ]; then
   python3 -m venv "$sqlite_venv"
   "$sqlite_venv/bin/pip" install --quiet --disable-pip-version-check \
     "mcp-server-sqlite==2025.4.25" "mcp==1.30.0"
+fi
+
+# The example suites' servers, pinned with the SDK each needs: the DuckDB server (which breaks on
+# the 2.x SDK) with its own dependency `duckdb`, which also builds the suite's database from its
+# .sql seed (the suite runs this environment's python).
+duckdb_venv="$peers/venv-duckdb"
+if [ ! -x "$duckdb_venv/bin/mcp-server-duckdb" ]; then
+  python3 -m venv "$duckdb_venv"
+  "$duckdb_venv/bin/pip" install --quiet --disable-pip-version-check \
+    "mcp-server-duckdb==1.1.0" "mcp==1.30.0" "duckdb==2.0.1"
+fi
+if ! command -v git >/dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git >/dev/null
+fi
+git_venv="$peers/venv-git"
+if [ ! -x "$git_venv/bin/mcp-server-git" ]; then
+  python3 -m venv "$git_venv"
+  "$git_venv/bin/pip" install --quiet --disable-pip-version-check \
+    "mcp-server-git==2026.10.19" "mcp==2.3.0" "GitPython==3.2.1"
 fi
 
 # openai_log.py and otel_traces.py: the official OpenAI client (message logs) and the OpenTelemetry
