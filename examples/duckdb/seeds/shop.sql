@@ -21,11 +21,11 @@ CREATE TABLE products (
   stock INTEGER NOT NULL
 );
 INSERT INTO products VALUES
-  ('SKU-1', 'Fountain pen', 24.90, 12),
-  ('SKU-2', 'Notebook A5', 6.50, 40),
-  ('SKU-3', 'Desk lamp', 39.00, 2),
-  ('SKU-4', 'Ink bottle', 8.75, 0),
-  ('SKU-5', 'Letter opener', 14.20, 7);
+  ('SKU-101', 'Fountain pen', 24.90, 12),
+  ('SKU-102', 'Notebook A5', 6.50, 40),
+  ('SKU-103', 'Desk lamp', 39.00, 2),
+  ('SKU-104', 'Ink bottle', 8.75, 0),
+  ('SKU-105', 'Letter opener', 14.20, 7);
 
 CREATE TABLE orders (
   id INTEGER PRIMARY KEY,
@@ -36,13 +36,13 @@ CREATE TABLE orders (
   ordered_on DATE NOT NULL
 );
 INSERT INTO orders VALUES
-  (1001, 1, 'SKU-1', 1, 'shipped', DATE '2026-01-05'),
-  (1002, 3, 'SKU-3', 1, 'shipped', DATE '2026-01-06'),
-  (1003, 2, 'SKU-2', 5, 'pending', DATE '2026-01-08'),
-  (1004, 4, 'SKU-5', 2, 'pending', DATE '2026-01-09'),
-  (1005, 1, 'SKU-2', 3, 'cancelled', DATE '2026-01-10'),
-  (1006, 5, 'SKU-1', 2, 'pending', DATE '2026-01-12'),
-  (1007, 3, 'SKU-4', 4, 'shipped', DATE '2026-01-13');
+  (1001, 1, 'SKU-101', 1, 'shipped', DATE '2026-01-05'),
+  (1002, 3, 'SKU-103', 1, 'shipped', DATE '2026-01-06'),
+  (1003, 2, 'SKU-102', 5, 'pending', DATE '2026-01-08'),
+  (1004, 4, 'SKU-105', 2, 'pending', DATE '2026-01-09'),
+  (1005, 1, 'SKU-102', 3, 'cancelled', DATE '2026-01-10'),
+  (1006, 5, 'SKU-101', 2, 'pending', DATE '2026-01-12'),
+  (1007, 3, 'SKU-104', 4, 'shipped', DATE '2026-01-13');
 
 CREATE TABLE support_notes (
   id INTEGER PRIMARY KEY,
