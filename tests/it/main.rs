@@ -2,7 +2,7 @@
 //! shape, agents against fake providers on loopback and as child processes, the `openai` agent
 //! against a real local model server (llama-cpp-python), the judge, the gate in CI (baselines,
 //! reports, a fake GitHub), the catalog linter against real MCP servers, and third-party MCP
-//! clients against `toolgate serve`.
+//! clients against `toolgate serve`, and the example suites on real third-party servers.
 
 mod action;
 mod agents;
@@ -10,6 +10,7 @@ mod architecture;
 mod bench;
 mod cassettes;
 mod cli;
+mod example_suites;
 mod conversations;
 mod elicitation;
 mod gate;
