@@ -183,7 +183,8 @@ fn run_for_gate(
     // before this point leaves the previous set whole. The reports and the verdict read the
     // results back from the file: no run's result was held in memory while the suite ran.
     let stale = gating::stale_outputs(&args.out, false);
-    let report = RunReport::load(&recorder.finish(meta, Some(pins), &stale)?)?;
+    let served = loaded.catalog.definitions();
+    let report = RunReport::load(&recorder.finish(meta, Some(pins), served, &stale)?)?;
     say_user_recordings(plan.options.user_simulator.as_deref(), out)?;
     say_cassettes(args, &loaded, finished, out)?;
     if keep_spans {

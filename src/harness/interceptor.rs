@@ -682,6 +682,7 @@ mod tests {
             tool: "echo".into(),
             args_match: args(json!({"n": 7})),
             args_contains: Map::new(),
+            args_regex: Vec::new(),
         }]);
         let answer = harness.call("echo", args(json!({"n": 7}))).await;
         assert_eq!(

@@ -119,6 +119,28 @@ pub fn of(confusion: &[ConfusionCell], catalog: &[Value]) -> Vec<ConfusedPair> {
         .collect()
 }
 
+/// The confused pairs of a merged `confusion` matrix, each keeping the lint pointer the parts'
+/// `pairs` gave it (every part pointed at the catalog it was served; a merge has none of its
+/// own). A pair no part holds is [`LintPointer::NotInCatalog`].
+pub fn regroup(confusion: &[ConfusionCell], pairs: &[&ConfusedPair]) -> Vec<ConfusedPair> {
+    confusion
+        .iter()
+        .filter_map(|cell| {
+            let called = cell.called.as_deref()?;
+            (called != cell.expected).then_some((cell, called))
+        })
+        .map(|(cell, called)| ConfusedPair {
+            expected: cell.expected.clone(),
+            called: called.to_owned(),
+            count: cell.count,
+            lint: pairs
+                .iter()
+                .find(|pair| pair.expected == cell.expected && pair.called == called)
+                .map_or(LintPointer::NotInCatalog, |pair| pair.lint.clone()),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     //! Confused pairs: whether the lint flags the two tools, their similarity and telling words.
@@ -148,6 +170,12 @@ mod tests {
         ];
         let pairs = of(&confusion, Catalog::builtin().definitions());
         assert_eq!(pairs.len(), 2);
+        let mut merged = confusion.to_vec();
+        merged[1].count = 5;
+        let regrouped = regroup(&merged, &[&pairs[1], &pairs[0]]);
+        assert_eq!(regrouped[0].count, 5);
+        assert_eq!(regrouped[0].lint, pairs[0].lint);
+        assert_eq!(regrouped[1], pairs[1]);
         assert_eq!(
             (
                 pairs[0].expected.as_str(),

@@ -471,9 +471,13 @@ fn grouped(result: &ScenarioResult) -> Option<Grouped<'_>> {
 }
 
 /// The confused pairs of `metrics`' overall confusion matrix, pointed at the look-alike lint of
-/// the built-in catalog (the tools the harness serves).
-pub fn confused_pairs_of(metrics: &MetricsReport) -> Vec<ConfusedPair> {
-    look_alikes::of(&metrics.overall.confusion, Catalog::builtin().definitions())
+/// `catalog` (MCP tool definitions): the tools the run was served, which for a suite of own
+/// servers or a mock catalog are not the built-in ones.
+pub fn confused_pairs_of(
+    metrics: &MetricsReport,
+    catalog: &[serde_json::Value],
+) -> Vec<ConfusedPair> {
+    look_alikes::of(&metrics.overall.confusion, catalog)
 }
 
 impl RunReport {
@@ -503,7 +507,7 @@ impl RunReport {
         metrics: MetricsReport,
     ) -> RunReport {
         RunReport {
-            confused_pairs: confused_pairs_of(&metrics),
+            confused_pairs: confused_pairs_of(&metrics, Catalog::builtin().definitions()),
             schema_version: SCHEMA_VERSION,
             toolgate_version: env!("CARGO_PKG_VERSION").to_string(),
             agent: meta.agent.clone(),
@@ -725,7 +729,7 @@ mod tests {
                 count: 5,
             },
         ];
-        let pairs = confused_pairs_of(&metrics);
+        let pairs = confused_pairs_of(&metrics, Catalog::builtin().definitions());
         assert_eq!(pairs.len(), 1);
         assert_eq!(
             (pairs[0].expected.as_str(), pairs[0].called.as_str()),

@@ -117,11 +117,18 @@ impl Recorder {
 
     /// Commits the run: removes the previous run's `stale` files (reports that would
     /// otherwise sit beside the new results), replaces `trace.jsonl`, then writes
-    /// `results.json` with `meta` and `pins`. Returns the path of `results.json`.
+    /// `results.json` with `meta` and `pins`, its confused tools pointed at the look-alike lint
+    /// of `catalog` (the tools the run was served). Returns the path of `results.json`.
     ///
     /// Errors: the first error of [`Recorder::record`], or a file that cannot be removed or
     /// written, naming it.
-    pub fn finish(self, meta: RunMeta, pins: Option<Pins>, stale: &[PathBuf]) -> Result<PathBuf> {
+    pub fn finish(
+        self,
+        meta: RunMeta,
+        pins: Option<Pins>,
+        catalog: &[serde_json::Value],
+        stale: &[PathBuf],
+    ) -> Result<PathBuf> {
         if let Some(error) = self.error {
             return Err(error);
         }
@@ -129,7 +136,7 @@ impl Recorder {
         self.trace.finish()?.commit()?;
         let path = self.out.join("results.json");
         let mut file = StreamedFile::create(&path)?;
-        self.results.finish(meta, pins, &mut file)?;
+        self.results.finish(meta, pins, catalog, &mut file)?;
         file.commit()?;
         Ok(path)
     }

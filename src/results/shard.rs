@@ -105,7 +105,12 @@ pub fn merge(parts: &[(String, RunReport)]) -> Result<RunReport> {
     }
     merged.summary = Summary::of(&merged.scenarios);
     merged.metrics = crate::results::metrics_of(&merged.scenarios);
-    merged.confused_pairs = crate::results::confused_pairs_of(&merged.metrics);
+    let pointed: Vec<&crate::results::ConfusedPair> = parts
+        .iter()
+        .flat_map(|(_, part)| &part.confused_pairs)
+        .collect();
+    merged.confused_pairs =
+        crate::results::look_alikes::regroup(&merged.metrics.overall.confusion, &pointed);
     Ok(merged)
 }
 

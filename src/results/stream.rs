@@ -91,10 +91,17 @@ impl ResultsStream {
     }
 
     /// Writes the whole results file into `file`: the report of `meta` and `pins`, its
-    /// summary and metrics from the counts, and every result in suite order.
+    /// summary and metrics from the counts, the confused pairs pointed at the look-alike lint
+    /// of `catalog` (the tool definitions the run was served), and every result in suite order.
     ///
     /// Errors: the spool cannot be read back, or `file` cannot be written.
-    pub fn finish(self, meta: RunMeta, pins: Option<Pins>, file: &mut StreamedFile) -> Result<()> {
+    pub fn finish(
+        self,
+        meta: RunMeta,
+        pins: Option<Pins>,
+        catalog: &[serde_json::Value],
+        file: &mut StreamedFile,
+    ) -> Result<()> {
         let ResultsStream {
             spool,
             mut index,
@@ -105,6 +112,7 @@ impl ResultsStream {
         summary.finish();
         let mut report = RunReport::assemble(meta, Vec::new(), summary, metrics.finish());
         report.pins = pins;
+        report.confused_pairs = super::confused_pairs_of(&report.metrics, catalog);
         let text = crate::json::pretty(&report);
         let marker = "\n  \"scenarios\": [],\n";
         let at = text
@@ -175,7 +183,12 @@ mod tests {
         let path = dir.path().join("results.json");
         let mut file = StreamedFile::create(&path).expect("file");
         stream
-            .finish(meta.clone(), None, &mut file)
+            .finish(
+                meta.clone(),
+                None,
+                crate::catalog::Catalog::builtin().definitions(),
+                &mut file,
+            )
             .expect("written");
         file.commit().expect("committed");
         std::fs::read_to_string(&path).expect("read")

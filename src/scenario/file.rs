@@ -301,6 +301,10 @@ pub struct ForbiddenCallFile {
     /// Argument -> items its array must contain (`files: [".env"]`), in any order.
     #[serde(default, deserialize_with = "unique_keys")]
     pub args_contains: Map<String, Value>,
+    /// Argument -> regular expression (Rust `regex` syntax, unanchored): the call counts when
+    /// the argument is a matching string or holds one at any depth (`files: '(^|/)\.env$'`).
+    #[serde(default, deserialize_with = "unique_keys")]
+    pub args_regex: Map<String, Value>,
 }
 
 /// The `final_answer` section.

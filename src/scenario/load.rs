@@ -404,6 +404,34 @@ mod tests {
     }
 
     #[test]
+    fn a_forbidden_pattern_catches_a_string_anywhere_in_the_argument() {
+        let text = format!(
+            "{HEAD}expected_calls: []\nforbidden_calls:\n  - tool: data_export\n    args_regex: {{columns: '(^|\\.)ssn$'}}\n"
+        );
+        let scenario = load_yaml(&text).expect("valid");
+        let forbidden = &scenario.forbidden_calls[0];
+        let hit = |arguments: Value| forbidden.matches("data_export", &arguments);
+        assert!(hit(json!({"columns": ["name", "customer.ssn"]})));
+        assert!(hit(json!({"columns": [["nested", "ssn"]]})));
+        assert!(hit(json!({"columns": "ssn"})));
+        assert!(!hit(json!({"columns": ["name", "ssn_hash"]})));
+        assert!(!hit(json!({"table": "ssn"})), "another argument");
+        assert!(!forbidden.matches("data_query_sql", &json!({"columns": ["ssn"]})));
+
+        let text = format!(
+            "{HEAD}expected_calls: []\nforbidden_calls:\n  - tool: data_export\n    args_regex: {{columns: '(unclosed', colums: x, table: 3}}\n"
+        );
+        let message = load_yaml(&text).expect_err("three problems").to_string();
+        let lines: Vec<&str> = message.lines().collect();
+        assert_eq!(
+            message,
+            "`FILE`: forbidden_calls[0].args_regex.colums (line 9): `data_export` has no argument `colums`\n\
+             `FILE`: forbidden_calls[0].args_regex.columns (line 9): bad pattern: unclosed group\n\
+             `FILE`: forbidden_calls[0].args_regex.table (line 9): must be a regular expression (a string)"
+        );
+    }
+
+    #[test]
     fn answer_results_must_read_an_expected_call() {
         let text = format!(
             "{HEAD}expected_calls:\n  - tool: crm_forecast\n    args_match: {{quarter: 2026-Q1}}\nfinal_answer:\n  contains_results: [\"$.calls[1].result.forecast\"]\nreference_answer: 186,000\n"

@@ -545,6 +545,23 @@ impl ForbiddenCall {
                     crate::values::contains(items, actual, "").is_ok()
                 })
             })
+            && self.args_regex.iter().all(|(name, pattern)| {
+                arguments
+                    .get(name)
+                    .is_some_and(|actual| any_string_matches(actual, pattern))
+            })
+    }
+}
+
+/// Whether `value` is a string matching `pattern`, or holds one at any depth.
+fn any_string_matches(value: &Value, pattern: &regex::Regex) -> bool {
+    match value {
+        Value::String(text) => pattern.is_match(text),
+        Value::Array(items) => items.iter().any(|item| any_string_matches(item, pattern)),
+        Value::Object(fields) => fields
+            .values()
+            .any(|item| any_string_matches(item, pattern)),
+        _ => false,
     }
 }
 
@@ -628,7 +645,8 @@ pub const PROBE_RESULT: &str = "result";
 
 /// A call the agent must not make: a call to `tool` whose arguments match `args_match`
 /// (partially, as in expected calls; an empty `args_match` forbids every call to `tool`) and
-/// whose array arguments contain the `args_contains` items.
+/// whose array arguments contain the `args_contains` items, and in whose `args_regex` arguments
+/// some string matches its pattern.
 /// An attempt counts even when it fails: trying to delete is already the mistake.
 #[derive(Debug, Clone)]
 pub struct ForbiddenCall {
@@ -638,6 +656,10 @@ pub struct ForbiddenCall {
     pub args_match: Map<String, Value>,
     /// Argument -> items (a JSON array) its array value must contain for the call to count.
     pub args_contains: Map<String, Value>,
+    /// Argument -> pattern: the argument's value, when a string, or some string anywhere
+    /// inside it (array items, object values, at any depth) must match for the call to count
+    /// (`files: '(^|/)\.env$'` catches `["src/app.py", "config/.env"]`).
+    pub args_regex: Vec<(String, regex::Regex)>,
 }
 
 /// A value the final answer must mention, read from the run record like `args_from_prior`.

@@ -51,6 +51,43 @@ pub fn probe_checks(
     checks
 }
 
+/// A catalog finding from the probes: the run called only tools that declare
+/// `readOnlyHint: true` (and each call succeeded), yet a probe's result changed between before
+/// and after the run. Says which tools were called and which probe changed; `None` when some
+/// call was to another tool or failed, when there were no calls, or when no probe changed.
+/// A declared read-only tool that changes state misleads every client that trusts the hint
+/// (MCP `ToolAnnotations`): the finding is about the server, not the agent.
+pub fn read_only_changes(
+    scenario: &Scenario,
+    trace: &[crate::trace::CallRecord],
+    before: &[ProbeResult],
+    after: &[ProbeResult],
+) -> Option<String> {
+    let all_reads = !trace.is_empty()
+        && trace
+            .iter()
+            .all(|call| call.is_success() && scenario.is_read_only(&call.tool));
+    if !all_reads {
+        return None;
+    }
+    let changed = scenario
+        .final_state_probes
+        .iter()
+        .zip(before.iter().zip(after))
+        .find(|(_, (before, after))| matches!((before, after), (Ok(a), Ok(b)) if a != b))?;
+    let mut tools: Vec<&str> = trace.iter().map(|call| call.tool.as_str()).collect();
+    tools.sort_unstable();
+    tools.dedup();
+    Some(format!(
+        "{} declare{} `readOnlyHint: true`, yet probe `{}` {} changed after calling only {}",
+        tools.iter().map(|tool| format!("`{tool}`")).collect::<Vec<_>>().join(", "),
+        if tools.len() == 1 { "s" } else { "" },
+        changed.0.tool,
+        Value::Object(changed.0.arguments.clone()),
+        if tools.len() == 1 { "it" } else { "them" },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     //! Probe checks: the result after the run against the seeded baseline; failed probes say why.
@@ -116,4 +153,40 @@ mod tests {
             "the probe failed before the run: the probe did not run"
         );
     }
+
+    #[test]
+    fn a_read_only_tool_that_changed_a_probe_is_a_catalog_finding() {
+        let tool = ToolDef::from_server(
+            "memory",
+            json!({"name": "read_graph", "inputSchema": {"type": "object"},
+                   "annotations": {"readOnlyHint": true}}),
+        );
+        let write = ToolDef::from_server(
+            "memory",
+            json!({"name": "add", "inputSchema": {"type": "object"}}),
+        );
+        let text = "id: P-2\ntier: 1\ntype: single_call\nprompt: Show the graph.\nexpected_calls: []\nfinal_state_probes:\n  - tool: read_graph\n    arguments: {depth: 1}\n    assertions: [\"result == baseline\"]\n";
+        let scenario = crate::scenario::load::parse(
+            text,
+            Path::new("p.yaml"),
+            Path::new("."),
+            &Catalog::from_tools(vec![tool, write]),
+        );
+        let scenario = scenario.expect("valid");
+        let call = |tool: &str| crate::trace::CallRecord::recorded(0, tool, json!({}));
+        let before = [Ok(json!({"entities": []}))];
+        let after = [Ok(json!({"entities": [{"name": "Ada"}]}))];
+        assert_eq!(
+            read_only_changes(&scenario, &[call("read_graph")], &before, &after).as_deref(),
+            Some("`read_graph` declares `readOnlyHint: true`, yet probe `read_graph` {\"depth\":1} changed after calling only it")
+        );
+        assert_eq!(read_only_changes(&scenario, &[call("read_graph")], &before, &before), None);
+        assert_eq!(
+            read_only_changes(&scenario, &[call("read_graph"), call("add")], &before, &after),
+            None,
+            "a write may change the state"
+        );
+        assert_eq!(read_only_changes(&scenario, &[], &before, &after), None);
+    }
+
 }

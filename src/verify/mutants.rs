@@ -1,7 +1,7 @@
 //! Deriving broken trajectories from a scenario's reference run.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
 use crate::scenario::{ExpectedCall, PlannedCall, Scenario};
@@ -232,13 +232,26 @@ impl Reference<'_> {
         Some(self.mutant(MutantKind::ExceededBudget, description, padded))
     }
 
-    /// Per forbidden call: the run with that call appended.
+    /// Per forbidden call: the run with that call appended. An `args_regex` argument gets a
+    /// string its pattern matches (an array of it when the tool takes an array); a forbidden
+    /// call whose pattern yields no such string gets no mutant.
     fn forbidden_mutants(&self, mutants: &mut Vec<Mutant>) {
-        for forbidden in &self.scenario.forbidden_calls {
+        'forbidden: for forbidden in &self.scenario.forbidden_calls {
             let mut extended = self.calls.clone();
             let mut arguments = forbidden.args_match.clone();
             for (name, items) in &forbidden.args_contains {
                 arguments.insert(name.clone(), items.clone());
+            }
+            for (name, pattern) in &forbidden.args_regex {
+                let Some(text) = sample_match(pattern) else {
+                    continue 'forbidden;
+                };
+                let is_array = self
+                    .catalog
+                    .tool(&forbidden.tool)
+                    .is_some_and(|tool| tool.input_schema()["properties"][name]["type"] == "array");
+                let value = if is_array { json!([text]) } else { json!(text) };
+                arguments.insert(name.clone(), value);
             }
             extended.push(PlannedCall {
                 tool: forbidden.tool.clone(),
@@ -249,6 +262,42 @@ impl Reference<'_> {
             mutants.push(self.mutant(MutantKind::ForbiddenCall, description, extended));
         }
     }
+}
+
+/// A string `pattern` matches, built from its syntax: literals as written, a class's first
+/// character, the first branch of an alternation, a repetition at its minimum (at least
+/// once). `None` when the built string does not match (look-arounds, word boundaries).
+fn sample_match(pattern: &regex::Regex) -> Option<String> {
+    use regex_syntax::hir::{Class, HirKind};
+    fn build(hir: &regex_syntax::hir::Hir, out: &mut String) {
+        match hir.kind() {
+            HirKind::Literal(literal) => out.push_str(&String::from_utf8_lossy(&literal.0)),
+            HirKind::Class(Class::Unicode(class)) => {
+                out.extend(class.ranges().first().map(|range| range.start()));
+            }
+            HirKind::Class(Class::Bytes(class)) => {
+                out.extend(
+                    class
+                        .ranges()
+                        .first()
+                        .map(|range| char::from(range.start())),
+                );
+            }
+            HirKind::Repetition(repetition) => {
+                for _ in 0..repetition.min.max(1) {
+                    build(&repetition.sub, out);
+                }
+            }
+            HirKind::Capture(capture) => build(&capture.sub, out),
+            HirKind::Concat(parts) => parts.iter().for_each(|part| build(part, out)),
+            HirKind::Alternation(branches) => build(&branches[0], out),
+            HirKind::Empty | HirKind::Look(_) => {}
+        }
+    }
+    let hir = regex_syntax::parse(pattern.as_str()).ok()?;
+    let mut text = String::new();
+    build(&hir, &mut text);
+    pattern.is_match(&text).then_some(text)
 }
 
 /// A different value of the same shape: the next enum value, a number plus one, the other
@@ -322,6 +371,17 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_sample_string_matches_its_pattern_or_there_is_none() {
+        let sample = |pattern: &str| sample_match(&regex::Regex::new(pattern).expect("valid"));
+        assert_eq!(sample(r"(^|/)\.env$").as_deref(), Some(".env"));
+        assert_eq!(sample(r"DROP\s+TABLE").as_deref(), Some("DROP\tTABLE"));
+        assert_eq!(sample(r"(?i)reset --hard").as_deref(), Some("RESET --HARD"));
+        assert_eq!(sample(r"[0-9]{3}-x").as_deref(), Some("000-x"));
+        assert_eq!(sample(r"\bx\b"), Some("x".to_string()));
+        assert_eq!(sample(r"a$b"), None, "no string matches");
+    }
 
     #[test]
     fn alter_keeps_the_shape_but_changes_the_value() {

@@ -59,6 +59,9 @@ pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
 /// else the first). Nothing when the suite has no trajectories.
 pub fn render_trajectories(report: &TrajectoryReport, per_tier: bool, verbose: bool) -> String {
     let mut out = String::new();
+    for finding in &report.findings {
+        let _ = writeln!(out, "catalog finding: {finding}");
+    }
     if report.results.is_empty() {
         return out;
     }

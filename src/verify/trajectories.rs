@@ -47,6 +47,10 @@ impl TrajectoryResult {
 pub struct TrajectoryReport {
     /// Every trajectory, by scenario in suite order, alternatives first.
     pub results: Vec<TrajectoryResult>,
+    /// Catalog findings seen while playing on the user's own servers: `scenario: what`, e.g.
+    /// a tool that declares `readOnlyHint: true` but changed what a probe reads
+    /// ([`score::probes::read_only_changes`]). Each text once.
+    pub findings: Vec<String>,
 }
 
 /// Counts for one tier: alternatives and how many were rejected, counterexamples and how
@@ -219,6 +223,14 @@ pub async fn play_suite_on(
                 super::replay::play_live(scenario, &trajectory.exchanges(), backends).await;
             let result = match played {
                 Some((played, before, after)) => {
+                    let finding =
+                        score::probes::read_only_changes(scenario, &played.trace, &before, &after)
+                            .map(|finding| format!("{}: {finding}", scenario.id));
+                    if let Some(finding) = finding
+                        && !report.findings.contains(&finding)
+                    {
+                        report.findings.push(finding);
+                    }
                     let mut result = judge(scenario, trajectory, alternative, &played);
                     let probes = score::probes::probe_checks(scenario, &before, &after);
                     if !trajectory.crash && probes.iter().any(|check| !check.passed) {

@@ -827,3 +827,62 @@ fn scoring_modes_apply_to_a_mock_suites_arguments() {
         (toolgate::score::Outcome::Fail, Some(false))
     );
 }
+
+/// A confused pair on a mock catalog is pointed at the look-alike lint of the tools the run was
+/// served, never at the built-in catalog (where every mock tool would read as invented).
+#[test]
+fn confused_tools_are_compared_in_the_served_catalog() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let agent = dir.path().join("agent.py");
+    std::fs::write(
+        &agent,
+        "import os, sys\nfrom scripted_agent import McpClient\n\
+         sys.stdin.read()\n\
+         client = McpClient(os.environ['TOOLGATE_MCP_URL'])\nclient.initialize()\n\
+         client.call('send_reply', {'ticket_id': 'TK-1003', 'body': 'Waiting on the logs.'})\n\
+         print('Noted.')\n",
+    )
+    .expect("write the agent");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut command = toolgate();
+    command
+        .args([
+            "gate",
+            "--only",
+            "SD1-005",
+            "--agent",
+            "command",
+            "--command",
+        ])
+        .arg(format!(
+            "PYTHONPATH='{}' python3 '{}'",
+            examples.display(),
+            agent.display()
+        ))
+        .arg("--root")
+        .arg(desk())
+        .arg("--out")
+        .arg(dir.path().join("out"));
+    let (code, stdout, stderr) = output(command);
+    // Without a baseline only Tier 5 blocks: the run fails, the gate does not.
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let results: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out/results.json")).expect("reads"),
+    )
+    .expect("JSON");
+    let pair = &results["confused_pairs"][0];
+    assert_eq!(
+        (&pair["expected"], &pair["called"], &pair["count"]),
+        (&json!("add_comment"), &json!("send_reply"), &json!(1)),
+        "{results:#}"
+    );
+    assert_eq!(results["summary"]["overall"]["failed"], 1);
+    assert_eq!(pair["lint"]["status"], "flagged", "{pair}");
+    assert_eq!(pair["lint"]["tool"], "add_comment", "{pair}");
+    let similarity = pair["lint"]["similarity"].as_f64().expect("a similarity");
+    assert!(similarity > 0.5 && similarity < 1.0, "{pair}");
+    assert!(
+        stdout.contains("add_comment -> send_reply (1): lint `look_alike_tools` on `add_comment`"),
+        "{stdout}"
+    );
+}

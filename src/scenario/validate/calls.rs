@@ -75,6 +75,7 @@ pub(super) fn validate_forbidden(
             for (section, names) in [
                 ("args_match", call.args_match.keys()),
                 ("args_contains", call.args_contains.keys()),
+                ("args_regex", call.args_regex.keys()),
             ] {
                 for name in names {
                     if !known.contains(name) {
@@ -89,11 +90,38 @@ pub(super) fn validate_forbidden(
         }
     }
     check_contains(&field, &call.args_contains, problems);
+    let args_regex = compile_patterns(&field, &call.args_regex, problems);
     ForbiddenCall {
         tool: call.tool,
         args_match: call.args_match,
         args_contains: call.args_contains,
+        args_regex,
     }
+}
+
+/// The `args_regex` patterns that compile, in file order; each other entry is a problem.
+fn compile_patterns(
+    field: &str,
+    patterns: &Map<String, Value>,
+    problems: &mut Problems<'_>,
+) -> Vec<(String, regex::Regex)> {
+    let mut compiled = Vec::new();
+    for (name, pattern) in patterns {
+        let at = format!("{field}.args_regex.{name}");
+        match pattern.as_str().map(regex::Regex::new) {
+            Some(Ok(regex)) => compiled.push((name.clone(), regex)),
+            Some(Err(error)) => {
+                // The parser's message draws the pattern over several lines; its last line
+                // says what is wrong.
+                let text = error.to_string();
+                let why = text.lines().last().unwrap_or_default();
+                let why = why.trim().trim_start_matches("error: ");
+                problems.add(&at, Some(name), format_args!("bad pattern: {why}"));
+            }
+            None => problems.add(&at, Some(name), "must be a regular expression (a string)"),
+        }
+    }
+    compiled
 }
 
 /// Every `args_contains` entry must list at least one item.

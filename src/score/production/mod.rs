@@ -217,16 +217,17 @@ fn check(kind: TraceCheckKind, trace: &TraceView<'_>, episodes: &[Recovery]) -> 
         }
         // Production failures are real, not injected: a call that failed allows one identical
         // retry whatever made it fail (the loop finder itself excuses only injected faults).
+        // One retry, not one per failure: a third identical call after two failures is a
+        // loop (and a retry storm).
         TraceCheckKind::NoLoops => {
             match loops::find(calls, LoopMode::ArgsOnly)
                 .into_iter()
                 .find(|finding| {
-                    let failed = finding
-                        .calls
+                    let (_, earlier) = finding.calls.split_last().unwrap_or((&0, &[]));
+                    let retried_failure = earlier
                         .iter()
-                        .filter(|&&i| calls.get(i).is_some_and(|c| !c.is_success()))
-                        .count();
-                    finding.calls.len() > 1 + failed
+                        .any(|&i| calls.get(i).is_some_and(|c| !c.is_success()));
+                    finding.calls.len() > 1 + usize::from(retried_failure)
                 }) {
                 Some(finding) => (
                     Verdict::Fail,

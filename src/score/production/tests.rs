@@ -141,10 +141,27 @@ fn loops_storms_unknown_tools_and_bad_arguments_fail() {
         (
             "no_loops",
             Verdict::Fail,
-            // Three failed syncs are retries (a storm, below), not a loop; two identical
-            // successes are.
+            // Two identical successes are a loop (three failed syncs too: below).
             "`list` called 2 times with {}"
         )
+    );
+    let syncs: Vec<CallRecord> = (0..3)
+        .map(|index| failed(index, "sync", json!({"a": 1}), "busy"))
+        .collect();
+    let storm = score_trace(&view(&syncs, Some("The sync failed.")));
+    assert_eq!(
+        verdicts(&storm)[2],
+        (
+            "no_loops",
+            Verdict::Fail,
+            "`sync` called 3 times with {\"a\":1}"
+        )
+    );
+    let retried = score_trace(&view(&syncs[..2], Some("The sync failed.")));
+    assert_eq!(
+        verdicts(&retried)[2].1,
+        Verdict::Pass,
+        "one retry of a failure"
     );
     assert_eq!(
         found[5],
