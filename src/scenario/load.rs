@@ -422,7 +422,6 @@ mod tests {
             "{HEAD}expected_calls: []\nforbidden_calls:\n  - tool: data_export\n    args_regex: {{columns: '(unclosed', colums: x, table: 3}}\n"
         );
         let message = load_yaml(&text).expect_err("three problems").to_string();
-        let lines: Vec<&str> = message.lines().collect();
         assert_eq!(
             message,
             "`FILE`: forbidden_calls[0].args_regex.colums (line 9): `data_export` has no argument `colums`\n\

@@ -80,7 +80,11 @@ pub fn read_only_changes(
     tools.dedup();
     Some(format!(
         "{} declare{} `readOnlyHint: true`, yet probe `{}` {} changed after calling only {}",
-        tools.iter().map(|tool| format!("`{tool}`")).collect::<Vec<_>>().join(", "),
+        tools
+            .iter()
+            .map(|tool| format!("`{tool}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
         if tools.len() == 1 { "s" } else { "" },
         changed.0.tool,
         Value::Object(changed.0.arguments.clone()),
@@ -158,7 +162,8 @@ mod tests {
     fn a_read_only_tool_that_changed_a_probe_is_a_catalog_finding() {
         let tool = ToolDef::from_server(
             "memory",
-            json!({"name": "read_graph", "inputSchema": {"type": "object"},
+            json!({"name": "read_graph",
+                   "inputSchema": {"type": "object", "properties": {"depth": {"type": "integer"}}},
                    "annotations": {"readOnlyHint": true}}),
         );
         let write = ToolDef::from_server(
@@ -178,15 +183,24 @@ mod tests {
         let after = [Ok(json!({"entities": [{"name": "Ada"}]}))];
         assert_eq!(
             read_only_changes(&scenario, &[call("read_graph")], &before, &after).as_deref(),
-            Some("`read_graph` declares `readOnlyHint: true`, yet probe `read_graph` {\"depth\":1} changed after calling only it")
+            Some(
+                "`read_graph` declares `readOnlyHint: true`, yet probe `read_graph` {\"depth\":1} changed after calling only it"
+            )
         );
-        assert_eq!(read_only_changes(&scenario, &[call("read_graph")], &before, &before), None);
         assert_eq!(
-            read_only_changes(&scenario, &[call("read_graph"), call("add")], &before, &after),
+            read_only_changes(&scenario, &[call("read_graph")], &before, &before),
+            None
+        );
+        assert_eq!(
+            read_only_changes(
+                &scenario,
+                &[call("read_graph"), call("add")],
+                &before,
+                &after
+            ),
             None,
             "a write may change the state"
         );
         assert_eq!(read_only_changes(&scenario, &[], &before, &after), None);
     }
-
 }
