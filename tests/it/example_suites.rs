@@ -68,7 +68,12 @@ fn kill_rate(stdout: &str) -> &str {
     stdout
         .lines()
         .find_map(|line| line.strip_prefix("killed "))
-        .and_then(|line| line.split_once('(')?.1.split_once(',').map(|(rate, _)| rate))
+        .and_then(|line| {
+            line.split_once('(')?
+                .1
+                .split_once(',')
+                .map(|(rate, _)| rate)
+        })
         .unwrap_or_else(|| panic!("no kill rate in:\n{stdout}"))
 }
 

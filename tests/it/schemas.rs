@@ -109,7 +109,11 @@ fn every_shipped_scenario_config_and_catalog_validates() {
     for example in EXAMPLE_SUITES {
         files(&repo().join(example).join("scenarios"), &mut scenarios);
     }
-    assert!(scenarios.len() >= 78 + 14 + 17 + 8 + 8, "{}", scenarios.len());
+    assert!(
+        scenarios.len() >= 78 + 14 + 17 + 8 + 8,
+        "{}",
+        scenarios.len()
+    );
     let scenario = validator("scenario");
     for path in &scenarios {
         let found = errors(&scenario, &yaml_or_json(path));
