@@ -123,9 +123,10 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub suite: SuiteArgs,
     /// Also derive broken trajectories from each reference run (dropped call, look-alike
-    /// tool, changed argument, invented id, exceeded budget, forbidden call, ignored result)
-    /// and require the checks to fail them: at least 95% killed overall and at least one per
-    /// scenario.
+    /// tool, changed argument, invented id, exceeded budget, forbidden call, ignored result,
+    /// failed call) and require the checks to fail them: at least 95% killed over the
+    /// finished scenarios and at least one per scenario. Kills on drafts (`draft: true`) are
+    /// counted apart: drafts are not evidence.
     #[arg(long)]
     pub mutants: bool,
     /// Print, per tier, how many written alternatives (valid trajectories) were rejected and
@@ -748,6 +749,16 @@ pub struct InitArgs {
     /// stdio server's command line (split as a shell does, e.g. `"npx -y my-server"`).
     #[arg(long, value_name = "SERVER")]
     pub from: Option<String>,
+    /// With `--from`: draft a suite of the real server instead of mocks. `toolgate.yaml`
+    /// names it under `servers:` (the command line or URL as given: write a secret as
+    /// `${VAR}`, which stays so in the file and is read from the environment), and each tool
+    /// gets one draft scenario with values from its input schema. Tools annotated
+    /// `readOnlyHint: true` are called once with those values; only a call that succeeded
+    /// makes a happy draft (`<tool>-happy`, with `succeeds: true`). A rejected call makes
+    /// `<tool>-rejected`, quoting the server's error, and any other tool is never called
+    /// (`<tool>-untried`). No baseline is written.
+    #[arg(long, requires = "from")]
+    pub servers: bool,
     /// The directory to write the suite into (created if missing).
     #[arg(long, default_value = ".")]
     pub dir: PathBuf,

@@ -230,6 +230,23 @@ pub(crate) fn as_integer(value: &Value) -> Option<i64> {
 /// (`1`, `1.0` and `1e0` are all written `1`; other numbers as serde_json writes an `f64`).
 /// Arrays keep their order. Two values are equal by `match_value`-style semantics with no
 /// extra keys exactly when their canonical texts are equal.
+/// `value` in decimal with at least `digits` decimals, and more (up to 9) until the number shown
+/// compares with `threshold` (`>=`) as `value` does: a similarity of 0.499 under a threshold of
+/// 0.5 reads `0.499`, never `0.50`, and 0.5551 above 0.555 reads `0.56`.
+pub(crate) fn decimal_against(value: f64, threshold: f64, digits: usize) -> String {
+    let holds = value >= threshold;
+    for digits in digits..=9 {
+        let shown = format!("{value:.digits$}");
+        if shown
+            .parse::<f64>()
+            .is_ok_and(|number| (number >= threshold) == holds)
+        {
+            return shown;
+        }
+    }
+    value.to_string()
+}
+
 pub fn canonical(value: &Value) -> String {
     serde_json::to_string(&Canonical(value)).expect("a JSON value always serializes")
 }
@@ -324,6 +341,18 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    /// Issue #35: a value just under a threshold never reads as the threshold, and one just
+    /// over it never reads as under.
+    #[test]
+    fn decimals_shown_compare_with_the_threshold_as_the_value_does() {
+        assert_eq!(decimal_against(0.499, 0.5, 2), "0.499");
+        assert_eq!(decimal_against(0.4996, 0.5, 3), "0.4996");
+        assert_eq!(decimal_against(0.5, 0.5, 2), "0.50");
+        assert_eq!(decimal_against(0.5551, 0.555, 2), "0.56");
+        assert_eq!(decimal_against(0.5549, 0.555, 2), "0.55");
+        assert_eq!(decimal_against(0.75, 0.5, 2), "0.75");
+    }
 
     #[test]
     fn numbers_compare_by_value() {

@@ -816,7 +816,7 @@ async fn play(
         user,
     };
     let played: Result<AgentOutcome, AgentError> = match agent {
-        Agent::Reference => Ok(reference::run(scenario, &executor).await),
+        Agent::Reference => reference::run(scenario, &executor).await,
         Agent::OpenAi(model) => model.run(&scenario.prompt, &executor).await,
         Agent::Anthropic(model) => model.run(&scenario.prompt, &executor).await,
         Agent::Replay(recordings) => recordings.run(&scenario.id, repeat, &executor).await,

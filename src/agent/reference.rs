@@ -12,12 +12,21 @@
 
 use serde_json::{Map, Value};
 
-use super::{AgentOutcome, ToolExecutor};
-use crate::scenario::Scenario;
+use super::{AgentError, AgentOutcome, ToolExecutor};
+use crate::scenario::capture::as_text;
+use crate::scenario::{Placeholder, Scenario, Unread};
 use crate::trace::{CallOutcome, CallRecord};
 
 /// Plays `scenario`'s solution through `tools`.
-pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcome {
+///
+/// # Errors
+///
+/// [`AgentError::Config`] when a `reference_answer` placeholder has no value in the agent's
+/// own results (the call it reads failed, or its capture takes nothing).
+pub async fn run<E: ToolExecutor>(
+    scenario: &Scenario,
+    tools: &E,
+) -> Result<AgentOutcome, AgentError> {
     let mut played: Vec<CallRecord> = Vec::new();
     let mut assigned: Vec<Option<usize>> = Vec::new();
     let mut failed = Vec::new();
@@ -41,8 +50,8 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
             if !expected.applies(&expected.tool, &prior.argument) {
                 continue;
             }
-            if let Ok(value) = prior.path.query(&record).exactly_one() {
-                arguments.insert(prior.argument.clone(), value.clone());
+            if let Ok(value) = prior.from.read(&record) {
+                arguments.insert(prior.argument.clone(), value);
             }
         }
         let injected: u32 = scenario
@@ -56,7 +65,9 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
             let turn = u32::try_from(played.len() + 1).unwrap_or(u32::MAX);
             tools.begin_turn(turn);
             let observation = tools.call(&expected.tool, arguments.clone()).await;
-            let result = serde_json::from_str::<Value>(&observation.content).ok();
+            // As the trace records it: JSON when the text parses, else the text as a string.
+            let result = serde_json::from_str::<Value>(&observation.content)
+                .unwrap_or_else(|_| Value::String(observation.content.clone()));
             played.push(CallRecord {
                 index: played.len(),
                 tool: expected.tool.clone(),
@@ -66,7 +77,7 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
                 } else {
                     CallOutcome::Success
                 },
-                result: if observation.is_error { None } else { result },
+                result: (!observation.is_error).then_some(result),
                 error: observation.is_error.then_some(observation.content),
                 fault: None,
                 invalid: None,
@@ -96,7 +107,8 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     let final_answer = if let Some(reply) = conversation.last_reply {
         reply
     } else if let Some(answer) = &scenario.reference_answer {
-        answer.clone()
+        let record = crate::trace::run_record(&assigned, &played);
+        fill(answer, &scenario.reference_placeholders, &record)?
     } else if scenario.expected_calls.is_empty() {
         "I can't do that: the request is out of scope or too risky to carry out.".to_string()
     } else if failed.is_empty() {
@@ -104,11 +116,34 @@ pub async fn run<E: ToolExecutor>(scenario: &Scenario, tools: &E) -> AgentOutcom
     } else {
         format!("Some steps failed: {}.", failed.join(", "))
     };
-    AgentOutcome {
+    Ok(AgentOutcome {
         final_answer: Some(final_answer),
         turns: 1,
         ..AgentOutcome::default()
+    })
+}
+
+/// `answer` with each placeholder replaced by its value in `record` (a string as it is,
+/// anything else as compact JSON).
+fn fill(answer: &str, placeholders: &[Placeholder], record: &Value) -> Result<String, AgentError> {
+    let mut filled = answer.to_string();
+    for placeholder in placeholders {
+        let value = placeholder.from.read(record).map_err(|unread| {
+            let why = match unread {
+                Unread::NoValue => format!(
+                    "no single value there (calls[{}] failed or lacks that result)",
+                    placeholder.from.call_index
+                ),
+                Unread::NotCaptured(why) => why,
+            };
+            AgentError::Config(format!(
+                "reference_answer placeholder `{}` has no value: `{}` reads the reference agent's results, but {why}",
+                placeholder.written, placeholder.from.source
+            ))
+        })?;
+        filled = filled.replacen(&placeholder.written, &as_text(&value), 1);
     }
+    Ok(filled)
 }
 
 /// Where the reference agent is in a scripted conversation.
@@ -186,7 +221,8 @@ fn merge(into: &mut Map<String, Value>, name: &str, value: &Value) {
 
 #[cfg(test)]
 mod tests {
-    //! The reference agent: `args_match` overlays `reference_args` element by element.
+    //! The reference agent: `args_match` overlays `reference_args` element by element, and
+    //! `reference_answer` placeholders are filled from its own results or fail naming why.
 
     use serde_json::json;
 
@@ -212,6 +248,49 @@ mod tests {
             arguments["entities"],
             json!([1, 2]),
             "other lengths replace"
+        );
+    }
+
+    #[test]
+    fn placeholders_are_filled_from_the_record_or_fail_naming_the_placeholder() {
+        let source = |inline: &str| {
+            let (path, capture) = inline.split_once(" | ").unwrap_or((inline, ""));
+            crate::scenario::RecordSource {
+                source: inline.to_string(),
+                path: serde_json_path::JsonPath::parse(path).expect("valid path"),
+                call_index: 0,
+                capture: (!capture.is_empty()).then(|| {
+                    crate::scenario::Capture::regex(capture.trim_matches('/')).expect("valid")
+                }),
+            }
+        };
+        let placeholders = [
+            Placeholder {
+                written: "{{ $.calls[0].result | /Commit: (\\w{7})/ }}".into(),
+                from: source("$.calls[0].result | /Commit: (\\w{7})/"),
+            },
+            Placeholder {
+                written: "{{ $.calls[0].args }}".into(),
+                from: source("$.calls[0].args"),
+            },
+        ];
+        let answer =
+            "Head is {{ $.calls[0].result | /Commit: (\\w{7})/ }} ({{ $.calls[0].args }}).";
+        let record =
+            json!({"calls": [{"result": "Commit: 15a52f72e\nAuthor: Ada", "args": {"n": 1}}]});
+        assert_eq!(
+            fill(answer, &placeholders, &record).expect("filled"),
+            "Head is 15a52f7 ({\"n\":1})."
+        );
+        let error = fill(
+            answer,
+            &placeholders,
+            &json!({"calls": [{"result": "no commits"}]}),
+        )
+        .expect_err("no match");
+        assert_eq!(
+            error.to_string(),
+            "reference_answer placeholder `{{ $.calls[0].result | /Commit: (\\w{7})/ }}` has no value: `$.calls[0].result | /Commit: (\\w{7})/` reads the reference agent's results, but the pattern does not match the result"
         );
     }
 }

@@ -18,7 +18,14 @@ use crate::scenario::Scenario;
 
 use super::{DRAFTS_SHOWN, draft_ids, first_names, runtime, suite};
 
-pub(super) fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit> {
+pub(super) fn init_command(
+    args: &InitArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Exit> {
+    if let (true, Some(server)) = (args.servers, &args.from) {
+        return init_servers(args, server, out, err);
+    }
     let (definitions, source) = match (&args.from_lock, &args.tools_json, &args.from) {
         (Some(path), _, _) | (None, Some(path), _) => (
             mock::load::import_tools(path)?,
@@ -90,6 +97,90 @@ pub(super) fn init_command(args: &InitArgs, out: &mut dyn Write) -> Result<Exit>
     Ok(Exit::Pass)
 }
 
+/// `init --servers`: lists the tools of the real server `server` (a URL or a command line),
+/// calls each read-only one with its schema's example values, and writes a suite of that
+/// server with one draft per tool (see [`mock::init_servers`]). Nothing is run afterwards:
+/// a run would call the server's write tools.
+fn init_servers(
+    args: &InitArgs,
+    server: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Exit> {
+    use mock::init_servers::{Probe, ServerEntry};
+    let entry = if server.starts_with("http://") || server.starts_with("https://") {
+        ServerEntry::Http {
+            url: server.to_owned(),
+        }
+    } else {
+        let mut words = shell_words::split(server)
+            .map_err(|error| anyhow::anyhow!("--from: `{server}`: {error}"))?
+            .into_iter();
+        let Some(program) = words.next() else {
+            bail!("--from: give a URL or a server command line");
+        };
+        ServerEntry::Command {
+            program,
+            args: words.collect(),
+            cwd: mock::init_servers::relative_path(&args.dir, std::path::Path::new("."))?,
+        }
+    };
+    let (name, tools, warnings) = runtime()?.block_on(probe_server(&entry))?;
+    for warning in &warnings {
+        writeln!(err, "warning: `{server}`: {warning}")?;
+    }
+    let source = format!("`{server}`");
+    let written = mock::init_servers::write_server_suite(
+        &name, &entry, &tools, &source, &args.dir, args.force,
+    )?;
+    for path in &written.files {
+        writeln!(out, "wrote {}", path.display())?;
+    }
+    let count = |wanted: fn(&Probe) -> bool| tools.iter().filter(|t| wanted(&t.probe)).count();
+    writeln!(
+        out,
+        "{} draft scenarios for server `{name}`: {} happy (the server accepted the probe call), {} rejected (fill in values it accepts), {} untried (may write: never called while drafting)",
+        written.drafts,
+        count(|p| *p == Probe::Accepted),
+        count(|p| matches!(p, Probe::Rejected(_))),
+        count(|p| *p == Probe::NotTried),
+    )?;
+    writeln!(
+        out,
+        "no baseline: edit the drafts, drop `draft: true`, then run `toolgate verify --root {dir} --mutants` and `toolgate gate --root {dir} --all` and keep its results.json as baseline.json; both run every draft against the server, the untried write tools too (point the server at scratch data first)",
+        dir = args.dir.display()
+    )?;
+    Ok(Exit::Pass)
+}
+
+/// Connects to the server of `entry` (`${VAR}` read from the environment), lists its tools
+/// and probes them: its name for `servers:`, the probed tools and the listing's warnings.
+async fn probe_server(
+    entry: &mock::init_servers::ServerEntry,
+) -> Result<(String, Vec<mock::init_servers::ProbedTool>, Vec<String>)> {
+    use crate::harness::client::McpClient;
+    use mock::init_servers::ServerEntry;
+    let env = |name: &str| std::env::var(name).ok();
+    let expand = |text: &str| {
+        crate::suite::expand_vars(text, &env).map_err(|error| anyhow::anyhow!("--from: {error}"))
+    };
+    let client = match entry {
+        ServerEntry::Http { url } => McpClient::connect_http(&expand(url)?).await?,
+        ServerEntry::Command { program, args, .. } => {
+            let args = args
+                .iter()
+                .map(|arg| expand(arg))
+                .collect::<Result<Vec<_>>>()?;
+            McpClient::connect_command(&expand(program)?, &args).await?
+        }
+    };
+    let listing = client.list_tool_pages().await?;
+    let name = mock::init_servers::server_name(client.server_version().as_deref());
+    let tools = mock::init_servers::probe_tools(&client, listing.tools).await;
+    client.close().await?;
+    Ok((name, tools, listing.warnings))
+}
+
 /// Verifies the new suite at `dir` with the reference agent and, when every scenario passes,
 /// writes its results as `dir/baseline.json` (so the suite gates from its first pull
 /// request); `Err` lists the scenarios that did not pass, and no baseline is written.
@@ -153,6 +244,7 @@ pub(super) fn verify_command(
 ) -> Result<Exit> {
     let (file, file_path) = suite::suite_config(&args.suite.root, None)?;
     let mut loaded = suite::load(&args.suite, &file, &file_path, None, suite::CALL_TIMEOUT)?;
+    loaded.warn_listing(err)?;
     let plan = runner::RunPlan {
         scenarios: std::mem::take(&mut loaded.scenarios).into(),
         agent: Arc::new(Agent::Reference),

@@ -26,7 +26,7 @@ use crate::exit::Exit;
 pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit> {
     match cli.command {
         Command::Gate(args) => run::gate_command(&args, out, err),
-        Command::Validate(args) => validate_command(&args, out),
+        Command::Validate(args) => validate_command(&args, out, err),
         Command::Serve(args) => serve::serve_command(&args),
         Command::Tools(args) => catalog::tools_command(&args, out),
         Command::Verify(args) => init::verify_command(&args, out, err),
@@ -45,7 +45,7 @@ pub fn run_cli(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exi
         },
         Command::Proxy(args) => proxy::proxy_command(&args, out, err),
         Command::Score(args) => score::score_command(&args, out),
-        Command::Init(args) => init::init_command(&args, out),
+        Command::Init(args) => init::init_command(&args, out, err),
         Command::Schema(args) => schema::schema_command(&args, out),
         Command::View(args) => view::view_command(&args, out, err),
     }
@@ -89,7 +89,7 @@ async fn interrupted() {
     crate::process::stop_requested().await;
 }
 
-fn validate_command(args: &ValidateArgs, out: &mut dyn Write) -> Result<Exit> {
+fn validate_command(args: &ValidateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<Exit> {
     let (file, file_path) = suite::suite_config(&args.suite.root, None)?;
     let loaded = suite::load(
         &args.suite,
@@ -98,6 +98,7 @@ fn validate_command(args: &ValidateArgs, out: &mut dyn Write) -> Result<Exit> {
         args.lock.as_deref(),
         suite::CALL_TIMEOUT,
     )?;
+    loaded.warn_listing(err)?;
     let selected = loaded
         .scenarios
         .iter()

@@ -123,6 +123,8 @@ fn run_for_gate(
         baseline.and_then(|b| b.pins.as_ref()),
         err,
     )?;
+    loaded.warn_listing(err)?;
+    warn_drafts(&selected, &loaded.scenarios, err)?;
     let usage_unchecked = check_usage_limits(settings, &selected)?;
     let pins = pins(args, settings, endpoint.as_ref(), &selected, &loaded)?;
     let judge = settings.judge()?.map(Arc::new);
@@ -215,6 +217,31 @@ fn run_for_gate(
         return Ok(None);
     }
     Ok(Some(report))
+}
+
+/// Warns on `err` when scenarios about to gate are drafts (`draft: true`), naming the first
+/// [`super::DRAFTS_SHOWN`] of them, and says so when every scenario of the suite (`all`) is a
+/// draft: a draft's checks were written by `toolgate init`, not judged by a person, so a PASS
+/// on them is no evidence. Nothing when `selected` has no draft.
+fn warn_drafts(selected: &[Scenario], all: &[Scenario], err: &mut dyn Write) -> Result<()> {
+    let drafts = super::draft_ids(selected);
+    if drafts.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        err,
+        "warning: {} of {} scenarios to gate are drafts still to finish (`draft: true`): {}",
+        drafts.len(),
+        selected.len(),
+        super::first_names(&drafts, super::DRAFTS_SHOWN)
+    )?;
+    if all.iter().all(|scenario| scenario.draft) {
+        writeln!(
+            err,
+            "warning: every scenario of the suite is a draft: the verdict says the drafts ran, not that the tools were judged"
+        )?;
+    }
+    Ok(())
 }
 
 /// For `--tool-offer scenario`, the tools each of `selected` offers, by scenario id.

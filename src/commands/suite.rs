@@ -38,6 +38,19 @@ pub(super) struct Suite {
     pub mocks: Option<PathBuf>,
     /// The cassette directory the suite replays; `None` unless it replays.
     pub replay: Option<PathBuf>,
+    /// What went wrong while the servers listed their tools, as `server `NAME`: ...`
+    /// sentences in server order; the commands print them as warnings.
+    pub listing_warnings: Vec<String>,
+}
+
+impl Suite {
+    /// Writes each of [`Suite::listing_warnings`] to `err` as a `warning:` line.
+    pub(super) fn warn_listing(&self, err: &mut dyn std::io::Write) -> Result<()> {
+        for warning in &self.listing_warnings {
+            writeln!(err, "warning: {warning}")?;
+        }
+        Ok(())
+    }
 }
 
 /// The mock catalog a suite runs on: `--mocks`, else `mocks.catalog` of the config `file`
@@ -117,6 +130,16 @@ pub(super) fn load_recording(
         },
     };
     let loaded = plan::load(&source, options, scrubber(file, source.specs())?)?;
+    let listing_warnings = loaded
+        .servers
+        .iter()
+        .flat_map(|(server, _)| {
+            server
+                .warnings
+                .iter()
+                .map(move |warning| format!("server `{}`: {warning}", server.name))
+        })
+        .collect();
     let servers = loaded
         .servers
         .iter()
@@ -143,6 +166,7 @@ pub(super) fn load_recording(
         servers,
         mocks,
         replay,
+        listing_warnings,
     })
 }
 

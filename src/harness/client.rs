@@ -345,8 +345,9 @@ impl McpClient {
     ///
     /// Cursors are passed back unchanged (they are opaque). An absent `nextCursor` ends the walk;
     /// `""`, `null` or a non-string end it with a warning ([`page_end`]); so does a cursor seen
-    /// before (a server that does not advance would otherwise loop forever) and the 10,000th
-    /// page. Each page may take 60 s.
+    /// before (a server that does not advance would otherwise loop forever), a page after the
+    /// first that lists only tools of earlier pages (a cursor that changes over the same
+    /// tools), and the 10,000th page. Each page may take 60 s.
     ///
     /// Pages are read as the server wrote them (one raw request per page), so `null` is told
     /// apart from an absent cursor and tool fields rmcp does not model are kept.
@@ -369,6 +370,7 @@ impl McpClient {
             let Some(Value::Array(tools)) = result.get("tools") else {
                 anyhow::bail!("tools/list page {page} has no `tools` array");
             };
+            let before = listing.tools.len();
             for tool in tools {
                 // The same tool again (a page served twice, a cursor that does not advance):
                 // one tool, not two, so no false duplicate name or look-alike pair follows.
@@ -394,6 +396,15 @@ impl McpClient {
                     if !seen.insert(next.clone()) {
                         listing.warnings.push(format!(
                             "{NON_ADVANCING_CURSOR}: tools/list page {page} repeats cursor `{next}`; stopped after {} tools (the cursor does not advance)",
+                            listing.tools.len()
+                        ));
+                        return Ok(with_merged(listing, &merged));
+                    }
+                    // A cursor that advances but serves tools already listed would be
+                    // followed to the page limit: the walk ends at the first such page.
+                    if page > 1 && !tools.is_empty() && listing.tools.len() == before {
+                        listing.warnings.push(format!(
+                            "{NON_ADVANCING_CURSOR}: tools/list page {page} lists only tools of earlier pages; stopped after {} tools (the cursor changes, the tools do not)",
                             listing.tools.len()
                         ));
                         return Ok(with_merged(listing, &merged));
@@ -1192,6 +1203,30 @@ mod field_case_tests {
             [
                 "non_advancing_cursor: tools/list page 2 repeats cursor `same`; stopped after 8 tools (the cursor does not advance)",
                 "8 tool listings repeated an identical tool and were merged: \"t001\", \"t002\", \"t003\", \"t004\", \"t005\" and 3 more"
+            ]
+        );
+    }
+
+    /// Issue #35: a cursor that changes on every page while the pages repeat the tools
+    /// already listed is stopped at the first such page, not followed to the page limit.
+    #[tokio::test]
+    async fn stops_when_an_advancing_cursor_serves_only_tools_already_listed() {
+        let (client, requests) = scripted::connect(Box::new(|_, params| {
+            let next = match params["cursor"].as_str() {
+                None => 1,
+                Some(cursor) => cursor.trim_start_matches('p').parse::<u32>().unwrap_or(0) + 1,
+            };
+            Ok(json!({"tools": numbered_tools(1, 3), "nextCursor": format!("p{next}")}))
+        }))
+        .await;
+        let listing = client.list_tool_pages().await.expect("tools/list succeeds");
+        assert_eq!(params_of(&requests), [json!(null), json!("p1")]);
+        assert_eq!(listing.tools.len(), 3);
+        assert_eq!(
+            listing.warnings,
+            [
+                "non_advancing_cursor: tools/list page 2 lists only tools of earlier pages; stopped after 3 tools (the cursor changes, the tools do not)",
+                "3 tool listings repeated an identical tool and were merged: \"t001\", \"t002\", \"t003\""
             ]
         );
     }

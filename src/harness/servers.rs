@@ -40,6 +40,9 @@ pub struct DiscoveredServer {
     pub protocol_version: Option<String>,
     /// The tools the suite uses (after `include`/`exclude`), as listed, in server order.
     pub tools: Vec<Value>,
+    /// What went wrong while listing them (paging stopped early, repeated tools merged), one
+    /// sentence each; empty for a clean listing, a lock file or a recording.
+    pub warnings: Vec<String>,
 }
 
 /// The catalog of a suite's servers.
@@ -63,6 +66,7 @@ impl Discovery {
                     version: None,
                     protocol_version: None,
                     tools: vec![definition],
+                    warnings: Vec::new(),
                 }),
             }
         }
@@ -140,12 +144,12 @@ pub async fn list_server(spec: &ServerSpec, root: &Path) -> Result<ListedServer>
 pub async fn discover(specs: &[ServerSpec], root: &Path) -> Result<Discovery> {
     let mut servers = Vec::new();
     for spec in specs {
-        let listed = list_server(spec, root).await?;
+        let mut listed = list_server(spec, root).await?;
         if listed.listing.tools.is_empty() {
             bail!("server `{}` (`{}`) lists no tools", spec.name, spec.label());
         }
         let mut tools = Vec::new();
-        for definition in listed.listing.tools {
+        for definition in std::mem::take(&mut listed.listing.tools) {
             let Some(name) = definition["name"].as_str() else {
                 bail!(
                     "server `{}` lists a tool without a string `name`",
@@ -168,6 +172,7 @@ pub async fn discover(specs: &[ServerSpec], root: &Path) -> Result<Discovery> {
             version: listed.version,
             protocol_version: listed.protocol_version,
             tools,
+            warnings: listed.listing.warnings,
         });
     }
     Ok(Discovery { servers })

@@ -292,7 +292,8 @@ pub fn check_tool(tool: &ToolRef<'_>, out: &mut Vec<Finding>) {
             "describe inputs, the result's shape and side effects in two to four sentences",
         ));
     }
-    let described_example = has_any(&words, EXAMPLE_CUES) || description.contains('`');
+    let described_example =
+        has_any(&words, EXAMPLE_CUES) || description.contains('`') || states_format(description);
     check_exemplars(tool, &parameters, described_example, out);
 }
 
@@ -483,8 +484,10 @@ fn check_exemplars(
             .iter()
             .any(|word| FORMATTED_PARAMETERS.contains(&word.as_str()));
         let own = parameter_description(parameter.schema);
-        let own_example =
-            has_any(&words(own), EXAMPLE_CUES) || own.contains('`') || own.contains('"');
+        let own_example = has_any(&words(own), EXAMPLE_CUES)
+            || own.contains('`')
+            || own.contains('"')
+            || states_format(own);
         if is_string && formatted && !constrained && !own_example {
             unexemplified.push(format!("`{}`", parameter.name));
         }
@@ -502,6 +505,21 @@ fn check_exemplars(
             "add `examples` to the parameter or an \"e.g. ...\" to its description",
         ));
     }
+}
+
+/// Whether `text` states a value format, which shows the expected shape as well as an example
+/// would: a date/time template (`HH:MM`, `YYYY-MM-DD`, `hh:mm:ss`, `DD/MM/YYYY`) or a named
+/// standard (`ISO 8601`, `RFC 3339`, Unix epoch seconds).
+fn states_format(text: &str) -> bool {
+    static FORMAT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?x)
+            \b(?:YYYY|YY|MM|DD|HH|hh|mm|ss)(?:[-:/.T](?:YYYY|YY|MM|DD|HH|hh|mm|ss|SSS|Z))+\b
+            | (?i:\b(?:iso[\s-]?8601|rfc[\s-]?3339|unix\s+(?:epoch|time(?:stamp)?)|epoch\s+(?:seconds|milliseconds))\b)",
+        )
+        .expect("the format pattern compiles")
+    });
+    FORMAT.is_match(text)
 }
 
 /// Why `value` does not fit `schema`'s `type` or `enum`; `None` when it fits.
@@ -601,5 +619,40 @@ mod tests {
             found[0].message,
             "example \"trace\" of `level` is not one of the `enum` values"
         );
+    }
+
+    /// Issue #35: a stated format shows the expected shape, as an example would: no
+    /// `exemplar_issues` for "time as HH:MM" or a tool that says "YYYY-MM-DD"; still one
+    /// for a format nobody states.
+    #[test]
+    fn a_stated_format_counts_as_an_example() {
+        let tool = |time: &str, description: &str| {
+            json!({"name": "book_slot", "description": description,
+                "inputSchema": {"type": "object", "properties": {
+                    "start_time": {"type": "string", "description": time}}}})
+        };
+        let exemplar = |tool: &Value| {
+            checks(tool)
+                .into_iter()
+                .filter(|(id, _)| *id == "exemplar_issues")
+                .count()
+        };
+        assert_eq!(
+            exemplar(&tool("The start time as HH:MM, 24-hour.", "Books a slot.")),
+            0
+        );
+        assert_eq!(
+            exemplar(&tool(
+                "The start time.",
+                "Books a slot on a day given as YYYY-MM-DD."
+            )),
+            0
+        );
+        assert_eq!(
+            exemplar(&tool("The start, an ISO 8601 timestamp.", "Books a slot.")),
+            0
+        );
+        assert_eq!(exemplar(&tool("The start time.", "Books a slot.")), 1);
+        assert_eq!(exemplar(&tool("The time in HH or MM.", "Books a slot.")), 1);
     }
 }

@@ -252,11 +252,11 @@ pub fn check_catalog(tools: &[ToolRef<'_>], threshold: f64, out: &mut Vec<Findin
             a,
             "/description",
             format!(
-                "`{}` and `{}` look alike (similarity {:.2}); only `{}` says: {}; only `{}` says: {}",
+                "`{}` and `{}` look alike (similarity {}); only `{}` says: {}; only `{}` says: {}",
                 a.name,
                 b.name,
-                // Rounded down: 0.499 under a 0.5 threshold must not read "0.50".
-                (pair.similarity * 100.0).floor() / 100.0,
+                // As many digits as it takes to read at or above the threshold, as it is.
+                crate::json::decimal_against(pair.similarity, threshold, 2),
                 a.name,
                 list(&pair.only_first),
                 b.name,
@@ -318,6 +318,43 @@ mod tests {
             .map(|pair| (pair.first, pair.second))
             .collect();
         assert_eq!(pairs, [(0, 1)]);
+    }
+
+    /// Issue #35: on a real pair, the similarity shown agrees with the threshold it is
+    /// compared with: reported at its own similarity, and shown as no less than it; not
+    /// reported just above it.
+    #[test]
+    fn the_shown_similarity_agrees_with_the_threshold() {
+        let definitions = [
+            json!({"name": "search_contacts", "description": "Search contacts by name or email and return the matching contact records from the CRM."}),
+            json!({"name": "find_contacts", "description": "Find contacts by name or email and return the matching contact records from the address book."}),
+        ];
+        let tools = refs(&definitions);
+        let similarity = look_alikes(&tools, 0.0)[0].similarity;
+        // A threshold that the similarity rounded to two digits would reach from below.
+        let threshold = (similarity * 100.0).round() / 100.0;
+        let threshold = if threshold > similarity {
+            threshold
+        } else {
+            threshold + 0.005
+        };
+        let mut findings = Vec::new();
+        check_catalog(&tools, threshold, &mut findings);
+        assert!(findings.is_empty(), "{findings:?}");
+        check_catalog(&tools, similarity, &mut findings);
+        let message = &findings[0].message;
+        let shown: f64 = message
+            .split("(similarity ")
+            .nth(1)
+            .and_then(|rest| rest.split(')').next())
+            .and_then(|number| number.parse().ok())
+            .expect("a similarity in the message");
+        assert!(shown >= similarity, "{message} vs {similarity}");
+        // Under the threshold it was not reported at, it reads as under it.
+        let under: f64 = crate::json::decimal_against(similarity, threshold, 2)
+            .parse()
+            .expect("a number");
+        assert!(under < threshold, "{under} vs {threshold}");
     }
 
     #[test]

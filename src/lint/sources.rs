@@ -126,7 +126,9 @@ pub async fn load(source: &Source) -> anyhow::Result<LoadedCatalog> {
             });
             let mut catalog = LoadedCatalog::default();
             let listed = list_server(&spec, here).await?;
-            catalog.add_listing(&spec.label(), listed.listing);
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let name = spec.secrets().redact(&command_name(program, args, &cwd));
+            catalog.add_listing(&name, listed.listing);
             Ok(catalog)
         }
         Source::Http { url } => {
@@ -141,6 +143,37 @@ pub async fn load(source: &Source) -> anyhow::Result<LoadedCatalog> {
         Source::Config { path, only } => load_config(path, only).await,
         Source::File { path } => load_file(path),
     }
+}
+
+/// How lint names a server started from a command line (in messages, the JSON report and
+/// SARIF, which get committed): the command line with each absolute path made relative to
+/// `cwd` when it lies under it, and cut to its file name otherwise, so no home or temporary
+/// folder is written. A `NAME=/path` word keeps its name.
+fn command_name(program: &str, args: &[String], cwd: &Path) -> String {
+    let shown = |word: &str| -> String {
+        let (prefix, path) = match word.split_once('=') {
+            Some((name, value)) if Path::new(value).is_absolute() => (format!("{name}="), value),
+            _ => (String::new(), word),
+        };
+        let path = Path::new(path);
+        if !path.is_absolute() {
+            return word.to_owned();
+        }
+        let relative = match path.strip_prefix(cwd) {
+            Ok(inside) if !inside.as_os_str().is_empty() => inside.display().to_string(),
+            Ok(_) => ".".to_owned(),
+            Err(_) => path.file_name().map_or_else(
+                || "/".to_owned(),
+                |name| name.to_string_lossy().into_owned(),
+            ),
+        };
+        format!("{prefix}{relative}")
+    };
+    std::iter::once(program)
+        .chain(args.iter().map(String::as_str))
+        .map(shown)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A server named on the command line, named by its command line or URL: all its tools, no
@@ -251,6 +284,23 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// Issue #35: a server's command line names it without absolute folders.
+    #[test]
+    fn a_command_line_server_is_named_without_absolute_paths() {
+        let cwd = Path::new("/home/me/project");
+        let args = [
+            "/home/me/project/servers/db.py".to_owned(),
+            "--db=/tmp/tmp.x1/seed.db".to_owned(),
+            "--verbose".to_owned(),
+            "/home/me/project".to_owned(),
+        ];
+        assert_eq!(
+            command_name("/home/me/.venv/bin/python", &args, cwd),
+            "python servers/db.py --db=seed.db --verbose ."
+        );
+        assert_eq!(command_name("npx", &["-y".to_owned()], cwd), "npx -y");
+    }
 
     #[test]
     fn reads_every_saved_shape() {

@@ -31,6 +31,27 @@ pub struct Written {
     pub drafts: usize,
 }
 
+/// Writes `files` (path, text), creating folders; none is written when one exists already
+/// and `force` is off.
+///
+/// Errors: an existing file without `force`, naming it, or a write that fails.
+pub(super) fn write_files(files: &[(PathBuf, String)], force: bool) -> Result<()> {
+    if let Some((path, _)) = files.iter().find(|(path, _)| !force && path.exists()) {
+        bail!(
+            "`{}` already exists; pass --force to overwrite the skeleton's files",
+            path.display()
+        );
+    }
+    for (path, text) in files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("failed to create `{}`", parent.display()))?;
+        }
+        crate::fs::write_atomic(path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// Writes the skeleton for the tool `definitions` (from `source`, named in messages) under
 /// `dir`.
 ///
@@ -66,19 +87,7 @@ pub fn write_suite(
     }
     files.push((dir.join("smoke-set.yaml"), smoke_text()));
     files.push((dir.join(".github/workflows/toolgate.yml"), workflow_text()));
-    if let Some((path, _)) = files.iter().find(|(path, _)| !force && path.exists()) {
-        bail!(
-            "`{}` already exists; pass --force to overwrite the skeleton's files",
-            path.display()
-        );
-    }
-    for (path, text) in &files {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("failed to create `{}`", parent.display()))?;
-        }
-        crate::fs::write_atomic(path, text.as_bytes())?;
-    }
+    write_files(&files, force)?;
     Ok(Written {
         files: files.into_iter().map(|(path, _)| path).collect(),
         tools: definitions.len(),
@@ -87,7 +96,7 @@ pub fn write_suite(
 }
 
 /// A file-name-safe form of a tool name.
-fn safe(name: &str) -> String {
+pub(super) fn safe(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -593,11 +602,11 @@ fn example_string(schema: &Value, name: &str) -> String {
 }
 
 /// `text` as a YAML double-quoted string (JSON string syntax is valid YAML).
-fn yaml_string(text: &str) -> String {
+pub(super) fn yaml_string(text: &str) -> String {
     Value::String(text.to_owned()).to_string()
 }
 
-fn smoke_text() -> String {
+pub(super) fn smoke_text() -> String {
     "# The pull-request subset `toolgate gate` runs by default: every tier-1 scenario.\n\
      tiers:\n  - 1\n"
         .to_owned()

@@ -18,6 +18,7 @@ mod backend;
 pub mod file;
 pub mod from_cassette;
 pub mod init;
+pub mod init_servers;
 pub mod load;
 pub mod pattern;
 mod state;

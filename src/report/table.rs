@@ -149,7 +149,8 @@ fn confused_pair_lines(pairs: &[ConfusedPair]) -> String {
                     similarity,
                     threshold,
                 } => format!(
-                    "not flagged by the look-alike lint (similarity {similarity:.3}, threshold {threshold:.2}): not a naming problem"
+                    "not flagged by the look-alike lint (similarity {}, threshold {threshold:.2}): not a naming problem",
+                    crate::json::decimal_against(*similarity, *threshold, 3)
                 ),
                 LintPointer::NotInCatalog => {
                     format!("`{called}` is not in the catalog: an invented name, not a look-alike")

@@ -84,8 +84,14 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub final_answer: Option<AnswerChecksFile>,
     /// The final answer the reference agent gives; required when `final_answer` has a check.
+    /// `{{ $.calls[i]... }}` placeholders (optionally `| /pattern/` or `| cel: expression`)
+    /// are filled from the reference agent's own results.
     #[serde(default)]
     pub reference_answer: Option<String>,
+    /// Arguments that are identifiers besides `id`/`*_id` names, as `tool.argument` globs
+    /// (`git_show.revision`, `*.target`): a value never seen before in the run is invented.
+    #[serde(default)]
+    pub identifiers: Vec<String>,
     /// The question the optional judge answers about the final answer; without it, a rubric for
     /// the scenario's type.
     #[serde(default)]
@@ -311,9 +317,11 @@ pub struct ForbiddenCallFile {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerChecksFile {
-    /// JSONPaths into the run record (`$.calls[i]...`) whose values the answer must mention.
+    /// Values from the run record the answer must mention: JSONPaths (`$.calls[i]...`) or
+    /// captures (`{from: <JSONPath>, regex: <pattern>}` / `{from: <JSONPath>, cel: <expr>}`).
     #[serde(default)]
-    pub contains_results: Vec<String>,
+    #[schemars(with = "Vec<RecordSourceFile>")]
+    pub contains_results: Vec<Value>,
     /// Texts the answer must contain, case-insensitively.
     #[serde(default)]
     pub contains_text: Vec<String>,
@@ -483,6 +491,10 @@ pub struct ExpectedCallFile {
     /// judged by whether it found the record, not by its query text).
     #[serde(default)]
     pub result_contains: Vec<Value>,
+    /// The paired call must succeed: not a tool error (`isError: true`), a protocol error or
+    /// a call refused as invalid; the failing check quotes the error text. Default `false`.
+    #[serde(default)]
+    pub succeeds: bool,
     /// Partial match: each key present with an equal value (numbers by value, objects
     /// partially, arrays element-wise).
     #[serde(default, deserialize_with = "unique_keys")]
@@ -491,8 +503,9 @@ pub struct ExpectedCallFile {
     #[serde(default)]
     pub args_forbid: Vec<String>,
     /// Argument -> JSONPath into the run record (`$.calls[i]` is the call paired with expected
-    /// call i): the value must be the one that call returned.
+    /// call i), or a capture from it: the value must be the one that call returned.
     #[serde(default, deserialize_with = "unique_keys")]
+    #[schemars(with = "std::collections::BTreeMap<String, RecordSourceFile>")]
     pub args_from_prior: Map<String, Value>,
     /// Argument -> list of accepted values.
     #[serde(default, deserialize_with = "unique_keys")]
@@ -684,4 +697,38 @@ impl<'de> Deserialize<'de> for UniqueKeys {
         }
         deserializer.deserialize_any(Visitor)
     }
+}
+
+/// A value read from the run record, as `args_from_prior` and `contains_results` accept it
+/// (for the JSON Schema; the loader reads it by hand to name what is wrong).
+#[derive(schemars::JsonSchema)]
+#[serde(untagged)]
+#[allow(
+    dead_code,
+    reason = "describes the file format for the JSON Schema only"
+)]
+enum RecordSourceFile {
+    /// A JSONPath into the run record: `$.calls[i]...`, the call paired with expected call i.
+    Path(String),
+    /// A value captured from what a JSONPath finds: `from` and exactly one of `regex`/`cel`.
+    Capture(CaptureFile),
+}
+
+/// A capture: `from` and exactly one of `regex` or `cel`.
+#[derive(schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(
+    dead_code,
+    reason = "describes the file format for the JSON Schema only"
+)]
+struct CaptureFile {
+    /// The JSONPath whose value is captured from (a text result is a JSON string).
+    from: String,
+    /// A pattern (Rust `regex` syntax): the first match's group `value`, else group 1, else
+    /// the whole match, as a string.
+    #[serde(default)]
+    regex: Option<String>,
+    /// A CEL expression over `value`, the JSON at `from`.
+    #[serde(default)]
+    cel: Option<String>,
 }

@@ -442,6 +442,58 @@ mod tests {
     }
 
     #[test]
+    fn reference_answer_placeholders_parse_at_load_and_bad_ones_name_the_field() {
+        let head = format!(
+            "{HEAD}expected_calls:\n  - tool: crm_forecast\n    args_match: {{quarter: 2026-Q1}}\n"
+        );
+        let good = format!(
+            "{head}reference_answer: \"Forecast {{{{ $.calls[0].result.forecast }}}}, quarter {{{{$.calls[0].result | cel: value.quarter}}}}.\"\n"
+        );
+        let scenario = load_yaml(&good).expect("valid placeholders");
+        let sources: Vec<(&str, &str)> = scenario
+            .reference_placeholders
+            .iter()
+            .map(|p| (p.written.as_str(), p.from.source.as_str()))
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                (
+                    "{{ $.calls[0].result.forecast }}",
+                    "$.calls[0].result.forecast"
+                ),
+                (
+                    "{{$.calls[0].result | cel: value.quarter}}",
+                    "$.calls[0].result | cel: value.quarter"
+                )
+            ]
+        );
+        let unclosed = format!("{head}reference_answer: \"Forecast {{{{ $.calls[0].result\"\n");
+        assert_eq!(
+            load_yaml(&unclosed).expect_err("unclosed").to_string(),
+            "`FILE`: reference_answer (line 9): a placeholder opens with `{{` but never closes with `}}`"
+        );
+        let later = format!("{head}reference_answer: \"Forecast {{{{ $.calls[1].result }}}}\"\n");
+        assert_eq!(
+            load_yaml(&later).expect_err("no calls[1]").to_string(),
+            "`FILE`: reference_answer (line 9): placeholder `{{ $.calls[1].result }}`: `$.calls[1].result` reads calls[1], but only earlier expected calls (0..1) can feed this one"
+        );
+    }
+
+    #[test]
+    fn identifiers_must_be_tool_argument_globs_of_real_tools() {
+        let text = format!(
+            "{HEAD}identifiers: [crm_get_contact.contact_id, \"*.query\", revision, crm_get_contat.x, crm_get_contact.revision]\nexpected_calls: []\n"
+        );
+        assert_eq!(
+            load_yaml(&text).expect_err("three problems").to_string(),
+            "`FILE`: identifiers[2] (line 6): `revision` must be `tool.argument` (a glob on each side, e.g. `*.revision`)\n\
+             `FILE`: identifiers[3] (line 6): unknown tool `crm_get_contat` (did you mean `crm_get_contact`?)\n\
+             `FILE`: identifiers[4] (line 6): `crm_get_contact` has no argument `revision`"
+        );
+    }
+
+    #[test]
     fn misspelled_answer_check_fails_the_load() {
         let text = format!(
             "{HEAD}expected_calls: []\nfinal_answer:\n  refuse: true\nreference_answer: no\n"

@@ -6,9 +6,11 @@
 //! the rest of the crate uses without re-checking. See `docs/scenarios.md` for the format.
 
 pub mod assertion;
+pub mod capture;
 mod elicitation;
 pub mod file;
 mod fixture;
+pub mod identifiers;
 pub mod load;
 pub mod smoke;
 mod source;
@@ -18,11 +20,11 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use serde_json_path::JsonPath;
 
 use self::assertion::Assertion;
 use crate::catalog::{self, Catalog};
 
+pub use capture::{Capture, Placeholder, RecordSource, Unread};
 pub use elicitation::{Elicitation, ElicitationAction, ElicitationReply};
 pub use fixture::load_fixture;
 pub use load::{load_dir, load_faults, load_file};
@@ -202,12 +204,9 @@ impl Fault {
 pub struct PriorRef {
     /// The argument name (top level of the call's arguments).
     pub argument: String,
-    /// The JSONPath source, e.g. `$.calls[0].result.id`.
-    pub source: String,
-    /// The parsed path (RFC 9535).
-    pub path: JsonPath,
-    /// The expected call it reads from: `calls[i]` in the path, always before this call.
-    pub call_index: usize,
+    /// Where its value is read: a path such as `$.calls[0].result.id`, always into an earlier
+    /// expected call, with an optional capture.
+    pub from: RecordSource,
 }
 
 /// How an argument's value is compared with the expected one (`args_compare`).
@@ -273,6 +272,8 @@ pub struct ExpectedCall {
     pub args_contains: Map<String, Value>,
     /// Values or partial records the call's result must contain at some depth.
     pub result_contains: Vec<Value>,
+    /// Whether the paired call must succeed (not a tool, protocol or invalid-call error).
+    pub succeeds: bool,
     /// Partial match: every key given must be present with an equal value (numbers by value,
     /// nested objects partially, arrays element by element).
     pub args_match: Map<String, Value>,
@@ -332,6 +333,7 @@ impl ExpectedCall {
             args_exact: Vec::new(),
             args_contains: Map::new(),
             result_contains: Vec::new(),
+            succeeds: false,
             args_match: Map::new(),
             args_forbid: Vec::new(),
             args_from_prior: Vec::new(),
@@ -514,6 +516,12 @@ pub struct Scenario {
     /// The known-good final answer the reference agent gives; present whenever
     /// `final_answer` has a check. Never used to score another agent.
     pub reference_answer: Option<String>,
+    /// The `{{ source }}` placeholders of `reference_answer`, in order: the reference agent
+    /// fills each from its own results before it answers.
+    pub reference_placeholders: Vec<capture::Placeholder>,
+    /// Arguments declared identifiers besides the id-like names (`identifiers` in the file):
+    /// their values must have been seen in the run before they are sent.
+    pub identifiers: identifiers::Identifiers,
     /// The question the optional judge answers about this scenario's final answer; `None`
     /// uses the built-in rubric for the scenario's type.
     pub judge_rubric: Option<String>,
@@ -662,16 +670,9 @@ pub struct ForbiddenCall {
     pub args_regex: Vec<(String, regex::Regex)>,
 }
 
-/// A value the final answer must mention, read from the run record like `args_from_prior`.
-#[derive(Debug, Clone)]
-pub struct ResultRef {
-    /// The JSONPath source, e.g. `$.calls[0].result.forecast`.
-    pub source: String,
-    /// The parsed path (RFC 9535).
-    pub path: JsonPath,
-    /// The expected call it reads from, always one of the scenario's expected calls.
-    pub call_index: usize,
-}
+/// A value the final answer must mention, read from the run record like `args_from_prior`
+/// (from any of the scenario's expected calls).
+pub type ResultRef = RecordSource;
 
 /// Deterministic checks on the final answer (`final_answer` in the file). The cue-word
 /// lists behind the three `bool` checks are in `score::answer`.

@@ -7,7 +7,8 @@ use serde_json::Value;
 use super::answer::{self, Answer, Ties};
 use super::{Check, CheckKind};
 use crate::prose::{Prose, Wanted};
-use crate::scenario::{AnswerChecks, AnswerValue, Attributes, Scenario, ValueSource};
+use crate::scenario::capture::as_number;
+use crate::scenario::{AnswerChecks, AnswerValue, Attributes, Scenario, Unread, ValueSource};
 use crate::trace::CallRecord;
 
 /// The states answer values are read from.
@@ -161,17 +162,21 @@ impl<'a> Group<'a> {
         let prefix = self.prefix;
         for (i, reference) in checks.contains_results.iter().enumerate() {
             let subject = format!("{prefix}.contains_results[{i}] `{}`", reference.source);
-            match reference.path.query(self.context.record).exactly_one() {
+            match reference.read(self.context.record) {
                 Ok(value) => {
-                    let passed = answer::mentions(self.text, value);
+                    // A number-looking capture counts when the answer states the number.
+                    let passed = answer::mentions(self.text, &value)
+                        || reference.capture.is_some()
+                            && as_number(&value)
+                                .is_some_and(|number| answer::mentions(self.text, &number));
                     let why = format!(
                         "{} does not mention {}",
                         self.quoted,
-                        crate::json::short(value)
+                        crate::json::short(&value)
                     );
                     self.push(CheckKind::AnswerContainsResult, subject, passed, why);
                 }
-                Err(_) => self.push(
+                Err(Unread::NoValue) => self.push(
                     CheckKind::AnswerContainsResult,
                     subject,
                     false,
@@ -179,6 +184,12 @@ impl<'a> Group<'a> {
                         "no single value at `{}` (calls[{}] unpaired or without that result)",
                         reference.source, reference.call_index
                     ),
+                ),
+                Err(Unread::NotCaptured(why)) => self.push(
+                    CheckKind::AnswerContainsResult,
+                    subject,
+                    false,
+                    format!("nothing captured: {why}"),
                 ),
             }
         }

@@ -13,8 +13,9 @@ use serde_json::{Map, Value};
 use super::compare::compare;
 use super::{OmittedDefaults, ScoringOptions};
 use crate::json::{equal_value, short};
-use crate::scenario::Comparator;
 use crate::scenario::ExpectedCall;
+use crate::scenario::capture::as_number;
+use crate::scenario::{Comparator, Unread};
 use crate::trace::CallRecord;
 use crate::values::{contains, occurs_in};
 
@@ -344,43 +345,58 @@ impl Pair<'_> {
                 held += 1;
                 continue;
             }
-            let found = prior.path.query(record).exactly_one();
+            let found = prior.from.read(record);
+            let source = &prior.from.source;
             let actual = self.arguments.get(&prior.argument);
             match (found, actual) {
-                (Err(_), _) => {
-                    let paired = record["calls"][prior.call_index].is_null();
+                (Err(Unread::NoValue), _) => {
+                    let paired = record["calls"][prior.from.call_index].is_null();
                     let why = if paired {
-                        format!("calls[{}] has no paired call", prior.call_index)
+                        format!("calls[{}] has no paired call", prior.from.call_index)
                     } else {
                         "no single value there".to_string()
                     };
                     check.args_from_prior.push(format!(
-                        "`{}` must come from `{}`, but {why}",
-                        prior.argument, prior.source
+                        "`{}` must come from `{source}`, but {why}",
+                        prior.argument
                     ));
                 }
+                (Err(Unread::NotCaptured(why)), _) => check.args_from_prior.push(format!(
+                    "`{}` must come from `{source}`, but {why}",
+                    prior.argument
+                )),
                 (Ok(_), None) => check.args_from_prior.push(format!(
-                    "`{}` missing, must come from `{}`",
-                    prior.argument, prior.source
+                    "`{}` missing, must come from `{source}`",
+                    prior.argument
                 )),
                 (Ok(wanted), Some(actual)) => match crate::values::matches(
-                    wanted,
+                    &captured_as(wanted.clone(), prior.from.capture.is_some(), actual),
                     actual,
                     &format!("/{}", prior.argument),
                     false,
                 ) {
                     Ok(()) => held += 1,
                     Err(_) => check.args_from_prior.push(format!(
-                        "`{}` is {}, but `{}` is {}: not taken from the earlier result",
+                        "`{}` is {}, but `{source}` is {}: not taken from the earlier result",
                         prior.argument,
                         short(actual),
-                        prior.source,
-                        short(wanted)
+                        short(&wanted)
                     )),
                 },
             }
         }
         held
+    }
+}
+
+/// A captured value as it is compared with `actual`: a number-looking capture (always a
+/// string) as its number when the argument is a number, so `"12"` from a text result matches
+/// `12`.
+fn captured_as(wanted: Value, captured: bool, actual: &Value) -> Value {
+    if captured && actual.is_number() {
+        as_number(&wanted).unwrap_or(wanted)
+    } else {
+        wanted
     }
 }
 

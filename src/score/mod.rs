@@ -82,6 +82,8 @@ pub enum CheckKind {
     ArgsFromPrior,
     /// The paired call's result contains what `result_contains` names.
     ResultContains,
+    /// The paired call succeeded (`succeeds: true`): no tool, protocol or invalid-call error.
+    CallSucceeds,
     /// Strict ordering holds.
     Ordering,
     /// The run stayed within `max_calls`.

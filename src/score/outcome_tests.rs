@@ -749,3 +749,47 @@ reference_answer: x
         );
     }
 }
+
+/// Issue #35: `succeeds: true` fails a paired call that ended in an error, quoting its text,
+/// and holds for the same call when it succeeded; without it, the failed call passes.
+#[test]
+fn succeeds_fails_a_paired_call_that_errored_and_names_its_error() {
+    let body = |succeeds: &str| {
+        format!(
+            "prompt: Look up Lena Vogel.\nexpected_calls:\n  - tool: admin_search_users\n    args_match: {{query: Lena Vogel}}\n{succeeds}"
+        )
+    };
+    let checked = scenario(&body("    succeeds: true\n"));
+    let failed = call(
+        0,
+        "admin_search_users",
+        json!({"query": "Lena Vogel"}),
+        None,
+    );
+    assert_eq!(
+        failures(&run(&checked, std::slice::from_ref(&failed), "Done.")),
+        [(
+            CheckKind::CallSucceeds,
+            "call 1 `admin_search_users` ended in a tool error: `admin_search_users` failed: value out of range"
+                .to_string()
+        )]
+    );
+    let found = call(
+        0,
+        "admin_search_users",
+        json!({"query": "Lena Vogel"}),
+        Some(json!({"users": []})),
+    );
+    let scored = run(&checked, &[found], "Done.");
+    assert_eq!(scored.outcome, Outcome::Pass);
+    assert!(
+        scored
+            .checks
+            .iter()
+            .any(|c| c.kind == CheckKind::CallSucceeds && c.passed),
+        "{:?}",
+        scored.checks
+    );
+    let unchecked = scenario(&body(""));
+    assert_eq!(run(&unchecked, &[failed], "Done.").outcome, Outcome::Pass);
+}

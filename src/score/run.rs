@@ -336,6 +336,9 @@ fn call_checks(
                 &pair.result_contains,
             ),
         ];
+        if expected.succeeds {
+            checks.push(succeeds_check(&subject, call));
+        }
         for (kind, present, problems) in sections {
             if present {
                 checks.push(Check {
@@ -357,6 +360,32 @@ fn call_checks(
         }
     }
     checks
+}
+
+/// The `succeeds` check of the call paired with an expected call: it passes when the call
+/// succeeded, and otherwise names how it ended and quotes its error text.
+fn succeeds_check(subject: &str, call: &CallRecord) -> Check {
+    use crate::trace::CallOutcome;
+    let how = match call.outcome {
+        CallOutcome::Success => None,
+        CallOutcome::ToolError => Some("a tool error"),
+        CallOutcome::ProtocolError => Some("a protocol error"),
+        CallOutcome::InvalidCall => Some("an invalid call"),
+    };
+    Check {
+        kind: CheckKind::CallSucceeds,
+        subject: subject.to_owned(),
+        passed: how.is_none(),
+        detail: match how {
+            None => "the call succeeded".to_owned(),
+            Some(how) => format!(
+                "call {} `{}` ended in {how}: {}",
+                call.index + 1,
+                call.tool,
+                call.error.as_deref().unwrap_or("(no error text)")
+            ),
+        },
+    }
 }
 
 /// One check per final-state assertion, on the state after the run.

@@ -646,9 +646,12 @@ fn comparators_are_named_when_they_decide() {
 fn prior(argument: &str, source: &str, call_index: usize) -> scenario::PriorRef {
     scenario::PriorRef {
         argument: argument.into(),
-        source: source.into(),
-        path: serde_json_path::JsonPath::parse(source).expect("valid path"),
-        call_index,
+        from: scenario::RecordSource {
+            source: source.into(),
+            path: serde_json_path::JsonPath::parse(source).expect("valid path"),
+            call_index,
+            capture: None,
+        },
     }
 }
 

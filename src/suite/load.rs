@@ -302,7 +302,7 @@ fn glob_set(patterns: &[String], at: &dyn Fn(usize) -> String) -> Result<Option<
 /// `text` with every `${VAR}` replaced by the variable's value; `$$` is a literal `$`.
 ///
 /// Errors: an unset variable, or a `${` without its `}`.
-pub(super) fn expand_vars(
+pub(crate) fn expand_vars(
     text: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, String> {

@@ -16,7 +16,7 @@ use globset::GlobSet;
 use crate::redact::Redactor;
 
 pub(crate) use file::ServersSchema;
-pub(crate) use load::{Fields, from_value, read_mcp_json};
+pub(crate) use load::{Fields, expand_vars, from_value, read_mcp_json};
 
 /// One of the user's servers, validated.
 #[derive(Debug, Clone)]

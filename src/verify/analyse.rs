@@ -13,6 +13,22 @@ use crate::scenario::Scenario;
 use crate::score::{self, CheckKind, Outcome, ScoringOptions};
 use crate::trace::CallRecord;
 
+/// The scenario a mutant is replayed on: `scenario` itself, or a copy with the mutant's
+/// injected fault added. Scoring always reads `scenario`.
+fn played_on<'a>(
+    scenario: &'a Scenario,
+    mutant: &mutants::Mutant,
+) -> std::borrow::Cow<'a, Scenario> {
+    match &mutant.fault {
+        None => std::borrow::Cow::Borrowed(scenario),
+        Some(fault) => {
+            let mut faulted = scenario.clone();
+            faulted.faults.push(fault.clone());
+            std::borrow::Cow::Owned(faulted)
+        }
+    }
+}
+
 /// Derives the mutants of `scenario`'s reference run (`trace`, its scorer `pairing`, its
 /// final `answer`), replays each on `seeded` and scores it.
 pub fn analyse(
@@ -24,9 +40,15 @@ pub fn analyse(
     tools: &Arc<ToolSet>,
     catalog: &Catalog,
 ) -> ScenarioMutants {
-    score_mutants(scenario, trace, pairing, answer, seeded, catalog, |calls| {
-        Ok(replay(scenario, calls, seeded, tools))
-    })
+    score_mutants(
+        scenario,
+        trace,
+        pairing,
+        answer,
+        seeded,
+        catalog,
+        |played, calls| Ok(replay(played, calls, seeded, tools)),
+    )
     .expect("the built-in world always starts")
 }
 
@@ -41,9 +63,15 @@ pub fn analyse_in_process(
     catalog: &Catalog,
 ) -> Result<ScenarioMutants, String> {
     let seeded = scenario.seeded.as_ref();
-    score_mutants(scenario, trace, pairing, answer, seeded, catalog, |calls| {
-        replay_on(scenario, calls, backends)
-    })
+    score_mutants(
+        scenario,
+        trace,
+        pairing,
+        answer,
+        seeded,
+        catalog,
+        |played, calls| replay_on(played, calls, backends),
+    )
 }
 
 type Replayed = (Vec<CallRecord>, Option<Value>);
@@ -55,12 +83,12 @@ fn score_mutants(
     answer: Option<&str>,
     seeded: &Value,
     catalog: &Catalog,
-    replay: impl Fn(&[crate::scenario::PlannedCall]) -> Result<Replayed, String>,
+    replay: impl Fn(&Scenario, &[crate::scenario::PlannedCall]) -> Result<Replayed, String>,
 ) -> Result<ScenarioMutants, String> {
     let mutants = mutants::derive(scenario, trace, pairing, answer, catalog)
         .into_iter()
         .map(|mutant| {
-            let (trace, final_state) = replay(&mutant.calls)?;
+            let (trace, final_state) = replay(&played_on(scenario, &mutant), &mutant.calls)?;
             let scored = score::score(
                 scenario,
                 &trace,
@@ -85,6 +113,7 @@ fn score_mutants(
         .collect::<Result<Vec<_>, String>>()?;
     Ok(ScenarioMutants {
         id: scenario.id.clone(),
+        draft: scenario.draft,
         mutants,
     })
 }
@@ -195,6 +224,7 @@ pub async fn analyse_suite_on(
         }
         report.scenarios.push(ScenarioMutants {
             id: scenario.id.clone(),
+            draft: scenario.draft,
             mutants: results,
         });
     }
@@ -208,8 +238,12 @@ async fn replay_live(
     mutant: &mutants::Mutant,
     backends: &dyn crate::harness::BackendFactory,
 ) -> Option<Vec<CheckKind>> {
-    let (played, before, after) =
-        super::replay::play_live(scenario, &[(&mutant.calls, None)], backends).await?;
+    let (played, before, after) = super::replay::play_live(
+        &played_on(scenario, mutant),
+        &[(&mutant.calls, None)],
+        backends,
+    )
+    .await?;
     let mut scored = score::score(
         scenario,
         &played.trace,

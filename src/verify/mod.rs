@@ -44,6 +44,9 @@ pub struct MutantResult {
 pub struct ScenarioMutants {
     /// Scenario id.
     pub id: String,
+    /// Whether the scenario is a draft (`draft: true`): its kills are counted apart and never
+    /// in the headline rate, since a drafted check has not been judged by a person.
+    pub draft: bool,
     /// Every mutant derived from its reference run, in derivation order.
     pub mutants: Vec<MutantResult>,
 }
@@ -68,22 +71,38 @@ pub struct MutationReport {
 }
 
 impl MutationReport {
-    /// Mutants derived over all scenarios.
+    /// Mutants derived over the finished (not draft) scenarios.
     pub fn total(&self) -> usize {
-        self.scenarios.iter().map(|s| s.mutants.len()).sum()
+        self.finished().map(|s| s.mutants.len()).sum()
     }
 
-    /// Mutants killed over all scenarios.
+    /// Mutants killed over the finished (not draft) scenarios.
     pub fn killed(&self) -> usize {
-        self.scenarios.iter().map(ScenarioMutants::killed).sum()
+        self.finished().map(ScenarioMutants::killed).sum()
     }
 
-    /// Killed / total in 0.0..=1.0; 1.0 when there are no mutants.
+    /// Killed / total over the finished scenarios, in 0.0..=1.0; 1.0 when they have no
+    /// mutants (or there are none).
     pub fn kill_rate(&self) -> f64 {
         match self.total() {
             0 => 1.0,
             total => self.killed() as f64 / total as f64,
         }
+    }
+
+    /// Mutants (killed, derived) over the draft scenarios, apart from the headline rate.
+    pub fn drafts(&self) -> (usize, usize) {
+        self.scenarios
+            .iter()
+            .filter(|s| s.draft)
+            .fold((0, 0), |(killed, total), s| {
+                (killed + s.killed(), total + s.mutants.len())
+            })
+    }
+
+    /// The scenarios that are not drafts, in suite order.
+    fn finished(&self) -> impl Iterator<Item = &ScenarioMutants> {
+        self.scenarios.iter().filter(|s| !s.draft)
     }
 
     /// Ids of scenarios that kill no mutant.

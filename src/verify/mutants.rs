@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
-use crate::scenario::{ExpectedCall, PlannedCall, Scenario};
+use crate::scenario::{ExpectedCall, Fault, FaultKind, PlannedCall, Scenario};
 use crate::trace::CallRecord;
 
 /// The kind of deliberate mistake a mutant makes.
@@ -25,6 +25,8 @@ pub enum MutantKind {
     ForbiddenCall,
     /// The final answer ignores the results: it is replaced by "Done.".
     IgnoredResult,
+    /// A call an expected call says `succeeds` fails: a server error is injected into it.
+    FailedCall,
 }
 
 /// A broken trajectory: the calls to replay and the final answer to score.
@@ -38,6 +40,8 @@ pub struct Mutant {
     pub calls: Vec<PlannedCall>,
     /// The final answer.
     pub answer: Option<String>,
+    /// A fault the replay injects besides the scenario's own (the failed-call mutant's).
+    pub fault: Option<Fault>,
 }
 
 /// A tool that reads nothing from the state: padding for the budget mutant.
@@ -85,6 +89,9 @@ pub fn derive(
         if !expected.optional {
             reference.argument_mutants(expected, j, &mut mutants);
         }
+        if expected.succeeds {
+            mutants.push(reference.failed_call(j));
+        }
     }
     mutants.extend(reference.budget_mutant());
     reference.forbidden_mutants(&mut mutants);
@@ -95,6 +102,7 @@ pub fn derive(
             description: "final answer replaced by \"Done.\"".to_string(),
             calls: reference.calls,
             answer: Some("Done.".to_string()),
+            fault: None,
         });
     }
     mutants
@@ -119,6 +127,26 @@ impl Reference<'_> {
             description,
             calls,
             answer: self.answer.clone(),
+            fault: None,
+        }
+    }
+
+    /// The reference run with call `j` failing: a server error injected into it (counted
+    /// among the calls of its tool), the calls and the answer unchanged.
+    fn failed_call(&self, j: usize) -> Mutant {
+        let tool = &self.calls[j].tool;
+        let nth = self.calls[..=j].iter().filter(|c| c.tool == *tool).count();
+        Mutant {
+            kind: MutantKind::FailedCall,
+            description: format!("call {} `{tool}` fails (server error)", j + 1),
+            calls: self.calls.clone(),
+            answer: self.answer.clone(),
+            fault: Some(Fault {
+                tool: tool.clone(),
+                on_call: u32::try_from(nth).unwrap_or(u32::MAX),
+                times: 1,
+                error: FaultKind::ServerError,
+            }),
         }
     }
 

@@ -35,14 +35,28 @@ pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "killed {}/{} mutants ({:.1}%, goal {:.0}%)",
-        report.killed(),
-        report.total(),
-        report.kill_rate() * 100.0,
-        REQUIRED_KILL_RATE * 100.0
-    );
+    let (draft_killed, draft_total) = report.drafts();
+    if report.total() > 0 || draft_total == 0 {
+        let _ = writeln!(
+            out,
+            "killed {}/{} mutants ({:.1}%, goal {:.0}%)",
+            report.killed(),
+            report.total(),
+            report.kill_rate() * 100.0,
+            REQUIRED_KILL_RATE * 100.0
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "no finished scenario has mutants: the kill rate measures nothing yet"
+        );
+    }
+    if draft_total > 0 {
+        let _ = writeln!(
+            out,
+            "{draft_killed} of {draft_total} killed on draft scenarios: drafts are not evidence"
+        );
+    }
     let toothless = report.toothless();
     if !toothless.is_empty() {
         let _ = writeln!(
@@ -135,10 +149,12 @@ mod tests {
             scenarios: vec![
                 ScenarioMutants {
                     id: "T1-001".into(),
+                    draft: false,
                     mutants: vec![result(true), result(true)],
                 },
                 ScenarioMutants {
                     id: "T1-002".into(),
+                    draft: false,
                     mutants: vec![result(false)],
                 },
             ],
@@ -163,6 +179,7 @@ mod tests {
                 .into_iter()
                 .map(|id| ScenarioMutants {
                     id: id.into(),
+                    draft: false,
                     mutants: vec![result(true)],
                 })
                 .collect(),
@@ -174,5 +191,34 @@ mod tests {
              admin_assign_role-edge   1/1   killed\n\
              killed 2/2 mutants (100.0%, goal 95%)\n"
         );
+    }
+
+    /// Issue #35: kills on drafts are not quality; they are counted apart from the headline.
+    #[test]
+    fn kills_on_drafts_are_counted_apart_from_the_headline_rate() {
+        let scenario = |id: &str, draft: bool, killed: &[bool]| ScenarioMutants {
+            id: id.into(),
+            draft,
+            mutants: killed.iter().map(|&k| result(k)).collect(),
+        };
+        let mixed = MutationReport {
+            scenarios: vec![
+                scenario("done-1", false, &[true, false]),
+                scenario("draft-1", true, &[true, true, true]),
+            ],
+        };
+        assert_eq!((mixed.killed(), mixed.total()), (1, 2));
+        assert_eq!(mixed.drafts(), (3, 3));
+        assert!(render_mutants(&mixed, false).ends_with(
+            "killed 1/2 mutants (50.0%, goal 95%)\n\
+             3 of 3 killed on draft scenarios: drafts are not evidence\n"
+        ));
+        let drafts_only = MutationReport {
+            scenarios: vec![scenario("draft-1", true, &[true, false])],
+        };
+        assert!(render_mutants(&drafts_only, false).ends_with(
+            "no finished scenario has mutants: the kill rate measures nothing yet\n\
+             1 of 2 killed on draft scenarios: drafts are not evidence\n"
+        ));
     }
 }

@@ -325,6 +325,34 @@ fn lints_the_reference_servers_over_stdio() {
         has(&found, "look_alike_tools", "warning", "delete_entities", ""),
         "{found:?}"
     );
+    // Issue #35: the `server` field lands in committed reports: no absolute path in it. Under
+    // the working directory the path is relative to it; elsewhere, only the file name.
+    let servers = |report: &Value| -> Vec<String> {
+        let mut names: Vec<String> = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|finding| finding["server"].as_str().map(str::to_owned))
+            .collect();
+        names.dedup();
+        names
+    };
+    assert_eq!(
+        servers(&report),
+        ["node target/peers/node/node_modules/@modelcontextprotocol/server-memory/dist/index.js"]
+    );
+    let elsewhere = tempfile::tempdir().expect("a temporary folder");
+    let outcome = run(toolgate()
+        .current_dir(elsewhere.path())
+        .args(["lint", "--format", "sarif", "--", "node"])
+        .arg(&memory));
+    assert_eq!(outcome.code, 0, "{}", outcome.stderr);
+    assert!(
+        outcome.stdout.contains("node index.js")
+            && !outcome.stdout.contains(&root().display().to_string()),
+        "{}",
+        outcome.stdout
+    );
 }
 
 /// An `mcpServers` config naming both reference servers and one that cannot start: the two

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::support::{output, repo, toolgate};
 
 /// Installs the peers once per test binary; fails, never skips, when it cannot.
-fn install_peers() {
+pub(crate) fn install_peers() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let status = crate::support::peer_installer()
@@ -569,4 +569,21 @@ fn sarif_findings_on_a_live_server_point_at_its_entry_in_the_suite_config() {
             .expect("a logical location");
         assert!(name.starts_with("memory/"), "{name}");
     }
+}
+
+/// Issue #35: what a server's tools/list walk warns about reaches the user. A cursor that
+/// advances over the same tools forever is stopped at the second page, and `validate` says
+/// so on stderr, naming the server.
+#[test]
+fn listing_warnings_of_discovery_reach_stderr_naming_the_server() {
+    let scenario = "id: P-001\ntier: 1\ntype: single_call\nprompt: Echo hi.\nexpected_calls:\n  - tool: echo\n";
+    let dir = suite(&broken_config("pages"), &[("p.yaml", scenario)], &[]);
+    let root = dir.path().display().to_string();
+    let (code, stdout, stderr) = run(&["validate", "--root", &root]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        stderr,
+        "warning: server `broken`: non_advancing_cursor: tools/list page 2 lists only tools of earlier pages; stopped after 1 tools (the cursor changes, the tools do not)\n\
+         warning: server `broken`: 1 tool listings repeated an identical tool and were merged: \"echo\"\n"
+    );
 }

@@ -13,6 +13,8 @@ Usage: broken_server.py MODE
   babble    initializes, lists `echo`, and answers a tools/call with a log line instead
   flood     initializes, lists `echo`, and answers a tools/call with a 17 MB line
   misroute  initializes, lists `echo`, and answers a tools/call under another id
+  pages     initializes, and lists `echo` on every tools/list page with a new cursor each
+            time (`p1`, `p2`, ...): a cursor that advances over the same tools forever
 """
 import json
 import os
@@ -65,7 +67,11 @@ for raw in sys.stdin.buffer:
         }})
     elif method == "tools/list":
         tools = [] if mode == "no-tools" else [TOOL]
-        send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools}})
+        result = {"tools": tools}
+        if mode == "pages":
+            cursor = (request.get("params") or {}).get("cursor") or "p0"
+            result["nextCursor"] = "p%d" % (int(cursor[1:]) + 1)
+        send({"jsonrpc": "2.0", "id": request["id"], "result": result})
     elif method == "tools/call":
         if mode == "hang":
             continue

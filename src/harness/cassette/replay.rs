@@ -69,6 +69,7 @@ impl ReplayBackends {
                     version: server.server_info.clone(),
                     protocol_version: server.protocol_version.clone(),
                     tools: server.tools.clone(),
+                    warnings: Vec::new(),
                 })
                 .collect(),
         };

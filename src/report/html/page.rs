@@ -292,7 +292,8 @@ fn push_confused(out: &mut String, input: &Input<'_>) {
                 similarity,
                 threshold,
             } => format!(
-                "not flagged (similarity {similarity:.3}, threshold {threshold:.2}): not a naming problem"
+                "not flagged (similarity {}, threshold {threshold:.2}): not a naming problem",
+                crate::json::decimal_against(*similarity, *threshold, 3)
             ),
             LintPointer::NotInCatalog => "not in the catalog: an invented name".to_string(),
         };

@@ -700,7 +700,8 @@ fn confused_pairs(input: &Input<'_>) -> Option<String> {
                 similarity,
                 threshold,
             } => format!(
-                "not flagged (similarity {similarity:.3}, threshold {threshold:.2}): not a naming problem"
+                "not flagged (similarity {}, threshold {threshold:.2}): not a naming problem",
+                crate::json::decimal_against(*similarity, *threshold, 3)
             ),
             LintPointer::NotInCatalog => {
                 format!("{called} is not in the catalog: an invented name")

@@ -319,7 +319,12 @@ type BinaryFn = fn(Value, Value) -> Result<Value, ExecutionError>;
 
 /// A standard CEL context with the `@` functions the rewrite calls.
 fn context() -> Context<'static, 'static> {
-    let mut context = Context::default();
+    // The standard library and the strings extension (`split`, `substring`, `trim`, ...), so
+    // a capture can take a line or a field out of a tool's text result.
+    let mut env = cel::Env::stdlib();
+    env.add_extension(cel::extensions::strings)
+        .expect("the strings extension declares no standard overload");
+    let mut context = Context::with_env(Arc::new(env));
     let functions: [(&str, BinaryFn); 4] = [
         (ADD_FN, |l, r| mixed(l, r, |l, r| l + r, |l, r| l + r)),
         (SUB_FN, |l, r| mixed(l, r, |l, r| l - r, |l, r| l - r)),

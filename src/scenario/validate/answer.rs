@@ -5,9 +5,9 @@ use serde_json::Value;
 
 use super::super::assertion::Expression;
 use super::super::file::{AnswerChecksFile, AnswerValueFile, AttributesFile};
-use super::super::{AnswerChecks, AnswerValue, Attributes, ResultRef, Tolerance, ValueSource};
+use super::super::{AnswerChecks, AnswerValue, Attributes, Tolerance, ValueSource};
 use super::Problems;
-use super::calls::parse_prior;
+use super::sources::parse_source;
 
 /// What answer values may read: the state's top-level names, or `None` when toolgate cannot
 /// see the state (the user's own servers).
@@ -22,27 +22,21 @@ pub(super) fn validate_answer(
 ) -> AnswerChecks {
     let mut contains_results = Vec::new();
     for (index, source) in checks.contains_results.iter().enumerate() {
-        // Any expected call may feed the answer, so the order check of parse_prior is off.
-        match parse_prior(source, usize::MAX) {
-            Ok((path, call_index)) if call_index < expected_calls => {
-                contains_results.push(ResultRef {
-                    source: source.clone(),
-                    path,
-                    call_index,
-                });
+        let at = format!("{at}.contains_results[{index}]");
+        // Any expected call may feed the answer, so the order check of parse_source is off.
+        match parse_source(source, usize::MAX) {
+            Ok(reference) if reference.call_index < expected_calls => {
+                contains_results.push(reference);
             }
-            Ok((_, call_index)) => problems.add(
-                &format!("{at}.contains_results[{index}]"),
-                Some(source),
+            Ok(reference) => problems.add(
+                &at,
+                Some(reference.source.split(" | ").next().unwrap_or_default()),
                 format_args!(
-                    "`{source}` reads calls[{call_index}], but the scenario has {expected_calls} expected calls"
+                    "`{}` reads calls[{}], but the scenario has {expected_calls} expected calls",
+                    reference.source, reference.call_index
                 ),
             ),
-            Err(message) => problems.add(
-                &format!("{at}.contains_results[{index}]"),
-                Some(source),
-                message,
-            ),
+            Err((message, needle)) => problems.add(&at, needle.as_deref(), message),
         }
     }
     for (index, text) in checks.contains_text.iter().enumerate() {

@@ -2,12 +2,12 @@
 //! probes, each against the catalog's tools and their arguments.
 
 use serde_json::{Map, Value};
-use serde_json_path::JsonPath;
 
 use super::super::assertion::Assertion;
 use super::super::file::{ExpectedCallFile, ForbiddenCallFile, ProbeFile};
 use super::super::{ExpectedCall, ForbiddenCall, PROBE_RESULT, PriorRef, Probe};
 use super::Problems;
+use super::sources::parse_source;
 use crate::catalog::{Catalog, ToolDef};
 
 pub(super) fn validate_probe(
@@ -200,6 +200,7 @@ pub(super) fn validate_call(
         args_exact: call.args_exact,
         args_contains: call.args_contains,
         result_contains: call.result_contains,
+        succeeds: call.succeeds,
         args_match: call.args_match,
         args_forbid: call.args_forbid,
         args_from_prior,
@@ -348,48 +349,17 @@ fn validate_prior(
     for (name, source) in args_from_prior {
         arguments.check("args_from_prior", name, problems);
         let at = format!("{}.args_from_prior.{name}", arguments.field);
-        let Some(source) = source.as_str() else {
-            problems.add(
-                &at,
-                Some(name),
-                "must be a JSONPath string such as `$.calls[0].result.id`",
-            );
-            continue;
-        };
-        match parse_prior(source, index) {
-            Ok((path, call_index)) => refs.push(PriorRef {
+        match parse_source(source, index) {
+            Ok(from) => refs.push(PriorRef {
                 argument: name.clone(),
-                source: source.to_string(),
-                path,
-                call_index,
+                from,
             }),
-            Err(message) => problems.add(&at, Some(source), message),
+            Err((message, needle)) => {
+                problems.add(&at, Some(needle.as_deref().unwrap_or(name)), message);
+            }
         }
     }
     refs
-}
-
-/// Parses an `args_from_prior` path; it must read from an earlier expected call:
-/// `$.calls[i]...` with `i < current`.
-pub(super) fn parse_prior(
-    source: &str,
-    current: usize,
-) -> std::result::Result<(JsonPath, usize), String> {
-    let path =
-        JsonPath::parse(source).map_err(|error| format!("invalid JSONPath `{source}`: {error}"))?;
-    let call_index = source
-        .strip_prefix("$.calls[")
-        .and_then(|rest| rest.split_once(']'))
-        .and_then(|(digits, _)| digits.parse::<usize>().ok())
-        .ok_or_else(|| {
-            format!("`{source}` must start with `$.calls[N]`, the N-th expected call's record")
-        })?;
-    if call_index >= current {
-        return Err(format!(
-            "`{source}` reads calls[{call_index}], but only earlier expected calls (0..{current}) can feed this one"
-        ));
-    }
-    Ok((path, call_index))
 }
 
 /// `user_turn`, 1 or more (default 1). Whether it names a message of the conversation is
@@ -410,36 +380,5 @@ fn user_turn(
             );
             1
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    //! Prior references: a `$.calls[N]` path may only read an earlier expected call, and says so.
-
-    use super::*;
-
-    #[test]
-    fn prior_reference_must_point_at_an_earlier_call() {
-        assert_eq!(
-            parse_prior("$.calls[0].result.id", 1).map(|(_, i)| i),
-            Ok(0)
-        );
-        assert_eq!(
-            parse_prior("$.calls[1].result.id", 1).map(|(_, i)| i),
-            Err("`$.calls[1].result.id` reads calls[1], but only earlier expected calls (0..1) can feed this one".to_string())
-        );
-        assert!(
-            parse_prior("$.calls[0", 1)
-                .expect_err("unclosed bracket")
-                .starts_with("invalid JSONPath")
-        );
-        assert_eq!(
-            parse_prior("$.result.id", 1).map(|(_, i)| i),
-            Err(
-                "`$.result.id` must start with `$.calls[N]`, the N-th expected call's record"
-                    .to_string()
-            )
-        );
     }
 }

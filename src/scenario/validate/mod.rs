@@ -5,6 +5,8 @@
 mod answer;
 mod calls;
 mod elicitations;
+mod identifiers;
+mod sources;
 mod trajectories;
 
 use std::collections::BTreeMap;
@@ -150,6 +152,12 @@ pub(super) fn validate(
         problems,
     );
     let elicitations = elicitations::validate_elicitations(raw.elicitations, catalog, problems);
+    let identifiers = identifiers::validate_identifiers(&raw.identifiers, catalog, problems);
+    let reference_placeholders = sources::reference_placeholders(
+        raw.reference_answer.as_deref(),
+        expected_calls.len(),
+        problems,
+    );
 
     Some(Scenario {
         draft: raw.draft,
@@ -184,6 +192,8 @@ pub(super) fn validate(
         forbidden_calls,
         final_answer,
         reference_answer: raw.reference_answer,
+        reference_placeholders,
+        identifiers,
         judge_rubric: raw.judge_rubric.filter(|rubric| !rubric.trim().is_empty()),
         alternatives: talk.alternatives,
         counterexamples: talk.counterexamples,

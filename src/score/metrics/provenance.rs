@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::RunView;
+use crate::scenario::identifiers::Identifiers;
 
 /// Whether a finding is an invention or a near miss.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -124,19 +125,76 @@ fn near_miss<'a>(value: &str, seen: &'a [String]) -> Option<&'a String> {
 }
 
 pub(super) fn find(view: &RunView<'_>) -> Vec<ProvenanceFinding> {
-    find_in(&view.scenario.prompt, view.trace)
+    find_with(
+        &view.scenario.prompt,
+        &view.scenario.identifiers,
+        view.trace,
+    )
+}
+
+/// The declared identifier arguments of a call (top level, a string or number, or a list of
+/// them) that are not id-like by name, as (pointer, value) pairs.
+fn declared_arguments(
+    call: &crate::trace::CallRecord,
+    identifiers: &Identifiers,
+    out: &mut Vec<(String, String)>,
+) {
+    let Some(arguments) = call.arguments.as_object() else {
+        return;
+    };
+    for (name, value) in arguments {
+        if is_id_name(name) || !identifiers.declares(&call.tool, name) {
+            continue;
+        }
+        let pointer = format!("/{name}");
+        match value {
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let Some(text) = scalar_text(item) {
+                        out.push((format!("{pointer}/{i}"), text));
+                    }
+                }
+            }
+            other => out.extend(scalar_text(other).map(|text| (pointer, text))),
+        }
+    }
+}
+
+/// A non-empty string, or a number as written; `None` for anything else.
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) if !text.is_empty() => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
 }
 
 /// The id-like argument values of `trace` (calls in order) that appear neither in `prompt`
-/// nor in an earlier call's result or error.
+/// nor in an earlier call's result or error (a text result searched as text).
 pub fn find_in(prompt: &str, trace: &[crate::trace::CallRecord]) -> Vec<ProvenanceFinding> {
+    find_with(prompt, &Identifiers::default(), trace)
+}
+
+/// The id-like argument values of `trace` (calls in order), and those of the arguments
+/// `identifiers` declares, that appear neither in `prompt` nor in an earlier call's result or
+/// error. A result that is text (a JSON string: the tool answered without structured
+/// content) is searched as text, so a value inside it counts as seen.
+pub fn find_with(
+    prompt: &str,
+    identifiers: &Identifiers,
+    trace: &[crate::trace::CallRecord],
+) -> Vec<ProvenanceFinding> {
     let mut findings = Vec::new();
     let mut seen: Vec<String> = Vec::new();
+    let mut texts: Vec<&str> = Vec::new();
     for call in trace {
         let mut ids = Vec::new();
         id_arguments(&call.arguments, "", false, &mut ids);
+        declared_arguments(call, identifiers, &mut ids);
         for (pointer, value) in ids {
-            let known = prompt.contains(&value) || seen.iter().any(|s| s == &value);
+            let known = prompt.contains(&value)
+                || seen.iter().any(|s| s == &value)
+                || texts.iter().any(|text| text.contains(&value));
             if known {
                 continue;
             }
@@ -156,6 +214,9 @@ pub fn find_in(prompt: &str, trace: &[crate::trace::CallRecord]) -> Vec<Provenan
         }
         if let Some(result) = &call.result {
             collect_strings(result, &mut seen);
+            if let Value::String(text) = result {
+                texts.push(text);
+            }
         }
         if let Some(error) = &call.error {
             seen.push(error.clone());
@@ -168,7 +229,10 @@ pub fn find_in(prompt: &str, trace: &[crate::trace::CallRecord]) -> Vec<Provenan
 mod tests {
     //! Provenance: one edit or one day away is drift, and id-like argument names are recognised.
 
+    use serde_json::json;
+
     use super::*;
+    use crate::trace::CallRecord;
 
     #[test]
     fn one_edit_apart_detects_single_changes_only() {
@@ -194,5 +258,54 @@ mod tests {
                 && is_id_name("order_ids")
         );
         assert!(!is_id_name("idle") && !is_id_name("paid"));
+    }
+
+    fn declared(patterns: &[&str]) -> Identifiers {
+        let mut builder = globset::GlobSetBuilder::new();
+        for pattern in patterns {
+            builder.add(globset::Glob::new(pattern).expect("valid glob"));
+        }
+        Identifiers::new(builder.build().expect("builds"))
+    }
+
+    fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> CallRecord {
+        let mut call = CallRecord::recorded(index, tool, arguments);
+        call.result = result;
+        call
+    }
+
+    #[test]
+    fn a_declared_identifier_must_come_from_an_earlier_text_result_or_the_prompt() {
+        let trace = [
+            call(
+                0,
+                "git_log",
+                json!({"max_count": 1}),
+                Some(json!("Commit: 15a52f72\nAuthor: Ada")),
+            ),
+            call(1, "git_show", json!({"revision": "15a52f72"}), None),
+            call(2, "git_show", json!({"revision": "9c0ffee1"}), None),
+            call(3, "git_checkout", json!({"branch_name": "release"}), None),
+            call(4, "git_log", json!({"max_count": 7}), None),
+        ];
+        let identifiers = declared(&["git_show.revision", "*.branch_name"]);
+        let findings = find_with(
+            "Show the last commit, then check out main.",
+            &identifiers,
+            &trace,
+        );
+        let flagged: Vec<(usize, &str, &str)> = findings
+            .iter()
+            .map(|f| (f.call, f.pointer.as_str(), f.value.as_str()))
+            .collect();
+        assert_eq!(
+            flagged,
+            [(2, "/revision", "9c0ffee1"), (3, "/branch_name", "release")]
+        );
+        assert_eq!(findings[0].kind, ProvenanceKind::Invented);
+        assert!(
+            find_with("", &Identifiers::default(), &trace).is_empty(),
+            "undeclared arguments without id-like names are not checked"
+        );
     }
 }
