@@ -664,13 +664,18 @@ pub struct CassetteVerifyArgs {
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
     /// Start the servers of this suite (`servers:` of DIR/toolgate.yaml), each cassette with
-    /// its scenario's seed, and ignore its `cassettes.ignore_paths`.
+    /// its scenario's seed, and use its `cassettes.ignore_paths` and `cassettes.masks`.
     #[arg(long, value_name = "ROOT", conflicts_with = "command")]
     pub suite: Option<PathBuf>,
     /// Leave this part of every answer out of the comparison (JSONPath over the stored
     /// answer, e.g. `$.result.created_at`; repeatable).
     #[arg(long = "ignore", value_name = "PATH")]
     pub ignore: Vec<String>,
+    /// Replace each match of this regular expression (Rust `regex` syntax) inside the strings
+    /// of both answers by `[masked]` before comparing, e.g. a commit hash `\b[0-9a-f]{40}\b`
+    /// (repeatable).
+    #[arg(long = "mask", value_name = "REGEX")]
+    pub mask: Vec<String>,
     /// With `-- COMMAND`: the server name it stands for [default: the cassettes' only server].
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,

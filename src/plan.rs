@@ -94,6 +94,9 @@ pub(crate) struct LoadOptions<'a> {
     pub call_timeout: Duration,
     /// The scoring modes the validators apply.
     pub modes: SchemaModes,
+    /// The suite's `seed_path` (resolved): the seed of scenarios without one, and the seed
+    /// live servers are discovered on; `None` without one.
+    pub seed: Option<&'a Path>,
 }
 
 /// Loads the suite on `source`: builds the backend factory (one `match`), then reads and
@@ -110,7 +113,14 @@ pub(crate) fn load(
 ) -> Result<Suite> {
     let (catalog, tools, backends, servers) = backends(source, options, scrubber)?;
     let root = options.root;
-    let scenarios = scenario::load_dir(&root.join("scenarios"), root, &catalog)?;
+    let mut scenarios = scenario::load_dir(&root.join("scenarios"), root, &catalog)?;
+    // The suite's seed is the seed of every scenario that names none: runs, replays, pins and
+    // `--impact` then treat it as that scenario's own.
+    if let Some(seed) = options.seed {
+        for scenario in scenarios.iter_mut().filter(|s| s.seed_path.is_none()) {
+            scenario.seed_path = Some(seed.to_path_buf());
+        }
+    }
     let smoke = SmokeSet::load(&root.join("smoke-set.yaml"), &scenarios)?;
     Ok(Suite {
         scenarios,
@@ -211,7 +221,7 @@ fn live_servers(
         .enable_all()
         .build()
         .context("failed to start the async runtime")?
-        .block_on(crate::harness::discover(specs, &root))
+        .block_on(crate::harness::discover_seeded(specs, &root, options.seed))
         .with_context(|| {
             format!(
                 "failed to list the tools of the servers in `{}`",
@@ -264,6 +274,7 @@ mod tests {
             config_path: &root.join("toolgate.yaml"),
             call_timeout: Duration::from_secs(5),
             modes: SchemaModes::default(),
+            seed: None,
         };
         let suite = load(&SuiteSource::BuiltIn, options, Scrubber::default()).expect("loads");
         assert_eq!(suite.catalog.definitions().len(), 43);

@@ -19,7 +19,7 @@ use crate::defaults;
 use crate::harness::client::{CallFailure, McpClient};
 use crate::harness::{BackendFactory, Harness};
 use crate::judge::{Judge, JudgeVerdict};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, SeedPaths, placeholder_value};
 use crate::score::conversation::Conversation;
 use crate::score::metrics::{self, RunMetrics, RunView};
 use crate::score::probes::{ProbeResult, probe_checks};
@@ -405,6 +405,17 @@ pub async fn run_one(
         Ok(backend) => backend,
         Err(error) => return errored(error, Vec::new(), Vec::new()),
     };
+    let seed_dir = backend.paths();
+    let filled = seed_dir.as_ref().map(|paths| {
+        let seed_dir = paths.seed_dir.to_string_lossy();
+        let seed = paths.seed.to_string_lossy();
+        scenario.for_run(SeedPaths {
+            seed_dir: &seed_dir,
+            seed: &seed,
+        })
+    });
+    let scenario = filled.as_ref().unwrap_or(scenario);
+    let seed_dir = seed_dir.map(|paths| paths.seed_dir.to_string_lossy().into_owned());
     let mut harness = Harness::new(backend, scenario.faults.clone());
     if scenario.block_forbidden {
         harness = harness.blocking(scenario.forbidden_calls.clone());
@@ -446,7 +457,7 @@ pub async fn run_one(
     // Whatever happened, the backend's servers stop here (dropping would kill them too).
     harness.close().await;
     let call_times = call_times(&harness);
-    match (run, error) {
+    let mut run = match (run, error) {
         (Ok(Ok(mut run)), _) => {
             run.started_at = started_at;
             run.call_times = call_times;
@@ -460,6 +471,42 @@ pub async fn run_one(
                 run.score = Some(score);
             }
             run
+        }
+    };
+    if let Some(seed_dir) = seed_dir {
+        with_seed_placeholder(&mut run, &seed_dir);
+    }
+    run
+}
+
+/// The run's seed directory `seed_dir` written as `{seed_dir}` in the trace's arguments,
+/// results and errors, the run's error, the final answer and the conversation's messages: the
+/// recorded run reads the same on every machine. Scoring is done by then, on the real paths.
+fn with_seed_placeholder(run: &mut ScenarioRun, seed_dir: &str) {
+    let text = |text: &mut String| *text = crate::scenario::placeholder(text, seed_dir);
+    if let Some(error) = &mut run.error {
+        text(error);
+    }
+    if let Some(answer) = run.agent.as_mut().and_then(|a| a.final_answer.as_mut()) {
+        text(answer);
+    }
+    for exchange in run
+        .conversation
+        .iter_mut()
+        .flat_map(|c| c.exchanges.iter_mut())
+    {
+        text(&mut exchange.user);
+        if let Some(reply) = &mut exchange.reply {
+            text(reply);
+        }
+    }
+    for call in &mut run.trace {
+        placeholder_value(&mut call.arguments, seed_dir);
+        if let Some(result) = &mut call.result {
+            placeholder_value(result, seed_dir);
+        }
+        if let Some(error) = &mut call.error {
+            *error = crate::scenario::placeholder(error, seed_dir);
         }
     }
 }
@@ -524,7 +571,7 @@ async fn play_and_score(
     if let Some(failure) = harness.failure().await {
         return Err(failure);
     }
-    let after = probe(scenario, harness).await;
+    let after = probe_after(scenario, harness).await;
     if let Some(failure) = harness.failure().await {
         return Err(failure);
     }
@@ -591,6 +638,21 @@ fn stop_checks(outcome: &AgentOutcome, options: &RunOptions) -> Vec<score::Check
         });
     }
     checks
+}
+
+/// Runs every final-state probe of `scenario` after the run, as [`probe`]; when the backend
+/// says its answers are no evidence of the run (a replay whose calls differ from the
+/// recording), each result is that reason instead, starting
+/// [`NOT_EVIDENCE`](crate::score::probes::NOT_EVIDENCE).
+pub async fn probe_after(scenario: &Scenario, harness: &Harness) -> Vec<ProbeResult> {
+    let results = probe(scenario, harness).await;
+    match harness.probes_not_evidence().await {
+        Some(why) => {
+            let error = format!("{} {why}", crate::score::probes::NOT_EVIDENCE);
+            results.iter().map(|_| Err(error.clone())).collect()
+        }
+        None => results,
+    }
 }
 
 /// Runs every final-state probe of `scenario` on the harness's backend, in file order.

@@ -238,6 +238,11 @@ pub struct CallRecord {
     /// never said what the tool does for such a call.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unmatched: bool,
+    /// Whether a replayed cassette held no answer for the call: the agent got a tool error
+    /// starting `not_recorded:`, and scoring fails the run (`not_recorded`), since nobody
+    /// knows what the live server would have answered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_recorded: bool,
     /// The user's input the tool asked for before it ran (the scenario's `elicitations`):
     /// what was asked, what the server got back and what the user answered. `None` for a call
     /// that asked nothing.
@@ -315,6 +320,7 @@ impl CallRecord {
             notes: Vec::new(),
             output_violations: Vec::new(),
             unmatched: false,
+            not_recorded: false,
             elicitation: None,
         }
     }
@@ -429,6 +435,9 @@ pub struct TraceLine {
     /// See [`CallRecord::unmatched`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unmatched: bool,
+    /// See [`CallRecord::not_recorded`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_recorded: bool,
     /// See [`CallRecord::elicitation`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elicitation: Option<ElicitationRecord>,
@@ -459,6 +468,7 @@ impl TraceLine {
             notes: call.notes.clone(),
             output_violations: call.output_violations.clone(),
             unmatched: call.unmatched,
+            not_recorded: call.not_recorded,
             elicitation: call.elicitation.clone(),
             ..TraceLine::empty(scenario, repeat)
         }
@@ -508,6 +518,7 @@ impl TraceLine {
             notes: Vec::new(),
             output_violations: Vec::new(),
             unmatched: false,
+            not_recorded: false,
             elicitation: None,
         }
     }
@@ -547,6 +558,7 @@ mod tests {
             notes: vec![CallNote::DuplicateId],
             output_violations: Vec::new(),
             unmatched: false,
+            not_recorded: false,
             elicitation: None,
         }
     }

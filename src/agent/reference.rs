@@ -90,6 +90,7 @@ pub async fn run<E: ToolExecutor>(
                 notes: Vec::new(),
                 output_violations: Vec::new(),
                 unmatched: false,
+                not_recorded: false,
                 elicitation: None,
             });
             slot = Some(played.len() - 1);

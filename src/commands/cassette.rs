@@ -8,7 +8,7 @@ use anyhow::{Context as _, Result, bail};
 
 use crate::cli::{CassetteVerifyArgs, MockFromCassetteArgs, SuiteArgs};
 use crate::exit::Exit;
-use crate::harness::cassette::verify::{self, CassetteCheck, IgnorePaths};
+use crate::harness::cassette::verify::{self, CassetteCheck, Ignore};
 use crate::harness::cassette::{self, Cassette, ServerEntry};
 use crate::harness::{self, ServerBackends};
 use crate::suite::{ServerSpec, ToolFilter, Transport};
@@ -23,7 +23,7 @@ pub(super) fn verify_command(args: &CassetteVerifyArgs, out: &mut dyn Write) -> 
     let rt = super::runtime()?;
     let mut secrets = crate::redact::Redactor::from_env();
     let checks = match &args.suite {
-        Some(root) => verify_suite(root, &cassettes, &args.ignore, &rt, &mut secrets),
+        Some(root) => verify_suite(root, &cassettes, args, &rt, &mut secrets),
         None => verify_command_line(args, &cassettes, &rt, &mut secrets),
     }
     .map_err(|error| anyhow::anyhow!(secrets.redact(&format!("{error:#}"))))?;
@@ -64,7 +64,7 @@ pub(super) fn verify_command(args: &CassetteVerifyArgs, out: &mut dyn Write) -> 
 fn verify_suite(
     root: &std::path::Path,
     cassettes: &[Cassette],
-    ignore: &[String],
+    args: &CassetteVerifyArgs,
     rt: &tokio::runtime::Runtime,
     secrets: &mut crate::redact::Redactor,
 ) -> Result<Vec<CassetteCheck>> {
@@ -81,9 +81,13 @@ fn verify_suite(
             file_path.display()
         );
     }
-    let mut paths = ignore.to_vec();
-    paths.extend(file.cassettes.clone().unwrap_or_default().ignore_paths);
-    let ignore = IgnorePaths::new(&paths)?;
+    let config = file.cassettes.clone().unwrap_or_default();
+    let at = |field: &str| format!("in `cassettes.{field}` of `{}`", file_path.display());
+    Ignore::new(&config.ignore_paths, &[]).with_context(|| at("ignore_paths"))?;
+    Ignore::new(&[], &config.masks).with_context(|| at("masks"))?;
+    let paths = [args.ignore.clone(), config.ignore_paths].concat();
+    let masks = [args.mask.clone(), config.masks].concat();
+    let ignore = Ignore::new(&paths, &masks)?;
     let suite_args = SuiteArgs {
         root: root.to_path_buf(),
         mocks: None,
@@ -144,7 +148,7 @@ fn verify_command_line(
     rt: &tokio::runtime::Runtime,
     secrets: &mut crate::redact::Redactor,
 ) -> Result<Vec<CassetteCheck>> {
-    let ignore = IgnorePaths::new(&args.ignore)?;
+    let ignore = Ignore::new(&args.ignore, &args.mask)?;
     let (program, rest) = args
         .command
         .split_first()
@@ -176,6 +180,7 @@ fn verify_command_line(
         },
         filter: recorded_tools(entry),
         reset: None,
+        setup: None,
     };
     secrets.extend(&spec.secrets());
     let cwd = std::env::current_dir().context("failed to read the working directory")?;

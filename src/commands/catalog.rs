@@ -3,6 +3,7 @@
 //! with the lock.
 
 use std::io::Write;
+use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
 
@@ -60,7 +61,12 @@ fn load_catalog(args: &CatalogArgs) -> Result<lint::LoadedCatalog> {
         };
         let root = std::path::absolute(root)
             .with_context(|| format!("failed to resolve the suite root `{}`", root.display()))?;
-        let discovery = runtime()?.block_on(harness::discover(&specs, &root))?;
+        let seed = file
+            .seed_path
+            .as_ref()
+            .map(|seed| file_path.parent().unwrap_or(Path::new(".")).join(seed));
+        let discovery =
+            runtime()?.block_on(harness::discover_seeded(&specs, &root, seed.as_deref()))?;
         let mut catalog = lint::LoadedCatalog::from_servers(
             discovery
                 .servers

@@ -48,6 +48,7 @@ pub(super) fn proxy_command(
         },
         filter: ToolFilter::default(),
         reset: None,
+        setup: None,
     };
     // A server may answer with what it was given: its environment, `env NAME=value`.
     let secrets = spec.secrets();

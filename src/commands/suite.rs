@@ -119,8 +119,10 @@ pub(super) fn load_recording(
     record: Option<&Path>,
 ) -> Result<Suite> {
     let source = source(args, file, file_path, lock, record)?;
+    let seed = suite_seed(file, file_path, &source)?;
     let modes = file.scoring.unwrap_or_default();
     let options = LoadOptions {
+        seed: seed.as_deref(),
         root: &args.root,
         config_path: file_path,
         call_timeout,
@@ -217,6 +219,39 @@ fn source(
         (None, None, Some(path)) => SuiteSource::Mocks(path),
         (None, None, None) => SuiteSource::BuiltIn,
     })
+}
+
+/// The suite's `seed_path` of the config `file` (read from `file_path`), resolved against
+/// the file's folder; `None` when it has none.
+///
+/// Errors: the path does not exist, or the suite does not run on its own servers (or their
+/// cassettes), which is the only place a seed is used.
+fn suite_seed(
+    file: &ConfigFile,
+    file_path: &Path,
+    source: &SuiteSource,
+) -> Result<Option<PathBuf>> {
+    let Some(seed) = &file.seed_path else {
+        return Ok(None);
+    };
+    if matches!(source, SuiteSource::BuiltIn | SuiteSource::Mocks(_)) {
+        anyhow::bail!(
+            "`{}`: seed_path: seeds the suite's own servers (`servers:`); this suite has none",
+            file_path.display()
+        );
+    }
+    let path = file_path
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(seed);
+    if !path.exists() {
+        anyhow::bail!(
+            "`{}`: seed_path: `{}` does not exist (it is relative to this file)",
+            file_path.display(),
+            path.display()
+        );
+    }
+    Ok(Some(path))
 }
 
 /// The cassette directory the suite replays: `--replay`, else `servers: {replay: DIR}` of

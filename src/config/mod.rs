@@ -83,6 +83,10 @@ pub(crate) struct ConfigFile {
     /// [`crate::suite::from_value`]; absent for the built-in world.
     #[schemars(with = "Option<crate::suite::ServersSchema>")]
     pub servers: Option<serde_json::Value>,
+    /// The user's own servers: the seed (a file, a directory, or a `.tar`/`.tar.gz`/`.tgz`
+    /// archive, relative to this file) of the scenarios that have no `seed_path`, and the
+    /// seed the servers' tools are discovered on.
+    pub seed_path: Option<PathBuf>,
     /// `openai` agent: ask for streamed responses (default false).
     pub stream: Option<bool>,
     /// `openai` agent: `native` function calling (default) or `prompted` (the tools in the
@@ -171,6 +175,11 @@ pub(crate) struct CassettesConfig {
     /// compare (timestamps, generated ids), e.g. `$.result.created_at`.
     #[serde(default)]
     pub ignore_paths: Vec<String>,
+    /// Regular expressions (Rust `regex` syntax) whose matches inside the strings of both
+    /// answers `toolgate cassette verify` replaces by `[masked]` before comparing (a commit
+    /// hash or a timestamp inside a text), e.g. `\b[0-9a-f]{40}\b`.
+    #[serde(default)]
+    pub masks: Vec<String>,
 }
 
 impl ConfigFile {

@@ -29,6 +29,10 @@ pub enum ToolAnswer {
     /// A declarative mock has no rule for these arguments: the agent sees a tool error with
     /// this text, and the call is recorded as unmatched (a failing check, never a pass).
     Unmatched(String),
+    /// A replayed cassette holds no answer for this call: the agent sees a tool error with
+    /// this text (starting `not_recorded:`), and the call is recorded as `not_recorded` (a
+    /// failing check, as for an unmatched mock call; the run is not errored).
+    NotRecorded(String),
 }
 
 /// The tools of one scenario run and their behaviour.
@@ -55,6 +59,20 @@ pub trait Backend: Send {
     /// Why the backend broke during the run (a server that died), with what it last said;
     /// the run is then `errored`, never scored. `None` while it works (the default).
     fn failure(&self) -> Option<String> {
+        None
+    }
+
+    /// Why the backend's answers to the final-state probes after the run say nothing about
+    /// what the agent did: a replay whose calls differ from the recording (naming the first
+    /// difference). Asked after those probes; `None` when they are evidence (the default).
+    fn probes_not_evidence(&self) -> Option<String> {
+        None
+    }
+
+    /// The run's seed paths (`{seed_dir}`, `{seed}`) when the backend has them (the user's
+    /// servers, a replay of their cassettes); `None` (the default) otherwise. The runner fills
+    /// the scenario's placeholders with them and writes the run's records with `{seed_dir}`.
+    fn paths(&self) -> Option<crate::suite::RunPaths> {
         None
     }
 

@@ -193,13 +193,20 @@ impl Harness {
             ToolAnswer::Text(text) => Ok(Value::String(text)),
             ToolAnswer::ToolError(message)
             | ToolAnswer::ProtocolError(message)
-            | ToolAnswer::Unmatched(message) => Err(message),
+            | ToolAnswer::Unmatched(message)
+            | ToolAnswer::NotRecorded(message) => Err(message),
         }
     }
 
     /// Why the backend broke during the run (see [`Backend::failure`]).
     pub async fn failure(&self) -> Option<String> {
         self.backend.lock().await.failure()
+    }
+
+    /// Why the backend's answers to the final-state probes say nothing about the agent's
+    /// work (see [`Backend::probes_not_evidence`]).
+    pub async fn probes_not_evidence(&self) -> Option<String> {
+        self.backend.lock().await.probes_not_evidence()
     }
 
     /// Stops what the backend started (see [`Backend::close`]).
@@ -288,6 +295,7 @@ impl Harness {
                 notes,
                 output_violations: Vec::new(),
                 unmatched: false,
+                not_recorded: false,
                 elicitation: None,
             },
             Instant::now(),
@@ -368,7 +376,9 @@ impl Harness {
             ToolAnswer::ProtocolError(message) => {
                 (CallOutcome::ProtocolError, None, Some(message.clone()))
             }
-            ToolAnswer::Unmatched(message) => (CallOutcome::ToolError, None, Some(message.clone())),
+            ToolAnswer::Unmatched(message) | ToolAnswer::NotRecorded(message) => {
+                (CallOutcome::ToolError, None, Some(message.clone()))
+            }
         };
         let output_violations = match &answer {
             ToolAnswer::Success(value) => self.tools.check_output(tool, value),
@@ -403,6 +413,7 @@ impl Harness {
                 notes,
                 output_violations,
                 unmatched: matches!(answer, ToolAnswer::Unmatched(_)),
+                not_recorded: matches!(answer, ToolAnswer::NotRecorded(_)),
                 elicitation,
             },
             started,

@@ -23,5 +23,5 @@ mod wire_tap;
 pub use backend::{Backend, BackendFactory, ToolAnswer, WorldBackend, WorldBackends};
 pub use elicit::{ElicitationUser, Elicitations, ScriptedUser};
 pub use interceptor::{Harness, Observer};
-pub use servers::{Discovery, ServerBackends, discover};
+pub use servers::{Discovery, ServerBackends, discover, discover_seeded};
 pub use toolset::{SchemaCheck, ToolSet, check_arguments, nullable_type};

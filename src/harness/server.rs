@@ -134,7 +134,9 @@ impl ServerHandler for McpServer {
         {
             ToolAnswer::Success(value) => CallToolResult::structured(structured_content(value)),
             ToolAnswer::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            ToolAnswer::ToolError(message) | ToolAnswer::Unmatched(message) => {
+            ToolAnswer::ToolError(message)
+            | ToolAnswer::Unmatched(message)
+            | ToolAnswer::NotRecorded(message) => {
                 CallToolResult::error(vec![ContentBlock::text(message)])
             }
             ToolAnswer::ProtocolError(message) => {

@@ -22,7 +22,9 @@ use crate::catalog::listing::ToolListing;
 use crate::catalog::{Catalog, ToolDef};
 use crate::redact::Redactor;
 use crate::scenario::Scenario;
-use crate::suite::{Reset, RunPaths, ServerSpec, Transport};
+use crate::suite::{
+    Launch, Reset, RunPaths, ServerSpec, Transport, archive_stem, fill_templates, unpack,
+};
 
 /// The most characters of a server's stderr shown in an error.
 const STDERR_SHOWN_CHARS: usize = 2_000;
@@ -119,7 +121,13 @@ pub struct ListedServer {
 /// Errors: the server does not start, does not initialize or does not answer `tools/list`;
 /// naming the server, with its stderr tail and secrets redacted.
 pub async fn list_server(spec: &ServerSpec, root: &Path) -> Result<ListedServer> {
-    let seed = SeedDir::new(None)?;
+    list_seeded(spec, root, None).await
+}
+
+/// [`list_server`] on a fresh copy of `seed` (a file, directory or archive), its `setup`
+/// run first, as a run would start it.
+async fn list_seeded(spec: &ServerSpec, root: &Path, seed: Option<&Path>) -> Result<ListedServer> {
+    let seed = SeedDir::new(seed)?;
     let mut running = start(spec, root, &seed.paths).await?;
     let listed = running
         .client()
@@ -142,9 +150,23 @@ pub async fn list_server(spec: &ServerSpec, root: &Path) -> Result<ListedServer>
 /// stderr), one that lists no tools or none that pass its `include`/`exclude`, or a tool
 /// without a string `name`.
 pub async fn discover(specs: &[ServerSpec], root: &Path) -> Result<Discovery> {
+    discover_seeded(specs, root, None).await
+}
+
+/// [`discover`], each server started on its own fresh copy of `seed` (the suite's
+/// `seed_path`: a file, directory or archive) after its `setup`, as a run starts it; with an
+/// empty seed directory when `seed` is `None`.
+///
+/// Errors: as [`discover`], and a seed that cannot be copied or unpacked, or a failing
+/// `setup` (with its stderr).
+pub async fn discover_seeded(
+    specs: &[ServerSpec],
+    root: &Path,
+    seed: Option<&Path>,
+) -> Result<Discovery> {
     let mut servers = Vec::new();
     for spec in specs {
-        let mut listed = list_server(spec, root).await?;
+        let mut listed = list_seeded(spec, root, seed).await?;
         if listed.listing.tools.is_empty() {
             bail!("server `{}` (`{}`) lists no tools", spec.name, spec.label());
         }
@@ -239,8 +261,8 @@ impl ServerBackends {
         })
     }
 
-    /// Fresh servers for one run outside a suite's runs (`cassette verify`, `proxy`), with a
-    /// copy of `seed` (a file or directory) as `{seed}`. `Err` says why they did not start.
+    /// Fresh servers for one run, with a copy of `seed` (a file, directory or archive) as
+    /// `{seed}`. `Err` says why they did not start.
     pub fn start_seeded<'a>(
         &'a self,
         seed: Option<&'a Path>,
@@ -422,6 +444,10 @@ impl Backend for ServerBackend {
         self.failure.clone()
     }
 
+    fn paths(&self) -> Option<RunPaths> {
+        Some(self._seed.paths.clone())
+    }
+
     fn close(&mut self) -> BoxFuture<'_, ()> {
         Box::pin(self.close_all())
     }
@@ -537,6 +563,17 @@ async fn start(spec: &ServerSpec, root: &Path, paths: &RunPaths) -> Result<Runni
             let launch = spec
                 .launch_for(root, paths)
                 .expect("a stdio server has a launch");
+            if let Some(setup) = &spec.setup {
+                run_setup(setup, root, &launch, paths)
+                    .await
+                    .map_err(|error| {
+                        anyhow::anyhow!(
+                            "{}",
+                            redactor
+                                .redact(&format!("{}: {error}", server_named(&spec.name, &label)))
+                        )
+                    })?;
+            }
             let mut command = tokio::process::Command::new(&launch.command);
             command
                 .args(&launch.args)
@@ -574,6 +611,64 @@ async fn start(spec: &ServerSpec, root: &Path, paths: &RunPaths) -> Result<Runni
     })
 }
 
+/// How long a server's `setup` command may take.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Runs a stdio server's `setup` command (templates filled from `paths`) in `{seed_dir}`
+/// with the server's `env` (from `launch`), before the server starts. A program named by a
+/// relative path with a `/` (`scripts/load.sh`) is the suite `root`'s; a bare name is looked
+/// up on `PATH`.
+///
+/// Errors: the command cannot start, runs longer than [`SETUP_TIMEOUT`], or exits non-zero
+/// (with the end of its stderr); the message starts "failed to run its setup command" or
+/// "its setup command".
+async fn run_setup(
+    setup: &[String],
+    root: &Path,
+    launch: &Launch,
+    paths: &RunPaths,
+) -> Result<(), String> {
+    let command: Vec<String> = setup.iter().map(|p| fill_templates(p, paths)).collect();
+    // As written, so the message reads the same in every run.
+    let shown = setup.join(" ");
+    let program = Path::new(&command[0]);
+    let program = if program.is_relative() && command[0].contains('/') {
+        root.join(program)
+    } else {
+        program.to_path_buf()
+    };
+    let mut process = tokio::process::Command::new(program);
+    process
+        .args(&command[1..])
+        .envs(launch.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&paths.seed_dir)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    crate::process::die_with_parent(process.as_std_mut());
+    let output = match tokio::time::timeout(SETUP_TIMEOUT, process.output()).await {
+        Ok(Ok(output)) => output,
+        Ok(Err(error)) => {
+            return Err(format!(
+                "failed to run its setup command `{shown}`: {error}"
+            ));
+        }
+        Err(_) => {
+            return Err(format!(
+                "its setup command `{shown}` did not finish within {}",
+                humantime::format_duration(SETUP_TIMEOUT)
+            ));
+        }
+    };
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    Err(with_stderr(
+        &format!("its setup command `{shown}` failed ({})", output.status),
+        &stderr,
+    ))
+}
+
 /// A run's fresh temporary directory with its copy of the scenario's seed.
 struct SeedDir {
     paths: RunPaths,
@@ -581,27 +676,24 @@ struct SeedDir {
 }
 
 impl SeedDir {
-    /// A new directory; `seed` (a file or directory) is copied into it under its own name.
+    /// A new directory; `seed` is copied into it under its own name (a file or directory),
+    /// or unpacked into it under its name without the extension (an archive, see
+    /// [`crate::suite::unpack`]).
     fn new(seed: Option<&Path>) -> Result<SeedDir> {
         let dir = tempfile::Builder::new()
             .prefix("toolgate-run-")
             .tempdir()
             .context("failed to create the run's seed directory")?;
-        let target = match seed.and_then(Path::file_name) {
-            Some(name) => dir.path().join(name),
-            None => dir.path().join("seed"),
-        };
+        let paths = RunPaths::for_seed(dir.path(), seed);
         if let Some(seed) = seed {
-            copy_tree(seed, &target)
-                .with_context(|| format!("failed to copy seed `{}`", seed.display()))?;
+            if archive_stem(seed).is_some() && seed.is_file() {
+                unpack(seed, &paths.seed)?;
+            } else {
+                copy_tree(seed, &paths.seed)
+                    .with_context(|| format!("failed to copy seed `{}`", seed.display()))?;
+            }
         }
-        Ok(SeedDir {
-            paths: RunPaths {
-                seed_dir: dir.path().to_path_buf(),
-                seed: target,
-            },
-            _dir: dir,
-        })
+        Ok(SeedDir { paths, _dir: dir })
     }
 }
 

@@ -377,7 +377,9 @@ fn record(
     match answer {
         ToolAnswer::Success(value) => record.result = Some(value),
         ToolAnswer::Text(text) => record.result = Some(Value::String(text)),
-        ToolAnswer::ToolError(text) | ToolAnswer::Unmatched(text) => {
+        ToolAnswer::ToolError(text)
+        | ToolAnswer::Unmatched(text)
+        | ToolAnswer::NotRecorded(text) => {
             record.outcome = CallOutcome::ToolError;
             record.error = Some(text);
         }

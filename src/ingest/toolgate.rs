@@ -154,6 +154,7 @@ fn add(trajectory: &mut Trajectory, line: TraceLine) {
         record.notes = line.notes;
         record.output_violations = line.output_violations;
         record.unmatched = line.unmatched;
+        record.not_recorded = line.not_recorded;
         record.elicitation = line.elicitation;
         if record.invalid.is_some() && line.outcome.is_none() {
             record.outcome = CallOutcome::InvalidCall;

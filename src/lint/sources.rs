@@ -184,6 +184,7 @@ fn one_server(transport: Transport) -> ServerSpec {
         transport,
         filter: ToolFilter::default(),
         reset: None,
+        setup: None,
     };
     spec.name = spec.label();
     spec

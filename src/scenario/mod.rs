@@ -12,6 +12,7 @@ pub mod file;
 mod fixture;
 pub mod identifiers;
 pub mod load;
+mod seed_paths;
 pub mod smoke;
 mod source;
 mod validate;
@@ -28,6 +29,7 @@ pub use capture::{Capture, Placeholder, RecordSource, Unread};
 pub use elicitation::{Elicitation, ElicitationAction, ElicitationReply};
 pub use fixture::load_fixture;
 pub use load::{load_dir, load_faults, load_file};
+pub use seed_paths::{SEED, SEED_DIR, SeedPaths, placeholder, placeholder_value};
 pub use smoke::SmokeSet;
 pub use source::SourceLines;
 

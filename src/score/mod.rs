@@ -102,6 +102,9 @@ pub enum CheckKind {
     /// Every call to a declarative mock matched one of its rules (present only when one did
     /// not: the suite never said what the tool does for those arguments).
     UnmatchedCall,
+    /// Every call of a replayed run was in its cassette (present only when one was not: the
+    /// agent did what the recording did not, and nobody knows what the server would answer).
+    NotRecorded,
     /// A final-state assertion holds.
     FinalState,
     /// No call in the trajectory matches a `forbidden_calls` entry.

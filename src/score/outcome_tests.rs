@@ -56,6 +56,7 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         notes: Vec::new(),
         output_violations: Vec::new(),
         unmatched: false,
+        not_recorded: false,
         elicitation: None,
     };
     crate::harness::ToolSet::builtin().annotate(&mut record);

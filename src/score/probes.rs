@@ -9,9 +9,20 @@ use crate::scenario::{PROBE_RESULT, Scenario};
 /// A probe's result (see [`crate::scenario::Probe`]), or why the probe call failed.
 pub type ProbeResult = Result<Value, String>;
 
+/// How the error of a probe after the run starts when its answer is no evidence of the run: a
+/// replay whose calls differ from the recording answers the probe as recorded, whatever the
+/// agent did. Its assertions fail with that error as their detail.
+pub const NOT_EVIDENCE: &str = "not evidence under replay:";
+
+/// Whether `check` failed only because its probe's answer was not evidence ([`NOT_EVIDENCE`]).
+pub fn is_not_evidence(check: &Check) -> bool {
+    check.kind == CheckKind::FinalState && !check.passed && check.detail.starts_with(NOT_EVIDENCE)
+}
+
 /// One check per assertion of each probe of `scenario`, in file order. `before[i]` and
 /// `after[i]` are probe `i`'s results before and after the run; a probe that failed (either
-/// time) fails all its assertions, saying why. Missing entries count as failed probes.
+/// time) fails all its assertions, saying why; an `after` error starting [`NOT_EVIDENCE`] is
+/// the detail as it is. Missing entries count as failed probes.
 pub fn probe_checks(
     scenario: &Scenario,
     before: &[ProbeResult],
@@ -30,6 +41,7 @@ pub fn probe_checks(
             );
             let (passed, detail) = match (before, after) {
                 (Err(error), _) => (false, format!("the probe failed before the run: {error}")),
+                (_, Err(error)) if error.starts_with(NOT_EVIDENCE) => (false, error.clone()),
                 (_, Err(error)) => (false, format!("the probe failed after the run: {error}")),
                 (Ok(before), Ok(after)) => {
                     let seeded = json!({ PROBE_RESULT: before });

@@ -416,8 +416,8 @@ fn state_checks(scenario: &Scenario, seeded: &Value, final_state: Option<&Value>
         .collect()
 }
 
-/// Calls to tools the server does not offer, and calls no mock rule matched; listed only
-/// when there are any.
+/// Calls to tools the server does not offer, calls no mock rule matched and calls a replayed
+/// cassette did not hold; listed only when there are any.
 fn tool_checks(trace: &[CallRecord]) -> Vec<Check> {
     let mut checks = Vec::new();
     let named = |filter: fn(&CallRecord) -> bool| -> Vec<String> {
@@ -443,6 +443,18 @@ fn tool_checks(trace: &[CallRecord]) -> Vec<Check> {
             subject: "mocks".into(),
             passed: false,
             detail: format!("{} matched no mock rule", unmatched.join(", ")),
+        });
+    }
+    let unrecorded = named(|call| call.not_recorded);
+    if !unrecorded.is_empty() {
+        checks.push(Check {
+            kind: CheckKind::NotRecorded,
+            subject: "cassette".into(),
+            passed: false,
+            detail: format!(
+                "{} not in the replayed cassette: the agent did what the recording did not",
+                unrecorded.join(", ")
+            ),
         });
     }
     checks

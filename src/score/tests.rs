@@ -41,6 +41,7 @@ fn call(index: usize, tool: &str, arguments: Value, result: Option<Value>) -> Ca
         notes: Vec::new(),
         output_violations: Vec::new(),
         unmatched: false,
+        not_recorded: false,
         elicitation: None,
     };
     crate::harness::ToolSet::builtin().annotate(&mut record);
@@ -191,6 +192,33 @@ fn a_call_to_a_tool_the_server_does_not_offer_fails_the_run() {
             CheckKind::UnknownTool,
             "tools".to_string(),
             "call 3 `crm_find_contact` not offered by the server".to_string()
+        )]
+    );
+}
+
+#[test]
+fn a_call_a_replayed_cassette_did_not_hold_fails_the_run() {
+    let mut trace = good_trace();
+    let mut extra = call(2, "crm_get_contact", json!({"contact_id": "C-404"}), None);
+    extra.outcome = CallOutcome::ToolError;
+    extra.error = Some("not_recorded: `crm_get_contact` ...".into());
+    extra.not_recorded = true;
+    trace.push(extra);
+    let score = score(
+        &t2_007(),
+        &trace,
+        &seeded(),
+        Some(&after_good_run()),
+        None,
+        context(),
+    );
+    assert_eq!(score.outcome, Outcome::Fail);
+    assert_eq!(
+        failing(&score),
+        vec![(
+            CheckKind::NotRecorded,
+            "cassette".to_string(),
+            "call 3 `crm_get_contact` not in the replayed cassette: the agent did what the recording did not".to_string()
         )]
     );
 }

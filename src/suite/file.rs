@@ -39,6 +39,18 @@ pub(crate) struct ServerFile {
     pub exclude: Vec<String>,
     /// Streamable HTTP: how to reset the server's state before each run.
     pub reset: Option<ResetFile>,
+    /// stdio: a command run before the server starts, for every run and for discovery.
+    pub setup: Option<SetupFile>,
+}
+
+/// `setup:` of a stdio server: a program run in `{seed_dir}` after the seed is copied and
+/// before the server starts.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SetupFile {
+    /// The program and its arguments (`{seed}` and `{seed_dir}` are filled in); it runs with
+    /// the server's `env` and must exit 0.
+    pub command: Vec<String>,
 }
 
 /// `reset:` of an HTTP server: exactly one of `command` or `tool`.

@@ -150,8 +150,9 @@ fn server_entry(
 }
 
 /// The fields of a server entry that toolgate reads ([`ServerFile`]).
-const SERVER_FIELDS: [&str; 10] = [
+const SERVER_FIELDS: [&str; 11] = [
     "type", "command", "args", "env", "cwd", "url", "headers", "include", "exclude", "reset",
+    "setup",
 ];
 
 /// Deserializes `value` into `T`; the error starts with `.field.path: ` when it has one, else
@@ -232,6 +233,7 @@ fn server(
                 (".args", !raw.args.is_empty()),
                 (".env", !raw.env.is_empty()),
                 (".cwd", raw.cwd.is_some()),
+                (".setup", raw.setup.is_some()),
             ] {
                 if present {
                     bail!("{}: is for stdio servers (`command`)", at(field));
@@ -252,11 +254,25 @@ fn server(
         exclude: glob_set(&raw.exclude, &|i| at(&format!(".exclude[{i}]")))?,
     };
     let reset = raw.reset.map(|reset| parse_reset(reset, at)).transpose()?;
+    let setup = match raw.setup {
+        Some(setup) if setup.command.first().is_none_or(|p| p.trim().is_empty()) => {
+            bail!("{}: must name a program", at(".setup.command"))
+        }
+        Some(setup) => {
+            let mut command = Vec::new();
+            for (i, part) in setup.command.iter().enumerate() {
+                command.push(expand(part, &format!(".setup.command[{i}]"))?);
+            }
+            Some(command)
+        }
+        None => None,
+    };
     Ok(ServerSpec {
         name: name.to_string(),
         transport,
         filter,
         reset,
+        setup,
     })
 }
 

@@ -8,6 +8,7 @@
 
 mod file;
 mod load;
+mod seed;
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,7 @@ use crate::redact::Redactor;
 
 pub(crate) use file::ServersSchema;
 pub(crate) use load::{Fields, expand_vars, from_value, read_mcp_json};
+pub(crate) use seed::{archive_stem, unpack};
 
 /// One of the user's servers, validated.
 #[derive(Debug, Clone)]
@@ -30,6 +32,10 @@ pub struct ServerSpec {
     /// What makes an HTTP server's state fresh before each run; `None` for stdio servers (a
     /// fresh process per run) and HTTP servers without state.
     pub reset: Option<Reset>,
+    /// A stdio server's `setup:` command (program first, at least one element, templates not
+    /// yet filled): run in `{seed_dir}` with the server's `env` before every start of the
+    /// server; `None` for HTTP servers and stdio servers without one.
+    pub setup: Option<Vec<String>>,
 }
 
 /// How a server is reached.

@@ -78,7 +78,7 @@ fn reads_stdio_and_http_servers_with_variables_expanded() {
 fn unknown_fields_name_the_file_and_the_field() {
     assert_eq!(
         error("memory:\n  comand: node\n"),
-        "`suite/toolgate.yaml`: servers.memory.comand: unknown field `comand`, expected one of `type`, `command`, `args`, `env`, `cwd`, `url`, `headers`, `include`, `exclude`, `reset`"
+        "`suite/toolgate.yaml`: servers.memory.comand: unknown field `comand`, expected one of `type`, `command`, `args`, `env`, `cwd`, `url`, `headers`, `include`, `exclude`, `reset`, `setup`"
     );
     assert_eq!(
         error("memory:\n  command: node\n  args: [a, 3]\n"),
@@ -115,6 +115,36 @@ fn bad_servers_are_errors_naming_the_field() {
     assert_eq!(
         error("{}\n"),
         "`suite/toolgate.yaml`: servers: names no server"
+    );
+}
+
+#[test]
+fn a_setup_command_is_read_with_variables_and_checked() {
+    let specs = load(
+        "git:\n  command: mcp-server-git\n  setup: {command: [git, -C, '{seed}', tag, '${HOME}']}\n",
+    )
+    .expect("valid");
+    assert_eq!(
+        specs[0].setup,
+        Some(vec![
+            "git".to_string(),
+            "-C".into(),
+            "{seed}".into(),
+            "tag".into(),
+            "/home/u".into()
+        ])
+    );
+    assert_eq!(
+        error("m:\n  command: node\n  setup: {command: []}\n"),
+        "`suite/toolgate.yaml`: servers.m.setup.command: must name a program"
+    );
+    assert_eq!(
+        error("m:\n  url: http://x\n  setup: {command: [x]}\n"),
+        "`suite/toolgate.yaml`: servers.m.setup: is for stdio servers (`command`)"
+    );
+    assert_eq!(
+        error("m:\n  command: node\n  setup: {comand: [x]}\n"),
+        "`suite/toolgate.yaml`: servers.m.setup.comand: unknown field `comand`, expected `command`"
     );
 }
 
@@ -177,6 +207,7 @@ fn secret_assignments_in_args_are_secrets_and_labels_hide_them() {
         },
         filter: ToolFilter::default(),
         reset: None,
+        setup: None,
     };
     assert_eq!(
         spec.label(),

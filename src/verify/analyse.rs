@@ -108,6 +108,7 @@ fn score_mutants(
                 description: mutant.description,
                 killed: scored.outcome == Outcome::Fail,
                 killed_by,
+                not_judged: None,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -214,12 +215,18 @@ pub async fn analyse_suite_on(
     for (scenario, run, pairing, answer) in scored_runs(scenarios, runs) {
         let mut results = Vec::new();
         for mutant in mutants::derive(scenario, &run.trace, pairing, answer, catalog) {
-            let killed_by = replay_live(scenario, &mutant, backends).await;
+            let fate = replay_live(scenario, &mutant, backends).await;
+            let (killed_by, not_judged) = match fate {
+                Some(Fate::Judged(kinds)) => (kinds, None),
+                Some(Fate::NotJudged(why)) => (Vec::new(), Some(why)),
+                None => (Vec::new(), None),
+            };
             results.push(MutantResult {
                 kind: mutant.kind,
                 description: mutant.description,
-                killed: killed_by.as_ref().is_some_and(|kinds| !kinds.is_empty()),
-                killed_by: killed_by.unwrap_or_default(),
+                killed: !killed_by.is_empty(),
+                killed_by,
+                not_judged,
             });
         }
         report.scenarios.push(ScenarioMutants {
@@ -231,13 +238,28 @@ pub async fn analyse_suite_on(
     report
 }
 
-/// Replays `mutant` on a fresh backend and scores it: the kinds of the failing checks
-/// (empty when it passes), or `None` when the backend did not start or broke.
+/// What the play of a mutant on the user's servers (or their cassettes) tells.
+enum Fate {
+    /// The kinds of the failing checks; empty when it passes.
+    Judged(Vec<CheckKind>),
+    /// Under replay, the mutant left the recording and only checks that need the live servers
+    /// failed it (`not_recorded`, probes that are no evidence): why, in words.
+    NotJudged(String),
+}
+
+/// Replays `mutant` on a fresh backend and scores it, or `None` when the backend did not start
+/// or broke.
+///
+/// Under replay, a check that reads the trajectory alone (expected calls, arguments,
+/// forbidden calls, call budgets, the answer's text) decides as it would live, so a mutant it
+/// fails is killed. A mutant that only checks needing the live servers fail
+/// ([`needs_live_servers`](super::replay::needs_live_servers)) cannot be judged: live, its
+/// call might have been answered and its probes might have passed.
 async fn replay_live(
     scenario: &Scenario,
     mutant: &mutants::Mutant,
     backends: &dyn crate::harness::BackendFactory,
-) -> Option<Vec<CheckKind>> {
+) -> Option<Fate> {
     let (played, before, after) = super::replay::play_live(
         &played_on(scenario, mutant),
         &[(&mutant.calls, None)],
@@ -253,11 +275,19 @@ async fn replay_live(
         ScoringOptions::default(),
     );
     scored.add_checks(score::probes::probe_checks(scenario, &before, &after));
+    let missed = played.trace.iter().any(|call| call.not_recorded);
+    let needs_live = |check: &score::Check| super::replay::needs_live_servers(check, missed);
     let mut killed_by: Vec<CheckKind> = Vec::new();
+    let mut unjudged: Option<&score::Check> = None;
     for check in scored.failures() {
-        if !killed_by.contains(&check.kind) {
+        if needs_live(check) {
+            unjudged.get_or_insert(check);
+        } else if !killed_by.contains(&check.kind) {
             killed_by.push(check.kind);
         }
     }
-    Some(killed_by)
+    Some(match unjudged {
+        Some(check) if killed_by.is_empty() => Fate::NotJudged(check.detail.clone()),
+        _ => Fate::Judged(killed_by),
+    })
 }

@@ -33,10 +33,17 @@ pub struct MutantResult {
     pub kind: MutantKind,
     /// The mistake in words, e.g. "call 2 `crm_log_activity` dropped".
     pub description: String,
-    /// Whether at least one check failed it.
+    /// Whether at least one check failed it (never when `not_judged`).
     pub killed: bool,
-    /// The kinds of the checks that failed, in check order, without repeats.
+    /// The kinds of the checks that failed, in check order, without repeats (empty when
+    /// `not_judged`).
     pub killed_by: Vec<CheckKind>,
+    /// Under replay, why the mutant is not judged: it needs calls the recording lacks (or
+    /// leaves out a recorded write), and no check that reads only the trajectory failed it,
+    /// so only the live servers could tell whether it is killed (the first difference, in
+    /// words). `None` for a judged mutant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_judged: Option<String>,
 }
 
 /// The mutation analysis of one scenario.
@@ -57,9 +64,21 @@ impl ScenarioMutants {
         self.mutants.iter().filter(|m| m.killed).count()
     }
 
+    /// Mutants judged (all but those [`not_judged`](Self::not_judged)).
+    pub fn judged(&self) -> usize {
+        self.mutants.len() - self.not_judged().count()
+    }
+
     /// The mutants the checks passed.
     pub fn survivors(&self) -> impl Iterator<Item = &MutantResult> {
-        self.mutants.iter().filter(|m| !m.killed)
+        self.mutants
+            .iter()
+            .filter(|m| !m.killed && m.not_judged.is_none())
+    }
+
+    /// The mutants a replay cannot judge (see [`MutantResult::not_judged`]).
+    pub fn not_judged(&self) -> impl Iterator<Item = &MutantResult> {
+        self.mutants.iter().filter(|m| m.not_judged.is_some())
     }
 }
 
@@ -81,12 +100,18 @@ impl MutationReport {
         self.finished().map(ScenarioMutants::killed).sum()
     }
 
-    /// Killed / total over the finished scenarios, in 0.0..=1.0; 1.0 when they have no
-    /// mutants (or there are none).
+    /// Mutants judged over the finished (not draft) scenarios: all but those a replay cannot
+    /// judge.
+    pub fn judged(&self) -> usize {
+        self.finished().map(ScenarioMutants::judged).sum()
+    }
+
+    /// Killed / judged over the finished scenarios, in 0.0..=1.0; 1.0 when no mutant is
+    /// judged (or there are none).
     pub fn kill_rate(&self) -> f64 {
-        match self.total() {
+        match self.judged() {
             0 => 1.0,
-            total => self.killed() as f64 / total as f64,
+            judged => self.killed() as f64 / judged as f64,
         }
     }
 
@@ -105,11 +130,12 @@ impl MutationReport {
         self.scenarios.iter().filter(|s| !s.draft)
     }
 
-    /// Ids of scenarios that kill no mutant.
+    /// Ids of scenarios that kill no mutant, leaving out those whose every mutant (at least
+    /// one) a replay cannot judge.
     pub fn toothless(&self) -> Vec<&str> {
         self.scenarios
             .iter()
-            .filter(|s| s.killed() == 0)
+            .filter(|s| s.killed() == 0 && (s.mutants.is_empty() || s.judged() > 0))
             .map(|s| s.id.as_str())
             .collect()
     }

@@ -4,8 +4,10 @@ use std::fmt::Write as _;
 
 use super::{MutationReport, REQUIRED_KILL_RATE, TrajectoryReport};
 
-/// Per scenario: mutants killed of derived, then the survivors (all of them with `verbose`,
-/// else only for scenarios that kill none); then the overall kill rate against the goal.
+/// Per scenario: mutants killed of those judged, then the survivors (all of them with
+/// `verbose`, else only for scenarios that kill none) and, under replay, the mutants not
+/// judged (with `verbose`); then the overall kill rate against the goal, and how many mutants
+/// a replay could not judge.
 pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
     let mut out = String::from("mutation check (broken trajectories the checks must fail):\n");
     // The id column is as wide as the longest id (at least 8), so the counts line up.
@@ -16,22 +18,31 @@ pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
         .max()
         .unwrap_or(0)
         .max(8);
+    let toothless = report.toothless();
     for scenario in &report.scenarios {
         let killed = scenario.killed();
-        let total = scenario.mutants.len();
-        let mark = if killed == 0 {
-            "  <- kills nothing"
-        } else {
-            ""
+        let judged = scenario.judged();
+        let lacking = scenario.mutants.len() - judged;
+        let dull = toothless.contains(&scenario.id.as_str());
+        let mark = if dull { "  <- kills nothing" } else { "" };
+        let apart = match lacking {
+            0 => String::new(),
+            n => format!(" ({n} not judged)"),
         };
         let _ = writeln!(
             out,
-            "  {:<width$} {killed:>3}/{total:<3} killed{mark}",
+            "  {:<width$} {killed:>3}/{judged:<3} killed{apart}{mark}",
             scenario.id
         );
-        if verbose || killed == 0 {
+        if verbose || dull {
             for survivor in scenario.survivors() {
                 let _ = writeln!(out, "           survived: {}", survivor.description);
+            }
+        }
+        if verbose {
+            for mutant in scenario.not_judged() {
+                let why = mutant.not_judged.as_deref().unwrap_or_default();
+                let _ = writeln!(out, "           not judged: {}: {why}", mutant.description);
             }
         }
     }
@@ -41,7 +52,7 @@ pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
             out,
             "killed {}/{} mutants ({:.1}%, goal {:.0}%)",
             report.killed(),
-            report.total(),
+            report.judged(),
             report.kill_rate() * 100.0,
             REQUIRED_KILL_RATE * 100.0
         );
@@ -57,7 +68,14 @@ pub fn render_mutants(report: &MutationReport, verbose: bool) -> String {
             "{draft_killed} of {draft_total} killed on draft scenarios: drafts are not evidence"
         );
     }
-    let toothless = report.toothless();
+    let lacking = report.total() - report.judged();
+    if lacking > 0 {
+        let _ = writeln!(
+            out,
+            "{lacking} mutants need calls the recording lacks: not judged under replay (the kill rate is over the {} judged; record them live, or verify against the live servers)",
+            report.judged()
+        );
+    }
     if !toothless.is_empty() {
         let _ = writeln!(
             out,
@@ -85,6 +103,13 @@ pub fn render_trajectories(report: &TrajectoryReport, per_tier: bool, verbose: b
         "written trajectories: {} alternatives, {} rejected; {} counterexamples, {} accepted",
         total.alternatives, total.valid_rejected, total.counterexamples, total.invalid_accepted
     );
+    if total.not_judged > 0 {
+        let _ = writeln!(
+            out,
+            "  {} of them need calls the recording lacks: not judged under replay",
+            total.not_judged
+        );
+    }
     if per_tier {
         let _ = writeln!(
             out,
@@ -135,6 +160,7 @@ mod tests {
             kind: MutantKind::DropCall,
             description: "call 1 `crm_forecast` dropped".into(),
             killed,
+            not_judged: None,
             killed_by: if killed {
                 vec![CheckKind::ToolSelection]
             } else {
@@ -220,5 +246,44 @@ mod tests {
             "no finished scenario has mutants: the kill rate measures nothing yet\n\
              1 of 2 killed on draft scenarios: drafts are not evidence\n"
         ));
+    }
+
+    #[test]
+    fn mutants_a_replay_cannot_judge_are_left_out_of_the_kill_rate_and_counted_apart() {
+        let lacking = MutantResult {
+            description: "call 2 `add_observations`: `contents` changed".into(),
+            not_judged: Some("not evidence under replay: the agent's calls differ".into()),
+            ..result(false)
+        };
+        let report = MutationReport {
+            scenarios: vec![
+                ScenarioMutants {
+                    id: "OS-001".into(),
+                    draft: false,
+                    mutants: vec![result(true), result(true), lacking.clone()],
+                },
+                ScenarioMutants {
+                    id: "OS-002".into(),
+                    draft: false,
+                    mutants: vec![lacking],
+                },
+            ],
+        };
+        assert_eq!(report.total(), 4);
+        assert_eq!(report.judged(), 2);
+        assert_eq!(report.kill_rate(), 1.0);
+        // A scenario whose every mutant is unjudged is not toothless: nothing says so.
+        assert!(report.toothless().is_empty());
+        assert!(report.holds());
+        assert_eq!(
+            render_mutants(&report, true),
+            "mutation check (broken trajectories the checks must fail):\n  \
+             OS-001     2/2   killed (1 not judged)\n           \
+             not judged: call 2 `add_observations`: `contents` changed: not evidence under replay: the agent's calls differ\n  \
+             OS-002     0/0   killed (1 not judged)\n           \
+             not judged: call 2 `add_observations`: `contents` changed: not evidence under replay: the agent's calls differ\n\
+             killed 2/2 mutants (100.0%, goal 95%)\n\
+             2 mutants need calls the recording lacks: not judged under replay (the kill rate is over the 2 judged; record them live, or verify against the live servers)\n"
+        );
     }
 }

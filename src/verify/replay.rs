@@ -181,7 +181,7 @@ pub async fn play_live(
     let harness = eliciting(harness, scenario);
     let before = crate::runner::probe(scenario, &harness).await;
     let (conversation, answer) = converse(&harness, scenario, exchanges).await;
-    let after = crate::runner::probe(scenario, &harness).await;
+    let after = crate::runner::probe_after(scenario, &harness).await;
     let broken = harness.failure().await.is_some();
     harness.close().await;
     if broken {
@@ -194,4 +194,26 @@ pub async fn play_live(
         answer,
     };
     Some((played, before, after))
+}
+
+/// Whether failing `check` says nothing under replay, where only the live servers could tell:
+/// a `not_recorded` call, a final-state probe whose recorded answer is no evidence, and, when
+/// the run `missed` a call (its answer is no server's), the checks that read results or
+/// failures (`result_contains`, `max_failures`, `contains_results`, `claimed_success`,
+/// `answer_invented_value`). Checks that read the trajectory
+/// alone (expected calls, arguments, forbidden calls, call budgets, the answer's text) decide
+/// under replay as they would live.
+pub fn needs_live_servers(check: &crate::score::Check, missed: bool) -> bool {
+    use crate::score::CheckKind;
+    check.kind == CheckKind::NotRecorded
+        || crate::score::probes::is_not_evidence(check)
+        || missed
+            && matches!(
+                check.kind,
+                CheckKind::ResultContains
+                    | CheckKind::MaxFailures
+                    | CheckKind::AnswerContainsResult
+                    | CheckKind::ClaimedSuccess
+                    | CheckKind::AnswerInventedValue
+            )
 }

@@ -27,6 +27,12 @@ pub struct TrajectoryResult {
     pub outcome: Outcome,
     /// The checks that failed, in check order.
     pub failed: Vec<Check>,
+    /// Under replay, why it is not judged: it needs calls the recording lacks (or leaves out a
+    /// recorded write) and only checks that need the live servers failed it
+    /// ([`needs_live_servers`](super::replay::needs_live_servers)); the first such check's
+    /// detail. `None` for a judged trajectory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_judged: Option<String>,
 }
 
 impl TrajectoryResult {
@@ -34,6 +40,9 @@ impl TrajectoryResult {
     /// counterexample fails (a crash that did no harm is not a failure: the gate would
     /// leave it out).
     pub fn holds(&self) -> bool {
+        if self.not_judged.is_some() {
+            return true;
+        }
         if self.alternative {
             self.outcome.is_pass()
         } else {
@@ -65,6 +74,9 @@ pub struct TierCounts {
     pub counterexamples: usize,
     /// Counterexamples that did not fail.
     pub invalid_accepted: usize,
+    /// Trajectories of either kind a replay could not judge (see
+    /// [`TrajectoryResult::not_judged`]); they count in neither of the above.
+    pub not_judged: usize,
 }
 
 impl TrajectoryReport {
@@ -73,6 +85,7 @@ impl TrajectoryReport {
         let mut tiers: BTreeMap<Tier, TierCounts> = BTreeMap::new();
         for result in &self.results {
             let counts = tiers.entry(result.tier).or_default();
+            counts.not_judged += usize::from(result.not_judged.is_some());
             if result.alternative {
                 counts.alternatives += 1;
                 counts.valid_rejected += usize::from(!result.holds());
@@ -93,6 +106,7 @@ impl TrajectoryReport {
                 valid_rejected: sum.valid_rejected + tier.valid_rejected,
                 counterexamples: sum.counterexamples + tier.counterexamples,
                 invalid_accepted: sum.invalid_accepted + tier.invalid_accepted,
+                not_judged: sum.not_judged + tier.not_judged,
             })
     }
 
@@ -183,6 +197,7 @@ pub fn judge(
         alternative,
         outcome,
         failed,
+        not_judged: None,
     }
 }
 
@@ -239,6 +254,11 @@ pub async fn play_suite_on(
                             .failed
                             .extend(probes.into_iter().filter(|check| !check.passed));
                     }
+                    let missed = played.trace.iter().any(|call| call.not_recorded);
+                    let live = |check: &Check| super::replay::needs_live_servers(check, missed);
+                    if result.failed.iter().all(live) {
+                        result.not_judged = result.failed.first().map(|c| c.detail.clone());
+                    }
                     result
                 }
                 None => TrajectoryResult {
@@ -248,6 +268,7 @@ pub async fn play_suite_on(
                     alternative,
                     outcome: Outcome::Errored,
                     failed: Vec::new(),
+                    not_judged: None,
                 },
             };
             report.results.push(result);

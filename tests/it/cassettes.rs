@@ -189,29 +189,230 @@ fn a_recorded_suite_replays_without_its_server_to_the_same_results() {
     );
 }
 
+/// A `command` agent that is the official MCP Python SDK client: it connects to toolgate's
+/// streamable HTTP endpoint, makes `calls` (tool, JSON arguments) and prints what it saw as
+/// its final answer.
+fn sdk_agent(calls: &[(&str, &str)]) -> String {
+    let mut command = format!(
+        "'{}' '{}'",
+        peer_python().display(),
+        repo().join("tests/peers/py_client.py").display()
+    );
+    for (tool, arguments) in calls {
+        command.push_str(&format!(" --call {tool} '{arguments}'"));
+    }
+    command.push_str(" --url \"$TOOLGATE_MCP_URL\"");
+    command
+}
+
+/// The failing checks of a run: (kind, detail).
+fn failing(run: &Value) -> Vec<(String, String)> {
+    run["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|check| check["passed"] == false)
+        .map(|check| {
+            (
+                check["kind"].as_str().expect("a kind").to_owned(),
+                check["detail"].as_str().expect("a detail").to_owned(),
+            )
+        })
+        .collect()
+}
+
 #[test]
-fn a_call_the_cassette_does_not_hold_errors_the_run_as_not_recorded() {
+fn a_call_the_cassette_does_not_hold_fails_the_run_and_the_sdk_client_sees_a_tool_error() {
     let read_graph = "id: M-001\ntier: 1\ntype: single_call\nprompt: Show the graph.\nexpected_calls:\n  - tool: read_graph\n";
     let dir = suite(&memory_config(), &[("m.yaml", read_graph)], &[]);
     let root = dir.path();
     let cassettes = root.join("cassettes");
-    let (code, output, _) = gate(root, &["--record", cassettes.to_str().expect("utf-8")]);
+    let cassettes_arg = cassettes.to_str().expect("utf-8");
+    let recorder = sdk_agent(&[("read_graph", "{}")]);
+    let (code, output, _) = gate(
+        root,
+        &[
+            "--record",
+            cassettes_arg,
+            "--agent",
+            "command",
+            "--command",
+            &recorder,
+        ],
+    );
     assert_eq!(code, 0, "{output}");
-    std::fs::write(
-        root.join("scenarios/m.yaml"),
-        "id: M-001\ntier: 1\ntype: single_call\nprompt: Show Ada.\nexpected_calls:\n  - tool: open_nodes\n    args_match: {names: [Ada]}\n",
-    )
-    .expect("writes");
-    let (code, output, replayed) = gate(root, &["--replay", cassettes.to_str().expect("utf-8")]);
-    assert_eq!(code, 3, "most runs errored: no verdict\n{output}");
+    // The same client now asks for something the recording does not hold.
+    let wanderer = sdk_agent(&[("open_nodes", r#"{"names": ["Ada"]}"#)]);
+    let (code, output, replayed) = gate(
+        root,
+        &[
+            "--replay",
+            cassettes_arg,
+            "--agent",
+            "command",
+            "--command",
+            &wanderer,
+        ],
+    );
+    assert_eq!(code, 1, "the run fails, it does not error\n{output}");
     let scenario = &replayed["scenarios"][0];
-    assert_eq!(scenario["outcome"], "errored");
+    assert_eq!(scenario["outcome"], "fail");
+    assert_eq!(scenario["error"], Value::Null);
+    let reason = format!(
+        "not_recorded: `open_nodes` with arguments {{\"names\":[\"Ada\"]}} is not in cassette `{}`; the agent did something the recording did not (record again against the live servers with `toolgate gate --record DIR`)",
+        cassettes.join("M-001.r0.jsonl").display()
+    );
+    // What the SDK client saw: a tool result with isError, not a JSON-RPC error.
+    let seen: Value = serde_json::from_str(scenario["final_answer"].as_str().expect("an answer"))
+        .expect("the client printed JSON");
+    let call = &seen["calls"][0];
+    assert_eq!(call["error"], Value::Null, "{call}");
+    assert_eq!(call["result"]["isError"], true);
+    assert_eq!(call["result"]["content"][0]["text"], reason.as_str());
+    let failed = failing(scenario);
+    assert!(
+        failed.contains(&(
+            "not_recorded".to_owned(),
+            "call 1 `open_nodes` not in the replayed cassette: the agent did what the recording did not".to_owned()
+        )),
+        "{failed:?}"
+    );
+    assert!(
+        output.contains("1 replayed runs made calls their cassettes do not hold (not_recorded): M-001; record them again against the live servers"),
+        "{output}"
+    );
+}
+
+/// A scenario on an empty memory graph: one entity created, checked by probes.
+const REMEMBER_ADA: &str = "id: M-001\ntier: 1\ntype: single_call\nprompt: Remember Ada, a mathematician.\nexpected_calls:\n  - tool: create_entities\n    args_match: {entities: [{name: Ada}]}\n    reference_args: {entities: [{name: Ada, entityType: person, observations: [mathematician]}]}\nfinal_state_probes:\n  - tool: read_graph\n    assertions:\n      - result.entities.count == baseline + 1\n";
+
+const CREATE_ADA_AS_RECORDED: &str =
+    r#"{"entities": [{"name": "Ada", "entityType": "person", "observations": ["mathematician"]}]}"#;
+
+#[test]
+fn recorded_probe_answers_count_only_when_the_agent_made_the_recorded_calls() {
+    let dir = suite(&memory_config(), &[("m.yaml", REMEMBER_ADA)], &[]);
+    let root = dir.path();
+    let cassettes = root.join("cassettes");
+    let cassettes_arg = cassettes.to_str().expect("utf-8");
+    let (code, output, _) = gate(root, &["--record", cassettes_arg]);
+    assert_eq!(code, 0, "{output}");
+    let replay = |calls: &[(&str, &str)]| {
+        let agent = sdk_agent(calls);
+        let (code, output, results) = gate(
+            root,
+            &[
+                "--replay",
+                cassettes_arg,
+                "--agent",
+                "command",
+                "--command",
+                &agent,
+            ],
+        );
+        (code, output, results["scenarios"][0].clone())
+    };
+    let probe =
+        "final_state_probes[0] `read_graph` assertions[0] `result.entities.count == baseline + 1`";
+
+    // The same write as recorded: the recorded probe answers are evidence, and they pass.
+    let (code, output, run) = replay(&[("create_entities", CREATE_ADA_AS_RECORDED)]);
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(run["outcome"], "pass");
+    let check = run["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|check| check["subject"] == probe)
+        .expect("the probe's check");
+    assert_eq!(check["passed"], true);
+
+    // No write at all: live, the graph would be empty and the probe would fail; the recorded
+    // answer (one entity) must not pass it.
+    let (code, output, run) = replay(&[]);
+    // Without a baseline only the Tier 5 rule gates: the run fails, the gate passes.
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(run["outcome"], "fail");
+    let cassette = cassettes.join("M-001.r0.jsonl");
+    let line = lines(&cassette)
+        .iter()
+        .position(|line| line["tool"] == "create_entities")
+        .expect("the write is recorded")
+        + 1;
+    let failed = failing(&run);
+    assert!(
+        failed.iter().any(|(kind, _)| kind == "tool_selection"),
+        "{failed:?}"
+    );
+    assert!(
+        !failed.iter().any(|(kind, _)| kind == "not_recorded"),
+        "{failed:?}"
+    );
+    let probe_detail = &failed
+        .iter()
+        .find(|(kind, _)| kind == "final_state")
+        .expect("the probe fails")
+        .1;
     assert_eq!(
-        scenario["error"],
-        format!(
-            "not_recorded: `open_nodes` with arguments {{\"names\":[\"Ada\"]}} is not in cassette `{}`; the agent did something the recording did not (record again against the live servers with `toolgate gate --record DIR`)",
-            cassettes.join("M-001.r0.jsonl").display()
+        probe_detail,
+        &format!(
+            "not evidence under replay: the probes get the recorded answers whatever the agent did, and the agent's calls differ from the recording (the recording called `create_entities` with arguments {{\"entities\":[{{\"entityType\":\"person\",\"name\":\"Ada\",\"observations\":[\"mathematician\"]}}]}} (cassette line {line}), which the agent did not)"
         )
+    );
+
+    // A different write: not recorded, and the probe is no evidence either.
+    let (code, output, run) = replay(&[(
+        "create_entities",
+        r#"{"entities": [{"name": "Bob", "entityType": "person", "observations": []}]}"#,
+    )]);
+    assert_eq!(code, 1, "{output}");
+    let failed = failing(&run);
+    let probe_detail = &failed
+        .iter()
+        .find(|(kind, _)| kind == "final_state")
+        .expect("the probe fails")
+        .1;
+    assert_eq!(
+        probe_detail,
+        "not evidence under replay: the probes get the recorded answers whatever the agent did, and the agent's calls differ from the recording (the agent called `create_entities` with arguments {\"entities\":[{\"entityType\":\"person\",\"name\":\"Bob\",\"observations\":[]}]}, which the recording did not)"
+    );
+    assert!(
+        failed.iter().any(|(kind, _)| kind == "not_recorded"),
+        "{failed:?}"
+    );
+}
+
+#[test]
+fn mutants_kill_as_many_replayed_as_live_leaving_apart_those_the_recording_cannot_judge() {
+    // Live, the same suite kills 69 of 69 mutants (own_servers.rs,
+    // the_example_suite_passes_with_the_reference_agent_and_kills_every_mutant).
+    let dir = example_suite(&memory_config());
+    let root = dir.path();
+    let cassettes = root.join("cassettes");
+    let cassettes_arg = cassettes.to_str().expect("utf-8");
+    let (code, output, _) = gate(root, &["--record", cassettes_arg]);
+    assert_eq!(code, 0, "{output}");
+    let root_arg = root.to_str().expect("utf-8");
+    let (code, stdout, stderr) = run(&[
+        "verify",
+        "--root",
+        root_arg,
+        "--mutants",
+        "--replay",
+        cassettes_arg,
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("14 of 14 scenarios pass with the reference agent\nwritten trajectories: 46 alternatives, 0 rejected; 43 counterexamples, 0 accepted\n  43 of them need calls the recording lacks: not judged under replay\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  OS-002     3/3   killed (1 not judged)\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("killed 60/60 mutants (100.0%, goal 95%)\n9 mutants need calls the recording lacks: not judged under replay (the kill rate is over the 60 judged; record them live, or verify against the live servers)\n"),
+        "{stdout}"
     );
 }
 
@@ -326,8 +527,90 @@ fn cassette_verify_passes_on_the_same_server_and_diffs_a_changed_answer() {
     assert_eq!(code, 0, "{stdout}{stderr}");
 }
 
-/// A scenario on an empty memory graph: one entity created, checked by probes.
-const REMEMBER_ADA: &str = "id: M-001\ntier: 1\ntype: single_call\nprompt: Remember Ada, a mathematician.\nexpected_calls:\n  - tool: create_entities\n    args_match: {entities: [{name: Ada}]}\n    reference_args: {entities: [{name: Ada, entityType: person, observations: [mathematician]}]}\nfinal_state_probes:\n  - tool: read_graph\n    assertions:\n      - result.entities.count == baseline + 1\n";
+#[test]
+fn cassette_verify_masks_a_hash_and_a_time_inside_a_text_and_still_sees_the_rest() {
+    let dir = example_suite(&memory_config());
+    let root = dir.path();
+    let seed = root.join("seeds/team.jsonl");
+    let original = std::fs::read_to_string(&seed).expect("reads");
+    let stamped = |commit: &str, when: &str, what: &str| {
+        original.replace(
+            "built the first compiler",
+            &format!("built the first {what} (commit {commit}, {when})"),
+        )
+    };
+    let recorded_commit = "3f1c2d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e";
+    std::fs::write(
+        &seed,
+        stamped(recorded_commit, "2026-01-02T10:00:00Z", "compiler"),
+    )
+    .expect("writes");
+    let cassettes = root.join("cassettes");
+    let cassettes_arg = cassettes.to_str().expect("utf-8");
+    let (code, output, _) = gate(root, &["--record", cassettes_arg, "--only", "OS-001"]);
+    assert_eq!(code, 0, "{output}");
+    // The server's data moved on: another commit at another time.
+    let live_commit = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567";
+    std::fs::write(
+        &seed,
+        stamped(live_commit, "2026-12-06T11:02:33Z", "compiler"),
+    )
+    .expect("writes");
+    let root_arg = root.to_str().expect("utf-8");
+    let hash = r"\b[0-9a-f]{40}\b";
+    let time = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z";
+    let verify = |extra: &[&str]| {
+        let mut args = vec!["cassette", "verify", cassettes_arg, "--suite", root_arg];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let (code, stdout, _) = verify(&[]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.starts_with("changed  OS-001.r0.jsonl\n    line 2: `read_graph`: $.result.entities[2].observations[1]: recorded \"built the first compiler (commit 3f1c2d9e"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = verify(&["--mask", hash, "--mask", time]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        "ok       OS-001.r0.jsonl (3 calls)\nall 1 cassettes answer as recorded (3 calls)\n"
+    );
+    // One mask is not enough: the time still differs.
+    let (code, _, _) = verify(&["--mask", hash]);
+    assert_eq!(code, 1);
+    // The masks in toolgate.yaml do the same; a change outside the masked parts still shows.
+    let config = format!(
+        "{}cassettes:\n  masks: ['{hash}', '{time}']\n",
+        memory_config()
+    );
+    std::fs::write(root.join("toolgate.yaml"), &config).expect("writes");
+    let (code, stdout, stderr) = verify(&[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    std::fs::write(
+        &seed,
+        stamped(live_commit, "2026-12-06T11:02:33Z", "linker"),
+    )
+    .expect("writes");
+    let (code, stdout, _) = verify(&[]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.starts_with("changed  OS-001.r0.jsonl\n    line 2: `read_graph`: $.result.entities[2].observations[1]: recorded \"built the first compiler (commit [masked], [masked])\", live \"built the first linker (commit [masked], [masked])\"\n"), "{stdout}");
+    // A mask that is no regular expression is an error naming the file and the field.
+    std::fs::write(
+        root.join("toolgate.yaml"),
+        format!("{}cassettes:\n  masks: ['(']\n", memory_config()),
+    )
+    .expect("writes");
+    let (code, _, stderr) = verify(&[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "error: in `cassettes.masks` of `{}`: invalid mask `(`: regex parse error",
+            root.join("toolgate.yaml").display()
+        )),
+        "{stderr}"
+    );
+}
 
 #[test]
 fn cassette_verify_starts_a_bare_server_command_fresh_for_each_cassette() {

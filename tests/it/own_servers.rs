@@ -587,3 +587,252 @@ fn listing_warnings_of_discovery_reach_stderr_naming_the_server() {
          warning: server `broken`: 1 tool listings repeated an identical tool and were merged: \"echo\"\n"
     );
 }
+
+/// The commit the git test's seed repository holds, made by [`seeded_git_repository`].
+const SEED_COMMIT: &str = "56b00ef79a504afb919ffe9ca1ea4a83bce2ea1d";
+/// The commit the suite's `setup` adds on every run's copy, its dates pinned by the server's
+/// `env`.
+const SETUP_COMMIT: &str = "28d2e822db08885ce7b142541daca623565f6f0c";
+
+/// The environment that pins a git commit: author, committer and both dates at `epoch`, no
+/// user or system git config.
+fn pinned_git_env(epoch: u64) -> Vec<(&'static str, String)> {
+    let date = format!("@{epoch} +0000");
+    vec![
+        ("GIT_AUTHOR_NAME", "CI".into()),
+        ("GIT_AUTHOR_EMAIL", "ci@example.com".into()),
+        ("GIT_COMMITTER_NAME", "CI".into()),
+        ("GIT_COMMITTER_EMAIL", "ci@example.com".into()),
+        ("GIT_AUTHOR_DATE", date.clone()),
+        ("GIT_COMMITTER_DATE", date),
+        ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ("GIT_CONFIG_GLOBAL", "/dev/null".into()),
+    ]
+}
+
+/// `seeds/repo.tar` under `root`: a git repository `repo/` with one commit of `README.md`,
+/// dates pinned, so its hash is [`SEED_COMMIT`] on any machine.
+fn seeded_git_repository(root: &Path) {
+    let work = tempfile::tempdir().expect("a temporary folder");
+    let repo = work.path().join("repo");
+    std::fs::create_dir_all(&repo).expect("creates");
+    std::fs::write(repo.join("README.md"), "Hello\n").expect("writes");
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(args)
+            .envs(pinned_git_env(1_767_225_600))
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}: {status}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "README.md"]);
+    git(&["commit", "-q", "-m", "First commit"]);
+    std::fs::create_dir_all(root.join("seeds")).expect("creates");
+    let status = std::process::Command::new("tar")
+        .arg("-cf")
+        .arg(root.join("seeds/repo.tar"))
+        .arg("-C")
+        .arg(work.path())
+        .arg("repo")
+        .status()
+        .expect("tar runs");
+    assert!(status.success());
+}
+
+fn git_server() -> PathBuf {
+    install_peers();
+    let server = repo().join("target/peers/venv-git/bin/mcp-server-git");
+    assert!(server.exists(), "`{}` is missing", server.display());
+    server
+}
+
+/// `toolgate.yaml` of the git suite: the server confined to `{seed}` (so discovery fails
+/// unless it runs on the seeded copy), a `setup` that commits on the copy, dates pinned.
+fn git_config() -> String {
+    let env: Vec<String> = pinned_git_env(1_767_312_000)
+        .into_iter()
+        .map(|(name, value)| format!("{name}: '{value}'"))
+        .collect();
+    format!(
+        "seed_path: seeds/repo.tar\nservers:\n  git:\n    command: '{}'\n    args: [--repository, '{{seed}}']\n    env: {{{}}}\n    setup: {{command: [git, -C, '{{seed}}', commit, -q, --allow-empty, -m, Prepared for the run]}}\n    include: [git_log, git_status, git_show]\n",
+        git_server().display(),
+        env.join(", ")
+    )
+}
+
+const GIT_LOG: &str = "id: G-001\ntier: 1\ntype: single_call\nprompt: Show the last two commits of the repository at {seed}.\nexpected_calls:\n  - tool: git_log\n    args_match: {repo_path: '{seed}'}\n    reference_args: {max_count: 2}\nmax_calls: 1\n";
+
+/// The `git_log` call line of `out/trace.jsonl`.
+fn git_log_line(out: &Path) -> Value {
+    let trace = std::fs::read_to_string(out.join("trace.jsonl")).expect("trace.jsonl");
+    trace
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+        .find(|line| line["tool"] == "git_log")
+        .unwrap_or_else(|| panic!("no git_log call in {trace}"))
+}
+
+#[test]
+fn the_git_server_runs_on_an_unpacked_seed_after_its_setup_and_records_show_seed_dir() {
+    let root = suite(&git_config(), &[("g.yaml", GIT_LOG)], &[]);
+    seeded_git_repository(root.path());
+    let root_arg = root.path().display().to_string();
+    let (code, stdout, stderr) = run(&["verify", "--root", &root_arg]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("1 of 1 scenarios pass with the reference agent\n"),
+        "{stdout}"
+    );
+    let out = root.path().join("out");
+    let cassettes = root.path().join("cassettes");
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--root",
+        &root_arg,
+        "--out",
+        &out.display().to_string(),
+        "--record",
+        &cassettes.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let recorded = results(&out);
+    assert_eq!(recorded["scenarios"][0]["outcome"], "pass", "{recorded}");
+    let call = git_log_line(&out);
+    assert_eq!(call["arguments"]["repo_path"], "{seed_dir}/repo", "{call}");
+    let log = call["result"].as_str().expect("the log is text");
+    assert_eq!(
+        log,
+        format!(
+            "Commit history:\nCommit: {SETUP_COMMIT}\nAuthor: CI\nDate: 2026-01-02 00:00:00+00:00\nMessage: Prepared for the run\n\n\nCommit: {SEED_COMMIT}\nAuthor: CI\nDate: 2026-01-01 00:00:00+00:00\nMessage: First commit\n\n"
+        )
+    );
+    for file in ["trace.jsonl", "results.json"] {
+        let text = std::fs::read_to_string(out.join(file)).expect("written");
+        assert!(!text.contains("toolgate-run-"), "{file}: {text}");
+    }
+    let cassette = std::fs::read_to_string(cassettes.join("G-001.r0.jsonl")).expect("a cassette");
+    assert!(
+        cassette.contains(r#""repo_path":"{seed_dir}/repo""#),
+        "{cassette}"
+    );
+    assert!(!cassette.contains("toolgate-run-"), "{cassette}");
+    // The cassette replays in another run's seed directory.
+    let replayed = root.path().join("replayed");
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--root",
+        &root_arg,
+        "--out",
+        &replayed.display().to_string(),
+        "--replay",
+        &cassettes.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let replayed = results(&replayed);
+
+    assert_eq!(replayed["scenarios"][0]["outcome"], "pass", "{replayed}");
+    let again = git_log_line(&root.path().join("replayed"));
+    assert_eq!(again["arguments"]["repo_path"], "{seed_dir}/repo");
+    assert_eq!(again["result"].as_str(), Some(log));
+    // `cassette verify` sends the recorded calls again in a new run's seed directory.
+    let (code, stdout, stderr) = run(&[
+        "cassette",
+        "verify",
+        &cassettes.display().to_string(),
+        "--suite",
+        &root_arg,
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("ok       G-001.r0.jsonl (1 call"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_failing_setup_command_errors_the_run_with_its_stderr() {
+    // Discovery has no seed (`{seed}` does not exist) and the setup passes there; every run
+    // has the scenario's seed, and the setup fails.
+    let config = format!(
+        "{}    setup: {{command: [sh, -c, 'test -e {{seed}} || exit 0; echo cannot load the seed >&2; exit 3']}}\n",
+        memory_config()
+    );
+    let scenario = format!("{READ_GRAPH}seed_path: seed.jsonl\n");
+    let root = suite(&config, &[("m.yaml", &scenario)], &[("seed.jsonl", "")]);
+    let out = root.path().join("out");
+    let (_, stdout, stderr) = run(&[
+        "gate",
+        "--root",
+        &root.path().display().to_string(),
+        "--out",
+        &out.display().to_string(),
+    ]);
+    let recorded = results(&out);
+    let errored = &recorded["scenarios"][0];
+    assert_eq!(errored["outcome"], "errored", "{stdout}{stderr}{errored}");
+    assert_eq!(
+        errored["error"],
+        format!(
+            "server `memory` (`node {}`): its setup command `sh -c test -e {{seed}} || exit 0; echo cannot load the seed >&2; exit 3` failed (exit status: 3); its stderr ends with:\ncannot load the seed",
+            node_server("server-memory").display()
+        )
+    );
+}
+
+#[test]
+fn a_suite_seed_that_does_not_exist_is_an_error_naming_the_file() {
+    let config = format!("seed_path: seeds/nope.tar\n{}", memory_config());
+    let root = suite(&config, &[("m.yaml", READ_GRAPH)], &[]);
+    let (code, stdout, stderr) = run(&["validate", "--root", &root.path().display().to_string()]);
+    assert_ne!(code, 0, "{stdout}");
+    let config = root.path().join("toolgate.yaml");
+    assert!(
+        stderr.contains(&format!(
+            "`{}`: seed_path: `{}` does not exist (it is relative to this file)",
+            config.display(),
+            root.path().join("seeds/nope.tar").display()
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_setup_script_by_relative_path_is_the_suite_roots_and_writes_the_runs_seed() {
+    // The memory file starts empty; the suite's own script writes one entity into the run's
+    // copy, which the server then reads.
+    let config = format!(
+        "{}    setup: {{command: [scripts/prepare.sh, '{{seed}}']}}\n",
+        memory_config()
+    );
+    let scenario = "id: M-001\ntier: 1\ntype: single_call\nprompt: Show the graph.\nseed_path: seed.jsonl\nexpected_calls:\n  - tool: read_graph\n    result_contains: [{name: Ada}]\nmax_calls: 1\n";
+    let script = "#!/bin/sh\necho '{\"type\":\"entity\",\"name\":\"Ada\",\"entityType\":\"person\",\"observations\":[]}' > \"$1\"\n";
+    let root = suite(
+        &config,
+        &[("m.yaml", scenario)],
+        &[("seed.jsonl", ""), ("scripts/prepare.sh", script)],
+    );
+    let script_path = root.path().join("scripts/prepare.sh");
+    let mut permissions = std::fs::metadata(&script_path)
+        .expect("exists")
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&script_path, permissions).expect("chmod");
+    let out = root.path().join("out");
+    let (code, stdout, stderr) = run(&[
+        "gate",
+        "--root",
+        &root.path().display().to_string(),
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(results(&out)["scenarios"][0]["outcome"], "pass");
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("seed.jsonl")).expect("reads"),
+        "",
+        "the committed seed is never written"
+    );
+}

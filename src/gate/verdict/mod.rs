@@ -6,7 +6,7 @@ use super::adaptive::{self, Projection};
 use super::stats::{self, Interval};
 use super::{Baseline, Comparison, Decision, Policy, QuarantineUse, Rate, Verdict};
 use crate::results::{AdaptiveMeta, RunReport, ScenarioResult, Tally};
-use crate::score::Outcome;
+use crate::score::{CheckKind, Outcome};
 
 /// What the error prefix of a run that overflowed the model's context window starts with
 /// (`ProviderError::ContextOverflow`).
@@ -285,9 +285,10 @@ fn unjudged_notes(overall: &Tally) -> Vec<String> {
 const NOT_RECORDED_USER: &str = "not_recorded: user simulator:";
 
 /// Whether a replayed run did something its cassette (or its user simulator's recording) does
-/// not hold: such a run errored, but it is not an outage to leave out of the pass rate. The
-/// agent (or the suite) no longer does what was recorded, which a replayed gate exists to
-/// catch, so it fails the gate, naming the runs.
+/// not hold: a call the cassette lacks fails the run (a failing `not_recorded` check), a
+/// message the user recording lacks errors it (or a run has no cassette at all). Either way
+/// the agent (or the suite) no longer does what was recorded, which a replayed gate exists to
+/// catch, so it fails the gate whatever the pass rate, naming the runs.
 fn not_recorded(current: &RunReport, verdict: &mut Verdict) -> bool {
     let (users, calls): (Vec<&ScenarioResult>, Vec<&ScenarioResult>) = current
         .scenarios
@@ -296,6 +297,9 @@ fn not_recorded(current: &RunReport, verdict: &mut Verdict) -> bool {
             r.error
                 .as_deref()
                 .is_some_and(|e| e.starts_with(NOT_RECORDED))
+                || r.checks
+                    .iter()
+                    .any(|check| check.kind == CheckKind::NotRecorded && !check.passed)
         })
         .partition(|r| {
             r.error

@@ -536,6 +536,36 @@ fn a_replayed_run_that_left_its_cassette_fails_the_gate_unlike_an_outage() {
 }
 
 #[test]
+fn a_replayed_run_failed_by_a_call_its_cassette_lacks_fails_the_gate_whatever_the_rate() {
+    let mut current = report(&[
+        ("A", 1, Outcome::Pass),
+        ("B", 1, Outcome::Fail),
+        ("C", 1, Outcome::Pass),
+        ("D", 1, Outcome::Pass),
+        ("E", 1, Outcome::Pass),
+    ]);
+    let mut policy = policy();
+    policy.min_pass_rate = Some(0.5);
+    // An ordinary failure within the allowed rate passes ...
+    assert_eq!(decide(&current, None, &policy).decision, Decision::Pass);
+    // ... one that left the recording does not.
+    current.scenarios[1].checks.push(crate::score::Check {
+        kind: crate::score::CheckKind::NotRecorded,
+        subject: "cassette".to_owned(),
+        passed: false,
+        detail: "call 1 `get` not in the replayed cassette".to_owned(),
+    });
+    let verdict = decide(&current, None, &policy);
+    assert_eq!(verdict.decision, Decision::Fail);
+    assert_eq!(
+        verdict.reasons,
+        vec![
+            "1 replayed runs made calls their cassettes do not hold (not_recorded): B; record them again against the live servers"
+        ]
+    );
+}
+
+#[test]
 fn b09_a_run_with_expected_calls_and_none_made_is_never_a_pass() {
     // Field case B09: "not applicable" must not count as a pass when calls were expected;
     // a failed scenario with zero calls counts as a failure in the rate.

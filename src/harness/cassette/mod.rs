@@ -17,6 +17,7 @@
 
 mod record;
 mod replay;
+mod seed_dir;
 pub mod verify;
 
 use std::path::{Path, PathBuf};
@@ -136,9 +137,9 @@ impl RecordedAnswer {
         match answer {
             ToolAnswer::Success(value) => RecordedAnswer::Result(value.clone()),
             ToolAnswer::Text(text) => RecordedAnswer::Text(text.clone()),
-            ToolAnswer::ToolError(text) | ToolAnswer::Unmatched(text) => {
-                RecordedAnswer::ToolError(text.clone())
-            }
+            ToolAnswer::ToolError(text)
+            | ToolAnswer::Unmatched(text)
+            | ToolAnswer::NotRecorded(text) => RecordedAnswer::ToolError(text.clone()),
             ToolAnswer::ProtocolError(text) => RecordedAnswer::ProtocolError(text.clone()),
         }
     }

@@ -181,8 +181,13 @@ impl RecordingBackends {
                     return Err(format!("{error:#}"));
                 }
             };
+            let seed_dir = inner
+                .paths()
+                .map(|paths| paths.seed_dir.to_string_lossy().into_owned())
+                .unwrap_or_default();
             Ok(Box::new(RecordingBackend {
                 inner,
+                seed_dir,
                 file,
                 seq: 0,
                 routes: Arc::clone(&self.routes),
@@ -244,6 +249,8 @@ impl CassetteWriter {
 /// One run's servers, recording.
 struct RecordingBackend {
     inner: Box<dyn Backend>,
+    /// The run's seed directory, written as `{seed_dir}` (empty: nothing is replaced).
+    seed_dir: String,
     file: CassetteWriter,
     seq: u64,
     routes: Arc<HashMap<String, String>>,
@@ -273,7 +280,8 @@ impl Backend for RecordingBackend {
                 arguments: self.scrubber.map(arguments),
                 answer: self.scrubber.answer(&RecordedAnswer::from_answer(&answer)),
                 latency_us,
-            };
+            }
+            .with_seed_placeholder(&self.seed_dir);
             if let Err(error) = self.file.line(&interaction) {
                 self.failure.get_or_insert(format!("{error:#}"));
             }
@@ -287,6 +295,10 @@ impl Backend for RecordingBackend {
 
     fn failure(&self) -> Option<String> {
         self.inner.failure().or_else(|| self.failure.clone())
+    }
+
+    fn paths(&self) -> Option<crate::suite::RunPaths> {
+        self.inner.paths()
     }
 
     fn close(&mut self) -> BoxFuture<'_, ()> {

@@ -3,9 +3,16 @@
 //! A call is matched on its tool and its canonical arguments ([`crate::json::canonical`]: key
 //! order and `1` vs `1.0` do not matter), after the same scrubbing the recording applied. The
 //! n-th identical call gets the n-th recorded answer. Anything else is never guessed: the
-//! agent gets a protocol error and the run is `errored` with a `not_recorded:` reason.
+//! agent gets a tool error starting `not_recorded:` (as for a mock's unmatched call) and the
+//! call is traced as `not_recorded`, which fails the run. A run without a cassette is
+//! `errored` (nothing was recorded).
+//!
+//! The recorded answers of the final-state probes after the run are evidence only when the
+//! agent did what the recording did: every call it made was in the cassette, and every
+//! recorded call of a tool that is not read-only (`readOnlyHint`) was made again (the same
+//! writes). Otherwise [`Backend::probes_not_evidence`] names the first difference.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,6 +25,7 @@ use crate::harness::servers::DiscoveredServer;
 use crate::harness::{Backend, BackendFactory, Discovery, ToolAnswer, ToolSet};
 use crate::json::{DoubleEncoded, NumberMode};
 use crate::scenario::Scenario;
+use crate::suite::RunPaths;
 
 /// The most characters of a call's arguments quoted in a `not_recorded` reason.
 const ARGUMENTS_SHOWN_CHARS: usize = 300;
@@ -29,6 +37,8 @@ pub struct ReplayBackends {
     discovery: Discovery,
     runs: HashMap<(String, u32), Arc<Cassette>>,
     scrubber: Arc<Scrubber>,
+    /// The tools that say they only read (`readOnlyHint: true`).
+    read_only: Arc<BTreeSet<String>>,
 }
 
 impl ReplayBackends {
@@ -74,6 +84,7 @@ impl ReplayBackends {
                 .collect(),
         };
         let catalog = discovery.catalog()?;
+        let read_only = Arc::new(catalog.read_only_names());
         let tools = ToolSet::from_definitions(catalog.definitions().to_vec())?
             .with_modes(numbers, double_encoded);
         let mut runs: HashMap<(String, u32), Arc<Cassette>> = HashMap::new();
@@ -96,6 +107,7 @@ impl ReplayBackends {
             discovery,
             runs,
             scrubber: Arc::new(scrubber),
+            read_only,
         })
     }
 
@@ -137,7 +149,10 @@ impl ReplayBackends {
             answers,
             served: HashMap::new(),
             scrubber: Arc::clone(&self.scrubber),
-            failure: None,
+            cassette: Arc::clone(cassette),
+            read_only: Arc::clone(&self.read_only),
+            first_miss: None,
+            seed: None,
         })
     }
 }
@@ -183,6 +198,7 @@ impl BackendFactory for ReplayBackends {
     ) -> BoxFuture<'a, Result<Box<dyn Backend>, String>> {
         let backend = self
             .replay(&scenario.id, repeat)
+            .and_then(|backend| backend.seeded(scenario.seed_path.as_deref()))
             .map(|backend| Box::new(backend) as Box<dyn Backend>);
         Box::pin(std::future::ready(backend))
     }
@@ -197,21 +213,45 @@ pub struct ReplayBackend {
     /// Call key -> how many were served.
     served: HashMap<String, usize>,
     scrubber: Arc<Scrubber>,
-    failure: Option<String>,
+    cassette: Arc<Cassette>,
+    read_only: Arc<BTreeSet<String>>,
+    /// The first call the cassette did not hold, in words.
+    first_miss: Option<String>,
+    /// The run's own (empty) seed directory and its paths, once [`ReplayBackend::seeded`].
+    seed: Option<(tempfile::TempDir, RunPaths)>,
 }
 
 impl ReplayBackend {
+    /// This replay with a fresh, empty seed directory of its own, `{seed}` named after
+    /// `seed`: a recorded `{seed_dir}` is matched against and filled with it.
+    /// `Err` when the directory cannot be made.
+    pub fn seeded(mut self, seed: Option<&Path>) -> Result<ReplayBackend, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("toolgate-run-")
+            .tempdir()
+            .map_err(|error| format!("failed to create the run's seed directory: {error}"))?;
+        let paths = RunPaths::for_seed(dir.path(), seed);
+        self.seed = Some((dir, paths));
+        Ok(self)
+    }
+
     /// The recorded answer to `tool` with `arguments`, or the `not_recorded:` reason.
     pub fn answer(
         &mut self,
         tool: &str,
         arguments: &Map<String, Value>,
     ) -> Result<ToolAnswer, String> {
-        let key = call_key(tool, &self.scrubber.map(arguments));
+        let seed_dir = self
+            .seed
+            .as_ref()
+            .map(|(_, p)| p.seed_dir.to_string_lossy().into_owned());
+        let seed_dir = seed_dir.unwrap_or_default();
+        let recorded = super::seed_dir::arguments_as_recorded(arguments, &seed_dir);
+        let key = call_key(tool, &self.scrubber.map(&recorded));
         let served = self.served.entry(key.clone()).or_default();
         *served += 1;
         match self.answers.get_mut(&key).and_then(VecDeque::pop_front) {
-            Some(answer) => Ok(answer.to_answer()),
+            Some(answer) => Ok(super::seed_dir::answer_for_run(answer, &seed_dir).to_answer()),
             None => {
                 let arguments = crate::json::canonical(&Value::Object(arguments.clone()));
                 let which = match *served {
@@ -222,13 +262,48 @@ impl ReplayBackend {
                         n - 1
                     ),
                 };
-                Err(format!(
-                    "not_recorded: `{tool}` with arguments {}{which} is not in cassette `{}`; the agent did something the recording did not (record again against the live servers with `toolgate gate --record DIR`)",
-                    crate::redact::cut(&self.scrubber.text(&arguments), ARGUMENTS_SHOWN_CHARS),
+                let call = format!(
+                    "`{tool}` with arguments {}{which}",
+                    crate::redact::cut(&self.scrubber.text(&arguments), ARGUMENTS_SHOWN_CHARS)
+                );
+                let reason = format!(
+                    "not_recorded: {call} is not in cassette `{}`; the agent did something the recording did not (record again against the live servers with `toolgate gate --record DIR`)",
                     self.path.display()
-                ))
+                );
+                self.first_miss.get_or_insert_with(|| {
+                    format!("the agent called {call}, which the recording did not")
+                });
+                Err(reason)
             }
         }
+    }
+}
+
+impl ReplayBackend {
+    /// The first difference between the calls so far and the recording: the first call the
+    /// cassette did not hold, else the first recorded call of a tool that is not read-only
+    /// that was not made again (in recorded order). `None` when there is none.
+    pub fn difference(&self) -> Option<String> {
+        if let Some(miss) = &self.first_miss {
+            return Some(miss.clone());
+        }
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (line, interaction) in &self.cassette.interactions {
+            let key = call_key(&interaction.tool, &interaction.arguments);
+            let nth = seen.entry(key.clone()).or_default();
+            *nth += 1;
+            let played = self.served.get(&key).copied().unwrap_or(0);
+            if *nth > played && !self.read_only.contains(&interaction.tool) {
+                let arguments =
+                    crate::json::canonical(&Value::Object(interaction.arguments.clone()));
+                return Some(format!(
+                    "the recording called `{}` with arguments {} (cassette line {line}), which the agent did not",
+                    interaction.tool,
+                    crate::redact::cut(&arguments, ARGUMENTS_SHOWN_CHARS)
+                ));
+            }
+        }
+        None
     }
 }
 
@@ -254,13 +329,9 @@ impl Backend for ReplayBackend {
         tool: &'a str,
         arguments: &'a Map<String, Value>,
     ) -> BoxFuture<'a, ToolAnswer> {
-        let answer = match self.answer(tool, arguments) {
-            Ok(answer) => answer,
-            Err(reason) => {
-                self.failure.get_or_insert(reason.clone());
-                ToolAnswer::ProtocolError(reason)
-            }
-        };
+        let answer = self
+            .answer(tool, arguments)
+            .unwrap_or_else(ToolAnswer::NotRecorded);
         Box::pin(std::future::ready(answer))
     }
 
@@ -268,7 +339,15 @@ impl Backend for ReplayBackend {
         None
     }
 
-    fn failure(&self) -> Option<String> {
-        self.failure.clone()
+    fn probes_not_evidence(&self) -> Option<String> {
+        self.difference().map(|difference| {
+            format!(
+                "the probes get the recorded answers whatever the agent did, and the agent's calls differ from the recording ({difference})"
+            )
+        })
+    }
+
+    fn paths(&self) -> Option<RunPaths> {
+        self.seed.as_ref().map(|(_, paths)| paths.clone())
     }
 }

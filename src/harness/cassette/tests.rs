@@ -93,21 +93,61 @@ fn identical_calls_get_the_recorded_answers_in_order_then_fail_as_not_recorded()
 }
 
 #[test]
-fn a_miss_makes_the_backend_fail_so_the_run_errors() {
+fn a_miss_answers_a_tool_error_without_breaking_the_backend_and_voids_the_probes() {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    std::fs::write(dir.path().join("S-1.r0.jsonl"), header("S-1", TOOLS)).expect("writes");
+    let text = [
+        header("S-1", TOOLS),
+        interaction(1, json!({"id": 1}), json!({"result": {"n": 1}})),
+    ]
+    .join("\n");
+    std::fs::write(dir.path().join("S-1.r0.jsonl"), text).expect("writes");
     let backends = replays(dir.path());
     let mut run = backends.replay("S-1", 0).expect("recorded");
     let answer = futures::executor::block_on(run.call("get", &args(json!({"id": 3}))));
     assert!(
-        matches!(&answer, ToolAnswer::ProtocolError(m) if m.starts_with("not_recorded: `get`")),
+        matches!(&answer, ToolAnswer::NotRecorded(m) if m.starts_with("not_recorded: `get` with arguments {\"id\":3} is not in cassette")),
         "{answer:?}"
     );
-    assert!(
-        run.failure()
-            .expect("failed")
-            .starts_with("not_recorded: `get` with arguments {\"id\":3}")
+    assert_eq!(run.failure(), None);
+    // The recorded call still answers after the miss.
+    let answer = futures::executor::block_on(run.call("get", &args(json!({"id": 1}))));
+    assert_eq!(answer, ToolAnswer::Success(json!({"n": 1})));
+    assert_eq!(
+        run.probes_not_evidence(),
+        Some(
+            "the probes get the recorded answers whatever the agent did, and the agent's calls differ from the recording (the agent called `get` with arguments {\"id\":3}, which the recording did not)"
+                .to_owned()
+        )
     );
+}
+
+/// `get` writes (no `readOnlyHint`), `list` only reads.
+const READ_AND_WRITE: &str = r#"[{"name":"get","inputSchema":{"type":"object"}},{"name":"list","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]"#;
+
+#[test]
+fn probes_are_evidence_only_when_every_recorded_write_was_made_again() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let list = json!({"seq": 1, "server": "api", "tool": "list", "arguments": {}, "answer": {"result": []}, "latency_us": 10}).to_string();
+    let text = [
+        header("S-1", READ_AND_WRITE),
+        list,
+        interaction(2, json!({"id": 1}), json!({"result": {"n": 1}})),
+        interaction(3, json!({"id": 1}), json!({"result": {"n": 2}})),
+    ]
+    .join("\n");
+    std::fs::write(dir.path().join("S-1.r0.jsonl"), text).expect("writes");
+    let backends = replays(dir.path());
+    let mut run = backends.replay("S-1", 0).expect("recorded");
+    let write = args(json!({"id": 1}));
+    futures::executor::block_on(run.call("get", &write));
+    assert_eq!(
+        run.difference(),
+        Some("the recording called `get` with arguments {\"id\":1} (cassette line 4), which the agent did not".to_owned())
+    );
+    futures::executor::block_on(run.call("get", &write));
+    // The read the agent left out is no difference: it changed nothing.
+    assert_eq!(run.difference(), None);
+    assert_eq!(run.probes_not_evidence(), None);
 }
 
 #[test]

@@ -4,7 +4,10 @@
 //! Each cassette is played against fresh servers (as a run starts them), call by call in
 //! recorded order. Answers are compared as JSON by meaning (key order and `1` vs `1.0` do not
 //! matter), leaving out the parts the ignore paths select (JSONPath, RFC 9535, over the
-//! answer as the cassette stores it: `$.result.created_at`, `$.tool_error`).
+//! answer as the cassette stores it: `$.result.created_at`, `$.tool_error`), after replacing
+//! each match of a mask (a regular expression) inside every string of both answers by
+//! [`MASK`]: a commit hash or a timestamp inside a text then changes nothing, while the rest
+//! of the text is still compared.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -19,28 +22,40 @@ use crate::harness::Backend;
 /// The most differences reported per call.
 pub const DIFFERENCES_SHOWN: usize = 5;
 
-/// Answer parts left out of the comparison.
+/// What a mask's match becomes in both answers before they are compared.
+pub const MASK: &str = "[masked]";
+
+/// What the comparison leaves out: answer parts (ignore paths) and, inside strings, the
+/// matches of masks.
 #[derive(Debug, Clone, Default)]
-pub struct IgnorePaths {
+pub struct Ignore {
     paths: Vec<JsonPath>,
+    masks: Vec<regex::Regex>,
 }
 
-impl IgnorePaths {
-    /// Parses `paths` (JSONPath expressions).
+impl Ignore {
+    /// Parses `paths` (JSONPath expressions, RFC 9535) and `masks` (regular expressions, Rust
+    /// `regex` syntax), in any number (none compares everything).
     ///
-    /// Errors: a path that does not parse, naming it.
-    pub fn new(paths: &[String]) -> Result<IgnorePaths> {
+    /// Errors: a path or mask that does not parse, naming it.
+    pub fn new(paths: &[String], masks: &[String]) -> Result<Ignore> {
         let paths = paths
             .iter()
             .map(|path| {
                 JsonPath::parse(path).with_context(|| format!("invalid ignore path `{path}`"))
             })
             .collect::<Result<_>>()?;
-        Ok(IgnorePaths { paths })
+        let masks = masks
+            .iter()
+            .map(|mask| regex::Regex::new(mask).with_context(|| format!("invalid mask `{mask}`")))
+            .collect::<Result<_>>()?;
+        Ok(Ignore { paths, masks })
     }
 
-    /// `value` without the nodes any path selects.
+    /// `value` with every mask's matches in its strings replaced by [`MASK`], without the
+    /// nodes any path selects.
     fn strip(&self, value: &Value) -> Value {
+        let value = &self.mask(value);
         let mut out = value.clone();
         for path in &self.paths {
             let mut pointers: Vec<String> = path
@@ -55,6 +70,33 @@ impl IgnorePaths {
             }
         }
         out
+    }
+}
+
+impl Ignore {
+    /// `value` with every mask's matches in each string (not in keys) replaced by [`MASK`].
+    fn mask(&self, value: &Value) -> Value {
+        if self.masks.is_empty() {
+            return value.clone();
+        }
+        match value {
+            Value::String(text) => {
+                let mut text = text.clone();
+                for mask in &self.masks {
+                    if let std::borrow::Cow::Owned(masked) = mask.replace_all(&text, MASK) {
+                        text = masked;
+                    }
+                }
+                Value::String(text)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(|item| self.mask(item)).collect()),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(key, item)| (key.clone(), self.mask(item)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
     }
 }
 
@@ -79,12 +121,12 @@ fn remove(value: &mut Value, pointer: &str) {
     }
 }
 
-/// The differences between a recorded and a live answer, after `ignore`: one line each,
+/// The differences between a recorded and a live answer, after `ignore` (masks, then paths): one line each,
 /// `PATH: recorded X, live Y`, at most [`DIFFERENCES_SHOWN`] (and a count of the rest).
 pub fn differences(
     recorded: &RecordedAnswer,
     live: &RecordedAnswer,
-    ignore: &IgnorePaths,
+    ignore: &Ignore,
 ) -> Vec<String> {
     let (recorded, live) = (
         ignore.strip(&recorded.as_value()),
@@ -158,7 +200,7 @@ pub async fn verify(
     cassette: &Cassette,
     mut backend: Box<dyn Backend>,
     live: &BTreeMap<String, String>,
-    ignore: &IgnorePaths,
+    ignore: &Ignore,
 ) -> CassetteCheck {
     let mut changes = Vec::new();
     for server in &cassette.header.servers {
@@ -173,11 +215,16 @@ pub async fn verify(
             Some(_) => {}
         }
     }
+    // A recorded `{seed_dir}` stands for this run's seed directory, both ways.
+    let seed_dir = backend
+        .paths()
+        .map(|paths| paths.seed_dir.to_string_lossy().into_owned())
+        .unwrap_or_default();
     for (line, interaction) in &cassette.interactions {
-        let answer = backend
-            .call(&interaction.tool, &interaction.arguments)
-            .await;
-        let live = RecordedAnswer::from_answer(&answer);
+        let arguments = super::seed_dir::arguments_for_run(&interaction.arguments, &seed_dir);
+        let answer = backend.call(&interaction.tool, &arguments).await;
+        let live =
+            super::seed_dir::answer_as_recorded(RecordedAnswer::from_answer(&answer), &seed_dir);
         for difference in differences(&interaction.answer, &live, ignore) {
             changes.push(format!("line {line}: `{}`: {difference}", interaction.tool));
         }
@@ -213,7 +260,7 @@ mod tests {
 
     #[test]
     fn equal_answers_by_meaning_have_no_differences() {
-        let none = IgnorePaths::default();
+        let none = Ignore::default();
         assert_eq!(
             differences(
                 &result(json!({"a": 1, "b": [1.0]})),
@@ -226,7 +273,7 @@ mod tests {
 
     #[test]
     fn differences_name_the_path_and_both_values() {
-        let none = IgnorePaths::default();
+        let none = Ignore::default();
         assert_eq!(
             differences(
                 &result(json!({"id": "T-1", "tags": ["a"], "gone": true})),
@@ -255,9 +302,11 @@ mod tests {
 
     #[test]
     fn ignored_paths_are_left_out_of_the_comparison() {
-        let ignore =
-            IgnorePaths::new(&["$.result.created_at".into(), "$.result.items[*].id".into()])
-                .expect("parses");
+        let ignore = Ignore::new(
+            &["$.result.created_at".into(), "$.result.items[*].id".into()],
+            &[],
+        )
+        .expect("parses");
         assert_eq!(
             differences(
                 &result(json!({"created_at": "2026-01-01", "items": [{"id": 1, "n": "a"}]})),
@@ -267,7 +316,7 @@ mod tests {
             ["$.result.items[0].n: recorded \"a\", live \"b\""]
         );
         assert_eq!(
-            IgnorePaths::new(&["$.[".into()])
+            Ignore::new(&["$.[".into()], &[])
                 .expect_err("does not parse")
                 .to_string(),
             "invalid ignore path `$.[`"
@@ -278,8 +327,66 @@ mod tests {
     fn many_differences_are_cut_with_a_count() {
         let a = json!({"a": 1, "b": 1, "c": 1, "d": 1, "e": 1, "f": 1, "g": 1});
         let b = json!({"a": 2, "b": 2, "c": 2, "d": 2, "e": 2, "f": 2, "g": 2});
-        let found = differences(&result(a), &result(b), &IgnorePaths::default());
+        let found = differences(&result(a), &result(b), &Ignore::default());
         assert_eq!(found.len(), 6);
         assert_eq!(found[5], "and 2 more");
+    }
+
+    #[test]
+    fn masked_matches_inside_texts_change_nothing_but_the_rest_of_the_text_still_does() {
+        let masks = [
+            r"\b[0-9a-f]{40}\b".to_owned(),
+            r"\d{4}-\d{2}-\d{2}T[\d:.]+Z".to_owned(),
+        ];
+        let ignore = Ignore::new(&[], &masks).expect("parses");
+        let text = |commit: &str, when: &str, subject: &str| {
+            RecordedAnswer::Text(format!("commit {commit}\nDate: {when}\n\n    {subject}"))
+        };
+        let a = "3f1c2d9e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e";
+        let b = "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567";
+        assert_eq!(
+            differences(
+                &text(a, "2026-01-02T10:00:00Z", "add the README"),
+                &text(b, "2026-12-06T11:02:33.5Z", "add the README"),
+                &ignore
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            differences(
+                &text(a, "2026-01-02T10:00:00Z", "add the README"),
+                &text(b, "2026-12-06T11:02:33Z", "delete the README"),
+                &ignore
+            ),
+            [
+                "$.text: recorded \"commit [masked]\\nDate: [masked]\\n\\n    add the README\", live \"commit [masked]\\nDate: [masked]\\n\\n    delete the README\""
+            ]
+        );
+        // Structured string values are masked too; numbers and keys are not.
+        assert_eq!(
+            differences(
+                &result(json!({"head": a, "n": 1})),
+                &result(json!({"head": b, "n": 2})),
+                &ignore
+            ),
+            ["$.result.n: recorded 1, live 2"]
+        );
+        // Without the masks the same answers differ.
+        assert_eq!(
+            differences(
+                &result(json!({"head": a})),
+                &result(json!({"head": b})),
+                &Ignore::default()
+            )
+            .len(),
+            1
+        );
+        assert_eq!(
+            format!(
+                "{:#}",
+                Ignore::new(&[], &["(".into()]).expect_err("does not parse")
+            ),
+            "invalid mask `(`: regex parse error:\n    (\n    ^\nerror: unclosed group"
+        );
     }
 }

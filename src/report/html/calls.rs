@@ -101,6 +101,9 @@ fn push_flags(out: &mut String, line: &TraceLine, limit: usize) {
     if line.unmatched {
         flags.push("no mock rule matched these arguments".to_string());
     }
+    if line.not_recorded {
+        flags.push("not in the replayed cassette".to_string());
+    }
     for note in &line.notes {
         flags.push(format!(
             "parser note: {} ({})",

@@ -25,6 +25,7 @@ fn failed_call(error: &str) -> CallRecord {
         notes: Vec::new(),
         output_violations: Vec::new(),
         unmatched: false,
+        not_recorded: false,
         elicitation: None,
     }
 }

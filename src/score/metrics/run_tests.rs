@@ -38,6 +38,7 @@ fn ok(index: usize, tool: &str, arguments: Value, result: Value) -> CallRecord {
         notes: Vec::new(),
         output_violations: Vec::new(),
         unmatched: false,
+        not_recorded: false,
         elicitation: None,
     }
 }
