@@ -199,8 +199,9 @@ pub async fn play_live(
 /// Whether failing `check` says nothing under replay, where only the live servers could tell:
 /// a `not_recorded` call, a final-state probe whose recorded answer is no evidence, and, when
 /// the run `missed` a call (its answer is no server's), the checks that read results or
-/// failures (`result_contains`, `max_failures`, `contains_results`, `claimed_success`,
-/// `answer_invented_value`). Checks that read the trajectory
+/// failures (`result_contains`, `args_from_prior`, whose value a missed call's error text cannot
+/// hold, `max_failures`, `contains_results`, `claimed_success`, `answer_invented_value`). Checks
+/// that read the trajectory
 /// alone (expected calls, arguments, forbidden calls, call budgets, the answer's text) decide
 /// under replay as they would live.
 pub fn needs_live_servers(check: &crate::score::Check, missed: bool) -> bool {
@@ -211,6 +212,7 @@ pub fn needs_live_servers(check: &crate::score::Check, missed: bool) -> bool {
             && matches!(
                 check.kind,
                 CheckKind::ResultContains
+                    | CheckKind::ArgsFromPrior
                     | CheckKind::MaxFailures
                     | CheckKind::AnswerContainsResult
                     | CheckKind::ClaimedSuccess

@@ -2,7 +2,7 @@
 //! shape, agents against fake providers on loopback and as child processes, the `openai` agent
 //! against a real local model server (llama-cpp-python), the judge, the gate in CI (baselines,
 //! reports, a fake GitHub), the catalog linter against real MCP servers, and third-party MCP
-//! clients against `toolgate serve`.
+//! clients against `toolgate serve`, and the example suites on real third-party servers.
 
 mod action;
 mod agents;
@@ -13,6 +13,7 @@ mod cassettes;
 mod cli;
 mod conversations;
 mod elicitation;
+mod example_suites;
 mod gate;
 mod github;
 mod init_servers;

@@ -94,21 +94,33 @@ fn an_unknown_schema_name_is_an_error_listing_the_names() {
     );
 }
 
+/// The example suites the repository ships, each with `toolgate.yaml` and `scenarios/`.
+const EXAMPLE_SUITES: [&str; 4] = [
+    "examples/own-servers",
+    "examples/support-desk",
+    "examples/duckdb",
+    "examples/git",
+];
+
 #[test]
 fn every_shipped_scenario_config_and_catalog_validates() {
     let mut scenarios = Vec::new();
     files(&repo().join("scenarios"), &mut scenarios);
-    for example in ["examples/own-servers", "examples/support-desk"] {
+    for example in EXAMPLE_SUITES {
         files(&repo().join(example).join("scenarios"), &mut scenarios);
     }
-    assert!(scenarios.len() >= 78 + 14 + 17, "{}", scenarios.len());
+    assert!(
+        scenarios.len() >= 78 + 14 + 17 + 8 + 8,
+        "{}",
+        scenarios.len()
+    );
     let scenario = validator("scenario");
     for path in &scenarios {
         let found = errors(&scenario, &yaml_or_json(path));
         assert_eq!(found, Vec::<String>::new(), "{}", path.display());
     }
     let config = validator("config");
-    for example in ["examples/own-servers", "examples/support-desk"] {
+    for example in EXAMPLE_SUITES {
         let path = repo().join(example).join("toolgate.yaml");
         let found = errors(&config, &yaml_or_json(&path));
         assert_eq!(found, Vec::<String>::new(), "{}", path.display());

@@ -8,6 +8,8 @@
 # - `mcp-server-git` (PyPI) in target/peers/venv-git, and `git` (apt) when the machine lacks it;
 # - the official OpenAI Python client and the OpenTelemetry Python SDK with its OTLP encoder, in
 #   target/peers/venv-traces, which openai_log.py and otel_traces.py use to write real traces;
+# - `mcp-server-duckdb` (PyPI) in target/peers/venv-duckdb, with the 1.x SDK it needs and the
+#   `duckdb` package, which also loads the example suite's .sql seed (examples/duckdb);
 # - llama-cpp-python's OpenAI-compatible server and llama.cpp's GGUF writer (PyPI `gguf`), in
 #   target/peers/venv-llama, for tests/it/local_models.rs and tiny_gguf.py. PyPI has no binary
 #   wheel of it: pip builds llama.cpp from source, CPU only and without its tests, examples,
@@ -82,6 +84,16 @@ if [ ! -x "$traces_venv/bin/python" ] || ! "$traces_venv/bin/python" -c \
   python3 -m venv "$traces_venv"
   "$traces_venv/bin/pip" install --quiet --disable-pip-version-check \
     "openai==3.60.0" "opentelemetry-sdk==1.45.2" "opentelemetry-exporter-otlp-proto-common==1.45.2"
+fi
+
+# `mcp-server-duckdb` (PyPI) for examples/duckdb, in its own virtual environment: it breaks on
+# the 2.x SDK, so the 1.x SDK is pinned beside it, and so is `duckdb`, whose python the suite
+# runs to build each run's database from its .sql seed.
+duckdb_venv="$peers/venv-duckdb"
+if [ ! -x "$duckdb_venv/bin/mcp-server-duckdb" ]; then
+  python3 -m venv "$duckdb_venv"
+  "$duckdb_venv/bin/pip" install --quiet --disable-pip-version-check \
+    "mcp-server-duckdb==1.1.0" "mcp==1.30.0" "duckdb==2.0.1"
 fi
 
 # report.html in a real browser: Debian's Chromium (about 30 seconds from apt) and Playwright
