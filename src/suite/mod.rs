@@ -43,7 +43,8 @@ pub struct ServerSpec {
 pub enum Transport {
     /// A child process speaking MCP over stdin/stdout, started fresh for every run.
     Stdio {
-        /// The program (looked up on `PATH` unless it has a `/`).
+        /// The program (looked up on `PATH` unless it has a `/`; a relative path is the
+        /// suite root's, whatever `cwd` is).
         command: String,
         /// Its arguments; may hold `{seed_dir}` and `{seed}`.
         args: Vec<String>,
@@ -139,7 +140,9 @@ pub struct Launch {
 
 impl ServerSpec {
     /// The launch of this stdio server for a run with `paths`, resolving `cwd` against `root`
-    /// (the suite root, also the default). `None` for an HTTP server.
+    /// (the suite root, also the default), and a `command` given by a relative path with a
+    /// `/` (`../bin/server`) against `root` too, made absolute, so that it does not depend on
+    /// `cwd`; a bare name stays as it is, for a `PATH` lookup. `None` for an HTTP server.
     pub fn launch_for(&self, root: &Path, paths: &RunPaths) -> Option<Launch> {
         let Transport::Stdio {
             command,
@@ -151,8 +154,20 @@ impl ServerSpec {
             return None;
         };
         let fill = |text: &str| fill_templates(text, paths);
+        let program = fill(command);
+        // A relative path is the suite root's, whatever `cwd` is (the child would otherwise
+        // look for it from its own working directory).
+        let program = if program.contains('/') && Path::new(&program).is_relative() {
+            let joined = root.join(&program);
+            std::path::absolute(&joined)
+                .unwrap_or(joined)
+                .to_string_lossy()
+                .into_owned()
+        } else {
+            program
+        };
         Some(Launch {
-            command: fill(command),
+            command: program,
             args: args.iter().map(|arg| fill(arg)).collect(),
             env: env
                 .iter()

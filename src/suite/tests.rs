@@ -71,7 +71,36 @@ fn reads_stdio_and_http_servers_with_variables_expanded() {
         ]
     );
     assert_eq!(launch.cwd, PathBuf::from("/suite"));
+    assert_eq!(
+        launch.command, "node",
+        "a bare name is left for the PATH lookup"
+    );
     assert_eq!(memory.label(), "node server.js {seed}");
+}
+
+#[test]
+fn a_relative_command_is_the_suite_roots_whatever_the_cwd() {
+    let specs = load(
+        "git:\n  command: ../../peers/bin/mcp-server-git\n  cwd: '{seed_dir}'\nabs:\n  command: /usr/bin/server\n  cwd: sub\n",
+    )
+    .expect("valid");
+    let paths = RunPaths {
+        seed_dir: PathBuf::from("/tmp/run1"),
+        seed: PathBuf::from("/tmp/run1/seed"),
+    };
+    let git = specs[0]
+        .launch_for(Path::new("/work/examples/git"), &paths)
+        .expect("a stdio server");
+    assert_eq!(
+        PathBuf::from(&git.command),
+        PathBuf::from("/work/examples/git/../../peers/bin/mcp-server-git")
+    );
+    assert_eq!(git.cwd, PathBuf::from("/tmp/run1"));
+    let abs = specs[1]
+        .launch_for(Path::new("/work/examples/git"), &paths)
+        .expect("a stdio server");
+    assert_eq!(abs.command, "/usr/bin/server");
+    assert_eq!(abs.cwd, PathBuf::from("/work/examples/git/sub"));
 }
 
 #[test]

@@ -4,6 +4,7 @@
 # same commit hashes. The end state:
 #   main (4 commits), release-1.0 (at the second), feature/discounts (one commit past main);
 #   CHANGELOG.md new and staged, inventory.py changed and not staged, scratch.txt untracked.
+# Its config holds the e-mail address and no signing for the commits made in a run.
 set -eu
 repo="$1"
 mkdir -p "$repo"
@@ -88,3 +89,8 @@ TEXT
 git add CHANGELOG.md
 printf '\n\n# TODO: log every restock\n' >> inventory.py
 echo "ideas: gift cards" > scratch.txt
+
+# Who the commits made in a run are by, in the repository's own config (the suite's toolgate.yaml
+# pins the name and the date in the server's env), and no signing whatever the user's config says.
+git config user.email agent@bookshop.example
+git config commit.gpgsign false
