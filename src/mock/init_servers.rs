@@ -172,7 +172,15 @@ fn config_text(name: &str, entry: &ServerEntry) -> String {
     match entry {
         ServerEntry::Command { program, args, cwd } => {
             let args: Vec<String> = args.iter().map(|arg| yaml_string(arg)).collect();
-            let _ = writeln!(text, "    command: {}", yaml_string(program));
+            // A relative program path is resolved from the suite root whatever `cwd` says
+            // (a bare name is looked up on PATH), so it is written from the suite root too.
+            let program = match cwd {
+                Some(cwd) if program.contains('/') && !Path::new(program).is_absolute() => {
+                    format!("{cwd}/{}", program.trim_start_matches("./"))
+                }
+                _ => program.clone(),
+            };
+            let _ = writeln!(text, "    command: {}", yaml_string(&program));
             let _ = writeln!(text, "    args: [{}]", args.join(", "));
             if let Some(cwd) = cwd {
                 let _ = writeln!(
@@ -320,6 +328,18 @@ mod tests {
             Some(
                 "  \"sqlite\":\n    command: \"uv\"\n    args: [\"run\", \"--token\", \"${TOKEN}\"]\n    # where `toolgate init` was run, relative to this suite root\n    cwd: \"..\"\n"
             )
+        );
+        // A relative program path is written from the suite root, where it is resolved.
+        let local = ServerEntry::Command {
+            program: "./node/.bin/mcp-server-memory".into(),
+            args: Vec::new(),
+            cwd: Some("..".into()),
+        };
+        assert!(
+            config_text("memory", &local)
+                .contains("    command: \"../node/.bin/mcp-server-memory\"\n"),
+            "{}",
+            config_text("memory", &local)
         );
         assert_eq!(
             relative_path(Path::new("/a/b/suite"), Path::new("/a/b")).expect("absolute"),

@@ -152,3 +152,41 @@ fn init_servers_writes_a_rejected_draft_with_the_git_servers_error() {
     );
     assert!(rejected.contains("tier: 2\n") && rejected.contains("succeeds: true\n"));
 }
+
+/// A server started by a relative path works from the written suite: the path is written from
+/// the suite root, where toolgate resolves a relative command whatever `cwd` says.
+#[test]
+fn init_servers_writes_a_relative_server_path_that_the_suite_can_start() {
+    let script = node_server("server-memory").display().to_string();
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let memory = dir.path().join("memory.jsonl");
+    let env = [("MEMORY_FILE_PATH", memory.as_path())];
+    let launcher = dir.path().join("bin/memory.sh");
+    std::fs::create_dir_all(dir.path().join("bin")).expect("bin");
+    std::fs::write(&launcher, format!("#!/bin/sh\nexec node '{script}'\n")).expect("write");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&launcher)
+        .status()
+        .expect("chmod");
+    let (code, stdout, stderr) = run_in(
+        dir.path(),
+        &env,
+        &[
+            "init",
+            "--servers",
+            "--from",
+            "bin/memory.sh",
+            "--dir",
+            "suite",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let config = read(&dir.path().join("suite/toolgate.yaml"));
+    assert!(
+        config.contains("    command: \"../bin/memory.sh\"\n"),
+        "{config}"
+    );
+    let (code, stdout, stderr) = run_in(dir.path(), &env, &["validate", "--root", "suite"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}

@@ -158,8 +158,29 @@ pub(super) fn parse_prior(
             "`{source}` reads calls[{call_index}], but only earlier expected calls (0..{current}) can feed this one"
         ));
     }
+    // A call's record has four fields (`trace::run_record`); a misspelt one would find
+    // nothing at run time and read as the agent's fault.
+    let after = source.split_once(']').map_or("", |(_, rest)| rest);
+    let field = after
+        .strip_prefix('.')
+        .map(|rest| rest.split(['.', '[']).next().unwrap_or_default())
+        .or_else(|| {
+            let quoted = after.strip_prefix("['")?;
+            quoted.split_once("']").map(|(field, _)| field)
+        });
+    if let Some(field) = field
+        && !RECORD_FIELDS.contains(&field)
+    {
+        return Err(format!(
+            "`{source}`: a call's record has no field `{field}` (it has {})",
+            RECORD_FIELDS.map(|f| format!("`{f}`")).join(", ")
+        ));
+    }
     Ok((path, call_index))
 }
+
+/// The fields of a call's record in `$.calls[i]`.
+const RECORD_FIELDS: [&str; 4] = ["tool", "args", "result", "error"];
 
 #[cfg(test)]
 mod tests {
@@ -172,6 +193,23 @@ mod tests {
 
     fn error(value: Value) -> String {
         parse_source(&value, 1).expect_err("invalid").0
+    }
+
+    #[test]
+    fn a_misspelt_record_field_is_an_error_naming_the_fields() {
+        assert_eq!(
+            parse_prior("$.calls[0].reslt", 1).map(|(_, i)| i),
+            Err("`$.calls[0].reslt`: a call's record has no field `reslt` (it has `tool`, `args`, `result`, `error`)".to_string())
+        );
+        assert!(parse_prior("$.calls[0]['arg'].id", 1).is_err());
+        for fine in [
+            "$.calls[0].result",
+            "$.calls[0].args.id",
+            "$.calls[0]['error']",
+            "$.calls[0]",
+        ] {
+            assert_eq!(parse_prior(fine, 1).map(|(_, i)| i), Ok(0), "{fine}");
+        }
     }
 
     #[test]
