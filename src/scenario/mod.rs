@@ -29,7 +29,7 @@ pub use capture::{Capture, Placeholder, RecordSource, Unread};
 pub use elicitation::{Elicitation, ElicitationAction, ElicitationReply};
 pub use fixture::load_fixture;
 pub use load::{load_dir, load_faults, load_file};
-pub use seed_paths::{SEED, SEED_DIR, SeedPaths, placeholder, placeholder_value};
+pub use seed_paths::{SEED, SEED_DIR, SeedPaths, map_strings, placeholder, placeholder_value};
 pub use smoke::SmokeSet;
 pub use source::SourceLines;
 

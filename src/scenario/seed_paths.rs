@@ -57,7 +57,8 @@ pub fn placeholder_value(value: &mut Value, seed_dir: &str) {
     }
 }
 
-fn map_strings(value: &mut Value, change: &dyn Fn(&str) -> String) {
+/// Every string of `value` (not the keys) replaced by `change` of it, in place, at any depth.
+pub fn map_strings(value: &mut Value, change: &dyn Fn(&str) -> String) {
     match value {
         Value::String(text) => *text = change(text),
         Value::Array(items) => items.iter_mut().for_each(|item| map_strings(item, change)),

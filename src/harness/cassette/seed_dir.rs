@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::{Interaction, RecordedAnswer};
-use crate::scenario::{SEED_DIR, placeholder, placeholder_value};
+use crate::scenario::{SEED_DIR, map_strings, placeholder};
 
 impl Interaction {
     /// This interaction with the run's seed directory `seed_dir` written as `{seed_dir}` in
@@ -26,17 +26,7 @@ pub(super) fn answer_as_recorded(answer: RecordedAnswer, seed_dir: &str) -> Reco
     if seed_dir.is_empty() {
         return answer;
     }
-    match answer {
-        RecordedAnswer::Result(mut value) => {
-            placeholder_value(&mut value, seed_dir);
-            RecordedAnswer::Result(value)
-        }
-        RecordedAnswer::Text(text) => RecordedAnswer::Text(placeholder(&text, seed_dir)),
-        RecordedAnswer::ToolError(text) => RecordedAnswer::ToolError(placeholder(&text, seed_dir)),
-        RecordedAnswer::ProtocolError(text) => {
-            RecordedAnswer::ProtocolError(placeholder(&text, seed_dir))
-        }
-    }
+    map_answer(answer, &|text| placeholder(text, seed_dir))
 }
 
 /// Recorded `arguments` with `{seed_dir}` filled with the live run's `seed_dir`, to send them
@@ -45,14 +35,10 @@ pub(super) fn arguments_for_run(
     arguments: &Map<String, Value>,
     seed_dir: &str,
 ) -> Map<String, Value> {
-    let mut arguments = arguments.clone();
-    if !seed_dir.is_empty() {
-        let fill = |text: &str| text.replace(SEED_DIR, seed_dir);
-        arguments
-            .values_mut()
-            .for_each(|value| fill_strings(value, &fill));
+    if seed_dir.is_empty() {
+        return arguments.clone();
     }
-    arguments
+    map_arguments(arguments, &|text| text.replace(SEED_DIR, seed_dir))
 }
 
 /// A replayed call's `arguments` with the replaying run's `seed_dir` written as `{seed_dir}`,
@@ -61,11 +47,10 @@ pub(super) fn arguments_as_recorded(
     arguments: &Map<String, Value>,
     seed_dir: &str,
 ) -> Map<String, Value> {
-    let mut arguments = arguments.clone();
-    arguments
-        .values_mut()
-        .for_each(|value| placeholder_value(value, seed_dir));
-    arguments
+    if seed_dir.is_empty() {
+        return arguments.clone();
+    }
+    map_arguments(arguments, &|text| placeholder(text, seed_dir))
 }
 
 /// A recorded answer with `{seed_dir}` filled with the replaying run's `seed_dir`.
@@ -74,24 +59,31 @@ pub(super) fn answer_for_run(answer: RecordedAnswer, seed_dir: &str) -> Recorded
     if seed_dir.is_empty() {
         return answer;
     }
-    let fill = |text: &str| text.replace(SEED_DIR, seed_dir);
-    match answer {
-        RecordedAnswer::Result(mut value) => {
-            fill_strings(&mut value, &fill);
-            RecordedAnswer::Result(value)
-        }
-        RecordedAnswer::Text(text) => RecordedAnswer::Text(fill(&text)),
-        RecordedAnswer::ToolError(text) => RecordedAnswer::ToolError(fill(&text)),
-        RecordedAnswer::ProtocolError(text) => RecordedAnswer::ProtocolError(fill(&text)),
-    }
+    map_answer(answer, &|text| text.replace(SEED_DIR, seed_dir))
 }
 
-fn fill_strings(value: &mut Value, fill: &dyn Fn(&str) -> String) {
-    match value {
-        Value::String(text) => *text = fill(text),
-        Value::Array(items) => items.iter_mut().for_each(|item| fill_strings(item, fill)),
-        Value::Object(map) => map.values_mut().for_each(|item| fill_strings(item, fill)),
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+/// `arguments` with every string, at any depth, replaced by `change` of it.
+fn map_arguments(
+    arguments: &Map<String, Value>,
+    change: &dyn Fn(&str) -> String,
+) -> Map<String, Value> {
+    let mut arguments = arguments.clone();
+    arguments
+        .values_mut()
+        .for_each(|value| map_strings(value, change));
+    arguments
+}
+
+/// `answer` with every string it holds replaced by `change` of it.
+fn map_answer(answer: RecordedAnswer, change: &dyn Fn(&str) -> String) -> RecordedAnswer {
+    match answer {
+        RecordedAnswer::Result(mut value) => {
+            map_strings(&mut value, change);
+            RecordedAnswer::Result(value)
+        }
+        RecordedAnswer::Text(text) => RecordedAnswer::Text(change(&text)),
+        RecordedAnswer::ToolError(text) => RecordedAnswer::ToolError(change(&text)),
+        RecordedAnswer::ProtocolError(text) => RecordedAnswer::ProtocolError(change(&text)),
     }
 }
 
