@@ -79,24 +79,13 @@ impl Ignore {
         if self.masks.is_empty() {
             return value.clone();
         }
-        match value {
-            Value::String(text) => {
-                let mut text = text.clone();
-                for mask in &self.masks {
-                    if let std::borrow::Cow::Owned(masked) = mask.replace_all(&text, MASK) {
-                        text = masked;
-                    }
-                }
-                Value::String(text)
-            }
-            Value::Array(items) => Value::Array(items.iter().map(|item| self.mask(item)).collect()),
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .map(|(key, item)| (key.clone(), self.mask(item)))
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
+        let mut masked = value.clone();
+        crate::scenario::map_strings(&mut masked, &|text| {
+            self.masks.iter().fold(text.to_owned(), |text, mask| {
+                mask.replace_all(&text, MASK).into_owned()
+            })
+        });
+        masked
     }
 }
 
